@@ -1,0 +1,10 @@
+import type { ServiceName } from "../shared/config.ts";
+import type { ServiceFactory } from "../shared/service.ts";
+import { createAuthService } from "../services/auth/mod.ts";
+import { createWorkspacesService } from "../services/workspaces/mod.ts";
+
+/** Every service this build has, by name. Later services add themselves here. */
+export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
+  auth: createAuthService,
+  workspaces: createWorkspacesService,
+};

@@ -1,0 +1,36 @@
+import { loadOrExit, parseBaseConfig, type ServiceName } from "../shared/config.ts";
+import { createLogger } from "../shared/log.ts";
+import type { ServiceFactory } from "../shared/service.ts";
+import { ServiceDirectory } from "../shared/service_directory.ts";
+
+/**
+ * Runs one service alone on its own port and KV, as it would be deployed: peers are reached
+ * over HTTP through `<NAME>_URL`, and every request must carry `INTERNAL_SECRET`.
+ */
+export async function runStandalone(name: ServiceName, factory: ServiceFactory) {
+  const env = Deno.env.toObject();
+  const base = loadOrExit(() => parseBaseConfig(env, { requireSecret: true }));
+  const directory = new ServiceDirectory().registerUrls(base.serviceUrls);
+  const logger = createLogger(name);
+  const service = await factory({ env, base, directory, logger });
+  directory.register(name, service.fetch);
+  let ready = false;
+  const server = Deno.serve({ port: base.port, onListen: () => {} }, (req) => {
+    if (new URL(req.url).pathname === "/healthz") {
+      return Response.json(ready ? { status: "ok" } : { status: "starting" }, {
+        status: ready ? 200 : 503,
+      });
+    }
+    return service.fetch(req);
+  });
+  await service.start();
+  ready = true;
+  logger.info("listening", { port: server.addr.port });
+  const stop = async () => {
+    await server.shutdown();
+    await service.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", stop);
+}

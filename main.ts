@@ -1,0 +1,18 @@
+/** `deno task start`: every service in one process (CONTRACT section 1). */
+import { startAllInOne } from "./infra/all_in_one.ts";
+import { loadOrExit } from "./shared/config.ts";
+import { parseGatewayConfig } from "./services/gateway/config.ts";
+
+if (import.meta.main) {
+  loadOrExit(() => parseGatewayConfig(Deno.env.toObject()));
+  const stack = await startAllInOne(Deno.env.toObject()).catch((err) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    Deno.exit(1);
+  });
+  const stop = async () => {
+    await stack.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", stop);
+}

@@ -1,0 +1,148 @@
+import type { OutgoingMessage } from "../../shared/delivery/message.ts";
+import { AppError } from "../../shared/http/app_error.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { AuthConfig } from "./config.ts";
+import { dummyHash, hashPassword, verifyPassword } from "./passwords.ts";
+import type { UserRecord } from "./schemas.ts";
+import type { AuthStore } from "./store.ts";
+import type { IssuedTokens, TokenIssuer } from "./tokens.ts";
+
+export const INVALID_CREDENTIALS = "Invalid email or password";
+export const LOCKED_OUT = "Too many failed login attempts; try again later";
+export const NOT_CONFIRMED = "Email not confirmed";
+export const ACCOUNT_DISABLED = "Account is disabled";
+export const ACCOUNT_REJECTED = "Account has been rejected";
+
+/** Renders an outgoing message (shared/delivery's `buildMessage`). */
+export type BuildMessage = (
+  channel: OutgoingMessage["channel"],
+  to: string,
+  template: OutgoingMessage["template"],
+  data: Record<string, unknown>,
+) => OutgoingMessage;
+
+export interface AccountsDeps {
+  config: AuthConfig;
+  store: AuthStore;
+  issuer: TokenIssuer;
+  logger: Logger;
+  buildMessage: BuildMessage;
+  /** Turns pending invites for `email` into memberships (the workspaces service). */
+  acceptInvites(email: string, userId: string): Promise<void>;
+}
+
+/** A 6-digit code from a uniform draw (rejection sampling, no modulo bias). */
+export function confirmationCode(): string {
+  const limit = Math.floor(0x1_0000_0000 / 1_000_000) * 1_000_000;
+  const buf = new Uint32Array(1);
+  do crypto.getRandomValues(buf); while (buf[0] >= limit);
+  return String(buf[0] % 1_000_000).padStart(6, "0");
+}
+
+/** The account rules shared by the JSON routes and the hosted login page. */
+export class Accounts {
+  constructor(readonly deps: AccountsDeps) {}
+
+  confirmMessage(user: { email: string; name: string }, code: string): OutgoingMessage {
+    return this.deps.buildMessage("email", user.email, "confirm_email", {
+      code,
+      name: user.name,
+    });
+  }
+
+  /**
+   * Email and password sign-in: 429 while locked out, 401 for wrong credentials (an unknown
+   * email costs one argon2 verification too), then 403 unconfirmed, rejected or disabled.
+   */
+  async authenticate(email: string, password: string): Promise<UserRecord> {
+    const { store } = this.deps;
+    if (await store.isLockedOut(email)) throw new AppError(429, LOCKED_OUT);
+    const user = await store.getUserByEmail(email);
+    const hash = user?.password_hash ?? await dummyHash();
+    const matches = await verifyPassword(password, hash);
+    if (!matches || !user?.password_hash) {
+      await store.recordLoginFailure(email);
+      throw new AppError(401, INVALID_CREDENTIALS);
+    }
+    await store.clearLoginFailures(email);
+    this.requireUsable(user);
+    return user;
+  }
+
+  /** 403 unless the account is confirmed, not rejected and enabled. */
+  requireUsable(user: UserRecord): void {
+    if (!user.confirmed) throw new AppError(403, NOT_CONFIRMED);
+    if (user.status === "rejected") throw new AppError(403, ACCOUNT_REJECTED);
+    if (!user.enabled) throw new AppError(403, ACCOUNT_DISABLED);
+  }
+
+  /** Access and id tokens with the account's role and approval as they are now. */
+  async tokensFor(user: UserRecord): Promise<IssuedTokens> {
+    await this.deps.store.recordLogin(user.user_id);
+    return await this.deps.issuer.issue(user);
+  }
+
+  /** Invites for the email become memberships; a failure answers 502 so the client retries. */
+  async acceptInvites(user: UserRecord): Promise<void> {
+    try {
+      await this.deps.acceptInvites(user.email, user.user_id);
+    } catch (err) {
+      this.deps.logger.error("accepting invites failed", {
+        user_id: user.user_id,
+        error: String(err),
+      });
+      if (err instanceof AppError) throw err;
+      throw new AppError(502, "Cannot reach the workspaces service");
+    }
+  }
+
+  /**
+   * ADMIN_EMAIL bootstrap: the account exists, is confirmed, approved, enabled and admin, and
+   * its password is the configured one.
+   */
+  async bootstrapAdmin(): Promise<void> {
+    const admin = this.deps.config.admin;
+    if (!admin) return;
+    const { store } = this.deps;
+    const existing = await store.getUserByEmail(admin.email);
+    if (!existing) {
+      const created = await store.createUser({
+        email: admin.email,
+        name: admin.name,
+        role: "admin",
+        approved: true,
+        status: "approved",
+        confirmed: true,
+        enabled: true,
+        password_hash: await hashPassword(admin.password),
+        google_sub: null,
+      });
+      if (created) {
+        this.deps.logger.info("admin account created", { user_id: created.user_id });
+        return;
+      }
+    }
+    const current = existing ?? await store.getUserByEmail(admin.email);
+    if (!current) throw new Error("The admin account could not be created");
+    const samePassword = current.password_hash
+      ? await verifyPassword(admin.password, current.password_hash)
+      : false;
+    const passwordHash = samePassword ? current.password_hash : await hashPassword(admin.password);
+    await store.updateUser(current.user_id, (u) => {
+      const next: UserRecord = {
+        ...u,
+        role: "admin",
+        approved: true,
+        status: "approved",
+        confirmed: true,
+        enabled: true,
+        password_hash: passwordHash,
+      };
+      const same = next.role === u.role && next.approved === u.approved &&
+        next.status === u.status && next.confirmed === u.confirmed &&
+        next.enabled === u.enabled && next.password_hash === u.password_hash;
+      return same ? null : { user: next };
+    });
+    await store.clearLoginFailures(admin.email);
+  }
+}

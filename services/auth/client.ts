@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { AppError } from "../../shared/http/app_error.ts";
+import { InternalClient } from "../../shared/internal_client.ts";
+import type { ServiceDirectory } from "../../shared/service_directory.ts";
+
+/** A user as other services see it (never the password hash). */
+export const userProfileSchema = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(["admin", "member"]),
+  /** `approved`, `pending` or `rejected` (derived as the spec's admin list does) */
+  status: z.enum(["approved", "pending", "rejected"]),
+  approved: z.boolean(),
+  confirmed: z.boolean(),
+  enabled: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  last_login: z.string().nullable(),
+});
+export type UserProfile = z.infer<typeof userProfileSchema>;
+
+export const wsTicketSchema = z.object({
+  user_id: z.string(),
+  role: z.enum(["admin", "member"]),
+  approved: z.boolean(),
+  expires_at: z.string(),
+});
+export type WsTicket = z.infer<typeof wsTicketSchema>;
+
+/** The typed client other services use to reach the auth service's `/internal` routes. */
+export class AuthClient {
+  readonly #client: InternalClient;
+
+  constructor(directory: ServiceDirectory, secret: string) {
+    this.#client = new InternalClient("auth", directory.handler("auth"), secret);
+  }
+
+  getUser(userId: string): Promise<UserProfile | null> {
+    return this.#client.json(userProfileSchema, "GET", `/internal/users/${enc(userId)}`);
+  }
+
+  /** Looks a user up by email (trimmed and lower-cased by the auth service). */
+  getUserByEmail(email: string): Promise<UserProfile | null> {
+    return this.#client.json(userProfileSchema, "GET", `/internal/users/by-email/${enc(email)}`);
+  }
+
+  /** Profiles for many ids at once; unknown ids are simply absent from the answer. */
+  async getUsers(userIds: string[]): Promise<Map<string, UserProfile>> {
+    if (userIds.length === 0) return new Map();
+    const found = await this.#client.json(
+      z.object({ users: z.array(userProfileSchema) }),
+      "POST",
+      "/internal/users/lookup",
+      { body: { user_ids: [...new Set(userIds)] } },
+    );
+    return new Map((found?.users ?? []).map((u) => [u.user_id, u]));
+  }
+
+  /** Every user, for the admin list. */
+  async listUsers(): Promise<UserProfile[]> {
+    const found = await this.#client.json(
+      z.object({ users: z.array(userProfileSchema) }),
+      "GET",
+      "/internal/users",
+    );
+    return found?.users ?? [];
+  }
+
+  /** A WebSocket ticket's snapshot, or null when it is unknown or expired. */
+  verifyWsTicket(ticket: string): Promise<WsTicket | null> {
+    return this.#client.json(wsTicketSchema, "GET", `/internal/ws-tickets/${enc(ticket)}`);
+  }
+
+  async approve(userId: string): Promise<UserProfile | null> {
+    return await this.#client.json(
+      userProfileSchema,
+      "POST",
+      `/internal/users/${enc(userId)}/approve`,
+    );
+  }
+
+  async reject(userId: string): Promise<UserProfile | null> {
+    return await this.#client.json(
+      userProfileSchema,
+      "POST",
+      `/internal/users/${enc(userId)}/reject`,
+    );
+  }
+
+  async setRole(userId: string, role: "admin" | "member"): Promise<UserProfile | null> {
+    return await this.#client.json(
+      userProfileSchema,
+      "PUT",
+      `/internal/users/${enc(userId)}/role`,
+      {
+        body: { role },
+      },
+    );
+  }
+
+  async setEnabled(userId: string, enabled: boolean): Promise<UserProfile | null> {
+    return await this.#client.json(
+      userProfileSchema,
+      "PUT",
+      `/internal/users/${enc(userId)}/enabled`,
+      { body: { enabled } },
+    );
+  }
+
+  /** Fails loudly when the auth service cannot be reached at all. */
+  static unavailable(): never {
+    throw new AppError(503, "The auth service is not available");
+  }
+}
+
+const enc = encodeURIComponent;

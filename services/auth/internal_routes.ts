@@ -1,0 +1,143 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import { AppError } from "../../shared/http/app_error.ts";
+import {
+  describeZodError,
+  type ServiceApp,
+  type ServiceEnv,
+} from "../../shared/http/service_app.ts";
+import { toIso } from "../../shared/time.ts";
+import type { Accounts } from "./accounts.ts";
+import {
+  enabledBodySchema,
+  lookupBodySchema,
+  normalizeEmail,
+  roleBodySchema,
+  toProfile,
+  type UserRecord,
+} from "./schemas.ts";
+
+const MAX_ID = 100;
+
+async function body<T>(c: Context<ServiceEnv>, schema: z.ZodType<T>): Promise<T> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new AppError(400, "Body must be JSON");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
+  return parsed.data;
+}
+
+function userId(c: Context<ServiceEnv>): string {
+  const id = c.req.param("id") ?? "";
+  if (!id || id.length > MAX_ID) throw new AppError(404, "User not found");
+  return id;
+}
+
+function found(result: { after: UserRecord } | null) {
+  if (!result) throw new AppError(404, "User not found");
+  return toProfile(result.after);
+}
+
+/**
+ * The routes peers call (services/auth/client.ts). The gateway never routes `/internal`, and
+ * they are left out of the public OpenAPI document.
+ */
+export function mountInternalRoutes(
+  app: ServiceApp,
+  accounts: Accounts,
+  rotateKey: () => Promise<string>,
+): void {
+  const { store, buildMessage, config } = accounts.deps;
+
+  app.get("/internal/users", async (c) => {
+    const users = await store.listUsers();
+    return c.json({ users: users.map(toProfile) });
+  });
+
+  app.post("/internal/users/lookup", async (c) => {
+    const { user_ids } = await body(c, lookupBodySchema);
+    const users = await store.getUsers([...new Set(user_ids)]);
+    return c.json({ users: users.map(toProfile) });
+  });
+
+  app.get("/internal/users/by-email/:email", async (c) => {
+    const email = normalizeEmail(c.req.param("email"));
+    const user = email.length <= 320 ? await store.getUserByEmail(email) : null;
+    if (!user) throw new AppError(404, "User not found");
+    return c.json(toProfile(user));
+  });
+
+  app.get("/internal/users/:id", async (c) => {
+    const user = await store.getUser(userId(c));
+    if (!user) throw new AppError(404, "User not found");
+    return c.json(toProfile(user));
+  });
+
+  app.post("/internal/users/:id/approve", async (c) => {
+    const result = await store.updateUser(userId(c), (u) => {
+      if (u.approved && u.status === "approved" && u.enabled) return null;
+      return {
+        user: { ...u, approved: true, status: "approved", enabled: true },
+        message: u.approved ? undefined : buildMessage("dm", u.email, "user_approved", {
+          name: u.name,
+          login_url: `${config.base.publicUrl}/`,
+        }),
+      };
+    });
+    return c.json(found(result));
+  });
+
+  app.post("/internal/users/:id/reject", async (c) => {
+    const result = await store.updateUser(userId(c), (u) => {
+      if (!u.approved && u.status === "rejected" && !u.enabled) return null;
+      return { user: { ...u, approved: false, status: "rejected", enabled: false } };
+    });
+    return c.json(found(result));
+  });
+
+  app.put("/internal/users/:id/role", async (c) => {
+    const id = userId(c);
+    const { role } = await body(c, roleBodySchema);
+    const result = await store.updateUser(
+      id,
+      (u) => (u.role === role ? null : { user: { ...u, role } }),
+    );
+    return c.json(found(result));
+  });
+
+  app.put("/internal/users/:id/enabled", async (c) => {
+    const id = userId(c);
+    const { enabled } = await body(c, enabledBodySchema);
+    const result = await store.updateUser(
+      id,
+      (u) => (u.enabled === enabled ? null : { user: { ...u, enabled } }),
+    );
+    return c.json(found(result));
+  });
+
+  app.get("/internal/ws-tickets/:ticket", async (c) => {
+    const ticket = c.req.param("ticket");
+    const record = ticket.length <= 100 ? await store.getWsTicket(ticket) : null;
+    if (!record) throw new AppError(404, "Ticket not found");
+    return c.json({
+      user_id: record.user_id,
+      role: record.role,
+      approved: record.approved,
+      expires_at: toIso(new Date(record.expires_at)),
+    });
+  });
+
+  app.get("/internal/stats", async (c) => c.json(await store.stats()));
+
+  app.post("/internal/signing-keys/rotate", async (c) => {
+    try {
+      return c.json({ kid: await rotateKey() });
+    } catch (err) {
+      throw new AppError(409, err instanceof Error ? err.message : String(err));
+    }
+  });
+}

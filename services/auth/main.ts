@@ -1,0 +1,4 @@
+import { runStandalone } from "../../infra/standalone.ts";
+import { createAuthService } from "./mod.ts";
+
+await runStandalone("auth", createAuthService);

@@ -1,0 +1,73 @@
+import { buildMessage, createDeliverer, parseDeliveryConfig } from "../../shared/delivery/mod.ts";
+import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { openServiceKv } from "../../shared/kv.ts";
+import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { type ServiceFactory, startListening } from "../../shared/service.ts";
+import { WorkspacesClient } from "../workspaces/client.ts";
+import { Accounts } from "./accounts.ts";
+import { parseAuthConfig } from "./config.ts";
+import { GoogleSignIn } from "./google.ts";
+import { mountInternalRoutes } from "./internal_routes.ts";
+import { authJobHandlers, authJobSchema } from "./jobs.ts";
+import { mountOAuthRoutes } from "./oauth_routes.ts";
+import { dummyHash } from "./passwords.ts";
+import { mountAuthRoutes } from "./routes.ts";
+import { AuthStore } from "./store.ts";
+import { TokenIssuer } from "./tokens.ts";
+
+/**
+ * The identity provider: accounts, passwords, the hosted login (with Google), JWTs signed
+ * with Ed25519 and their JWKS, refresh tokens, WebSocket tickets, and the ADMIN_EMAIL
+ * bootstrap.
+ */
+export const createAuthService: ServiceFactory = async ({ env, base, directory, logger }) => {
+  const config = parseAuthConfig(env, base);
+  const delivery = parseDeliveryConfig(env, base);
+  const kv = await openServiceKv(base.dataDir, "auth");
+  const queue = new ServiceQueue(nativeKvQueue(kv), authJobSchema, logger);
+  const deliverer = createDeliverer({ kv, logger, ...delivery });
+  const store = new AuthStore(kv, queue);
+  const issuer = new TokenIssuer(store, {
+    issuer: base.publicUrl,
+    audience: config.clientId,
+    privateJwk: config.privateJwk,
+  });
+  const workspaces = new WorkspacesClient(directory, base.internalSecret);
+  const accounts = new Accounts({
+    config,
+    store,
+    issuer,
+    logger,
+    buildMessage,
+    acceptInvites: (email, userId) => workspaces.acceptInvites(email, userId),
+  });
+  const google = config.google
+    ? new GoogleSignIn(config.google, `${base.publicUrl}/oauth/google/callback`)
+    : null;
+
+  let ready = false;
+  const app = createServiceApp({ logger, internalSecret: base.internalSecret });
+  mountServiceInternals(app, () => ready);
+  mountInternalRoutes(app, accounts, () => issuer.rotate());
+  mountAuthRoutes(app, accounts);
+  mountOAuthRoutes(app, accounts, google);
+
+  return {
+    name: "auth",
+    fetch: app.fetch,
+    start: async () => {
+      if (!config.recaptchaSecret) {
+        logger.warn("RECAPTCHA_SECRET is not set: signup tokens are required but not scored");
+      }
+      await startListening(() => queue.listen(authJobHandlers(deliverer)), logger);
+      await issuer.ensureKey();
+      await dummyHash();
+      await accounts.bootstrapAdmin();
+      ready = true;
+    },
+    close: () => {
+      kv.close();
+      return Promise.resolve();
+    },
+  };
+};

@@ -1,0 +1,120 @@
+/** The hosted login page (GET/POST /oauth/authorize): plain HTML, every value escaped. */
+
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+  "`": "&#96;",
+};
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`]/g, (ch) => ESCAPES[ch]);
+}
+
+/** Headers for every page: no framing, no scripts, nothing cached, no referrer. */
+export const PAGE_HEADERS: Record<string, string> = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f5f7;margin:0;
+display:flex;min-height:100vh;align-items:center;justify-content:center;color:#1f2328}
+main{background:#fff;padding:2rem 2.25rem;border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.08);
+width:100%;max-width:360px}
+h1{font-size:1.35rem;margin:0 0 1.25rem}
+label{display:block;font-size:.9rem;margin:.75rem 0 .25rem}
+input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;
+border:1px solid #c9ccd1;border-radius:6px;font-size:1rem}
+button,.button{display:block;width:100%;box-sizing:border-box;margin-top:1.25rem;padding:.65rem;
+border:0;border-radius:6px;background:#2450d6;color:#fff;font-size:1rem;cursor:pointer;
+text-align:center;text-decoration:none}
+.google{background:#fff;color:#1f2328;border:1px solid #c9ccd1}
+.error{background:#fdecea;color:#a4161a;padding:.6rem .75rem;border-radius:6px;font-size:.9rem}
+.or{text-align:center;color:#6a737d;font-size:.85rem;margin-top:1.25rem}`;
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`;
+}
+
+export interface LoginPageOptions {
+  /** The validated OAuth parameters, carried through the form as hidden fields. */
+  params: {
+    client_id: string;
+    redirect_uri: string;
+    state: string | null;
+    code_challenge: string | null;
+  };
+  email?: string;
+  error?: string;
+  /** The address of "Sign in with Google", when Google sign-in is configured. */
+  googleUrl?: string | null;
+}
+
+export function loginPage(options: LoginPageOptions): string {
+  const { params } = options;
+  const hidden: [string, string][] = [
+    ["response_type", "code"],
+    ["client_id", params.client_id],
+    ["redirect_uri", params.redirect_uri],
+  ];
+  if (params.state !== null) hidden.push(["state", params.state]);
+  if (params.code_challenge !== null) {
+    hidden.push(["code_challenge", params.code_challenge], ["code_challenge_method", "S256"]);
+  }
+  const fields = hidden.map(([name, value]) =>
+    `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`
+  ).join("\n");
+  const error = options.error
+    ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>`
+    : "";
+  const google = options.googleUrl
+    ? `<p class="or">or</p>
+<a class="button google" href="${escapeHtml(options.googleUrl)}">Sign in with Google</a>`
+    : "";
+  return layout(
+    "Sign in - Content Pipeline",
+    `<h1>Sign in to Content Pipeline</h1>
+${error}
+<form method="post" action="/oauth/authorize">
+${fields}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${
+      escapeHtml(options.email ?? "")
+    }">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+${google}`,
+  );
+}
+
+/** The page shown instead of a redirect when the request itself is bad (400). */
+export function errorPage(message: string): string {
+  return layout(
+    "Sign-in error - Content Pipeline",
+    `<h1>Cannot sign in</h1>
+<p class="error" role="alert">${escapeHtml(message)}</p>`,
+  );
+}

@@ -1,0 +1,333 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { AppError } from "../../shared/http/app_error.ts";
+import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
+import { base64url, timingSafeEqual } from "../../shared/ids.ts";
+import { type Accounts, confirmationCode } from "./accounts.ts";
+import { hashPassword } from "./passwords.ts";
+import { checkRecaptcha } from "./recaptcha.ts";
+import {
+  callbackBodySchema,
+  callbackResponseSchema,
+  confirmBodySchema,
+  errorSchema,
+  loginBodySchema,
+  meSchema,
+  messageSchema,
+  passwordPolicyViolation,
+  refreshBodySchema,
+  resendBodySchema,
+  signupBodySchema,
+  ticketSchema,
+  tokenResponseSchema,
+} from "./schemas.ts";
+import { TOKEN_TTL_SECONDS } from "./tokens.ts";
+
+export const SIGNUP_MESSAGE =
+  "Signup successful. Check your email for the 6-digit confirmation code.";
+export const CONFIRMED_MESSAGE = "Email confirmed";
+export const RESEND_MESSAGE =
+  "If an unconfirmed account exists for this email, a new confirmation code has been sent";
+export const EMAIL_EXISTS = "An account with this email already exists";
+export const INVALID_CODE = "Invalid or expired confirmation code";
+export const INVALID_REFRESH = "Invalid or expired refresh token";
+export const INVALID_AUTH_CODE = "Invalid, used or expired authorization code";
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
+const error = (description: string) => ({ description, ...json(errorSchema) });
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: json(schema) });
+
+/** The caller the gateway verified; 401 `no sub` without one. */
+function callerId(c: Context<ServiceEnv>) {
+  const caller = c.get("caller");
+  if (!caller?.user_id) throw new AppError(401, "no sub");
+  return caller;
+}
+
+/** `POST /api/auth/*`, `GET /api/auth/me` and `POST /api/ws/ticket`. */
+export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
+  const { store, config, logger } = accounts.deps;
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/signup",
+      tags: ["Auth"],
+      summary: "Sign up with email and password",
+      request: jsonBody(signupBodySchema),
+      responses: {
+        200: {
+          description: "Account created; a confirmation code was emailed",
+          ...json(messageSchema),
+        },
+        400: error(
+          "A field is missing or invalid, the password breaks the policy, or the reCAPTCHA token failed",
+        ),
+        409: error("An account with this email exists"),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const violation = passwordPolicyViolation(body.password);
+      if (violation) throw new AppError(400, violation);
+      await checkRecaptcha(
+        { secret: config.recaptchaSecret, verifyUrl: config.recaptchaVerifyUrl, logger },
+        body.recaptcha_token,
+      );
+      const code = confirmationCode();
+      const created = await store.createUser({
+        email: body.email,
+        name: body.name,
+        role: "member",
+        approved: false,
+        status: "pending",
+        confirmed: false,
+        enabled: true,
+        password_hash: await hashPassword(body.password),
+        google_sub: null,
+      }, { confirmCode: code, message: accounts.confirmMessage(body, code) });
+      if (!created) throw new AppError(409, EMAIL_EXISTS);
+      return c.json({ message: SIGNUP_MESSAGE }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/confirm",
+      tags: ["Auth"],
+      summary: "Confirm an email address with the emailed code",
+      request: jsonBody(confirmBodySchema),
+      responses: {
+        200: {
+          description: "Confirmed; pending invites became memberships",
+          ...json(messageSchema),
+        },
+        400: error("Wrong or expired code"),
+        404: error("Unknown email"),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const result = await store.confirmEmail(body.email, body.code);
+      if (result.kind === "unknown") throw new AppError(404, "User not found");
+      if (result.kind === "invalid") throw new AppError(400, INVALID_CODE);
+      await accounts.acceptInvites(result.user);
+      return c.json({
+        message: result.kind === "already" ? "Email already confirmed" : CONFIRMED_MESSAGE,
+      }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/resend-confirmation",
+      tags: ["Auth"],
+      summary: "Send a new confirmation code",
+      request: jsonBody(resendBodySchema),
+      responses: {
+        200: { description: "Answered whether or not the account exists", ...json(messageSchema) },
+        400: error("email missing or invalid"),
+      },
+    }),
+    async (c) => {
+      const { email } = c.req.valid("json");
+      const user = await store.getUserByEmail(email);
+      if (user && !user.confirmed) {
+        const code = confirmationCode();
+        await store.replaceConfirmCode(user.user_id, code, accounts.confirmMessage(user, code));
+      }
+      return c.json({ message: RESEND_MESSAGE }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/login",
+      tags: ["Auth"],
+      summary: "Sign in with email and password",
+      request: jsonBody(loginBodySchema),
+      responses: {
+        200: { description: "Tokens", ...json(tokenResponseSchema) },
+        400: error("email or password missing"),
+        401: error("Invalid email or password"),
+        403: error("Email not confirmed, or account disabled or rejected"),
+        429: error("Too many failed logins for this email in 15 minutes"),
+      },
+    }),
+    async (c) => {
+      const { email, password } = c.req.valid("json");
+      const user = await accounts.authenticate(email, password);
+      const tokens = await accounts.tokensFor(user);
+      const refresh_token = await store.issueRefreshToken(user.user_id);
+      return c.json({ ...tokens, refresh_token }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/refresh",
+      tags: ["Auth"],
+      summary: "Exchange a refresh token for new tokens (rotation)",
+      request: jsonBody(refreshBodySchema),
+      responses: {
+        200: { description: "New tokens and a new refresh token", ...json(tokenResponseSchema) },
+        400: error("refresh_token missing"),
+        401: error("Unknown, used or expired refresh token (a reused one revokes its family)"),
+        403: error("Account disabled or rejected"),
+      },
+    }),
+    async (c) => {
+      const { refresh_token } = c.req.valid("json");
+      const rotated = await store.rotateRefreshToken(refresh_token);
+      if (rotated.kind !== "rotated") {
+        if (rotated.kind === "reused") logger.warn("refresh token reused; family revoked");
+        throw new AppError(401, INVALID_REFRESH);
+      }
+      const user = await store.getUser(rotated.user_id);
+      if (!user) {
+        await store.revokeFamily(rotated.family_id);
+        throw new AppError(401, INVALID_REFRESH);
+      }
+      try {
+        accounts.requireUsable(user);
+      } catch (err) {
+        await store.revokeFamily(rotated.family_id);
+        throw err;
+      }
+      const tokens = await accounts.tokensFor(user);
+      return c.json({ ...tokens, refresh_token: rotated.refresh_token }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/logout",
+      tags: ["Auth"],
+      summary: "Revoke a refresh token (and its rotation family)",
+      request: jsonBody(refreshBodySchema),
+      responses: {
+        204: { description: "Revoked (also when the token was unknown)" },
+        400: error("refresh_token missing"),
+      },
+    }),
+    async (c) => {
+      const { refresh_token } = c.req.valid("json");
+      await store.revokeRefreshToken(refresh_token);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/callback",
+      tags: ["Auth"],
+      summary: "Exchange an authorization code from the hosted login for tokens",
+      request: jsonBody(callbackBodySchema),
+      responses: {
+        200: {
+          description: "Tokens; also sets the `svc_token` cookie to the id token",
+          headers: { "Set-Cookie": { schema: { type: "string" } } },
+          ...json(callbackResponseSchema),
+        },
+        400: error(
+          "code or redirect_uri missing; code unknown, used or expired; redirect_uri or PKCE mismatch",
+        ),
+        403: error("Account disabled or rejected"),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const record = await store.consumeAuthCode(body.code);
+      if (!record) throw new AppError(400, INVALID_AUTH_CODE);
+      if (record.redirect_uri !== body.redirect_uri) {
+        throw new AppError(400, "redirect_uri does not match the authorization request");
+      }
+      if (record.code_challenge !== null) {
+        if (!body.code_verifier) throw new AppError(400, "code_verifier is required");
+        if (!timingSafeEqual(await pkceChallenge(body.code_verifier), record.code_challenge)) {
+          throw new AppError(400, "code_verifier does not match the code_challenge");
+        }
+      }
+      const user = await store.getUser(record.user_id);
+      if (!user) throw new AppError(400, INVALID_AUTH_CODE);
+      accounts.requireUsable(user);
+      const tokens = await accounts.tokensFor(user);
+      c.header("set-cookie", svcTokenCookie(tokens.id_token, config.secureCookie));
+      c.header("cache-control", "no-store");
+      return c.json(tokens, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/auth/me",
+      tags: ["Auth"],
+      summary: "The caller's own profile (status read live)",
+      security: [{ bearer: [] }],
+      responses: {
+        200: { description: "Profile", ...json(meSchema) },
+        401: error("No sub in the token"),
+        404: error("No profile for this user"),
+      },
+    }),
+    async (c) => {
+      const caller = callerId(c);
+      const user = await store.getUser(caller.user_id);
+      if (!user) throw new AppError(404, "User not found");
+      return c.json(
+        {
+          user_id: user.user_id,
+          email: user.email,
+          name: user.name,
+          role: user.role,
+          status: user.approved && user.status !== "rejected" ? "approved" : "pending",
+          created_at: user.created_at,
+          updated_at: user.updated_at,
+        } as const,
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/ws/ticket",
+      tags: ["Auth"],
+      summary: "Mint a WebSocket ticket (valid 8 hours)",
+      security: [{ bearer: [] }],
+      responses: {
+        200: { description: "A UUID v4 ticket", ...json(ticketSchema) },
+        401: error("No sub in the token"),
+      },
+    }),
+    async (c) => {
+      const caller = callerId(c);
+      const ticket = await store.createWsTicket({
+        user_id: caller.user_id,
+        role: caller.role,
+        approved: caller.approved,
+      });
+      return c.json({ ticket }, 200);
+    },
+  );
+}
+
+/** PKCE S256: base64url(sha256(verifier)). */
+export async function pkceChallenge(verifier: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
+  return base64url(new Uint8Array(digest));
+}
+
+export function svcTokenCookie(idToken: string, secure: boolean): string {
+  return `svc_token=${idToken}; HttpOnly;${
+    secure ? " Secure;" : ""
+  } SameSite=Strict; Path=/; Max-Age=${TOKEN_TTL_SECONDS}`;
+}

@@ -1,0 +1,555 @@
+import { getManyBatched, retryCommit } from "../../shared/kv.ts";
+import type { OutgoingMessage } from "../../shared/delivery/message.ts";
+import { newId, randomToken, sha256Hex, timingSafeEqual } from "../../shared/ids.ts";
+import type { ServiceQueue } from "../../shared/queue.ts";
+import { nowIso } from "../../shared/time.ts";
+import type { AuthJob } from "./jobs.ts";
+import { derivedStatus, type Role, type UserRecord } from "./schemas.ts";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export const CONFIRM_CODE_TTL_MS = DAY;
+export const CONFIRM_CODE_MAX_ATTEMPTS = 5;
+export const REFRESH_TOKEN_TTL_MS = 30 * DAY;
+export const AUTH_CODE_TTL_MS = 5 * MINUTE;
+export const WS_TICKET_TTL_MS = 8 * HOUR;
+export const GOOGLE_STATE_TTL_MS = 10 * MINUTE;
+export const LOGIN_WINDOW_MS = 15 * MINUTE;
+export const LOGIN_MAX_FAILURES = 10;
+const ACTIVITY_DAYS = 7;
+
+// Key builders: the only place the auth KV layout is spelled out.
+const userKey = (userId: string) => ["users", userId];
+const emailKey = (email: string) => ["users_by_email", email];
+const googleKey = (sub: string) => ["users_by_google", sub];
+const COUNT_TOTAL_KEY = ["user_counts", "total"];
+const COUNT_PENDING_KEY = ["user_counts", "pending"];
+const confirmCodeKey = (userId: string) => ["confirm_codes", userId];
+const refreshTokenKey = (hash: string) => ["refresh_tokens", hash];
+const refreshFamilyKey = (familyId: string) => ["refresh_families", familyId];
+const authCodeKey = (hash: string) => ["auth_codes", hash];
+const loginFailuresKey = (email: string) => ["login_failures", email];
+const wsTicketKey = (hash: string) => ["ws_tickets", hash];
+const googleStateKey = (hash: string) => ["google_states", hash];
+const activityKey = (userId: string) => ["user_activity", userId];
+const activityDayKey = (day: string, userId: string) => ["user_activity_by_day", day, userId];
+const signingKeyKey = (kid: string) => ["signing_keys", kid];
+const CURRENT_SIGNING_KEY = ["signing_key_current"];
+
+const ONE = new Deno.KvU64(1n);
+/** `sum` wraps at 2^64, so adding 2^64 - 1 subtracts one. */
+const MINUS_ONE = new Deno.KvU64(0xffff_ffff_ffff_ffffn);
+
+interface ConfirmCodeRecord {
+  code_hash: string;
+  expires_at: number;
+  attempts: number;
+}
+
+interface RefreshTokenRecord {
+  user_id: string;
+  family_id: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+interface RefreshFamilyRecord {
+  user_id: string;
+  revoked: boolean;
+}
+
+export interface AuthCodeRecord {
+  user_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string | null;
+  expires_at: number;
+}
+
+export interface WsTicketRecord {
+  user_id: string;
+  role: Role;
+  approved: boolean;
+  expires_at: number;
+}
+
+export interface GoogleStateRecord {
+  code_verifier: string;
+  nonce: string;
+  /** The hosted-login parameters to resume with once Google answers. */
+  params: {
+    client_id: string;
+    redirect_uri: string;
+    state: string | null;
+    code_challenge: string | null;
+  };
+  expires_at: number;
+}
+
+export interface SigningKeyRecord {
+  kid: string;
+  private_jwk: JsonWebKey;
+  public_jwk: JsonWebKey;
+  created_at: string;
+}
+
+interface LoginFailuresRecord {
+  count: number;
+  window_start: number;
+}
+
+export type NewUser = Omit<UserRecord, "user_id" | "created_at" | "updated_at" | "last_login">;
+
+export type ConfirmResult =
+  | { kind: "unknown" }
+  | { kind: "already"; user: UserRecord }
+  | { kind: "invalid" }
+  | { kind: "confirmed"; user: UserRecord };
+
+export type RotateResult =
+  | { kind: "invalid" }
+  | { kind: "reused" }
+  | { kind: "rotated"; user_id: string; family_id: string; refresh_token: string };
+
+const isPending = (u: UserRecord | null) => !!u && derivedStatus(u) === "pending";
+
+/** The only code that touches the auth service's KV. */
+export class AuthStore {
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly queue: ServiceQueue<AuthJob>,
+  ) {}
+
+  // ---------------------------------------------------------------- users
+
+  async getUser(userId: string): Promise<UserRecord | null> {
+    return (await this.kv.get<UserRecord>(userKey(userId))).value;
+  }
+
+  async getUserByEmail(email: string): Promise<UserRecord | null> {
+    const id = (await this.kv.get<string>(emailKey(email))).value;
+    return id ? await this.getUser(id) : null;
+  }
+
+  async getUserByGoogleSub(sub: string): Promise<UserRecord | null> {
+    const id = (await this.kv.get<string>(googleKey(sub))).value;
+    return id ? await this.getUser(id) : null;
+  }
+
+  async getUsers(userIds: string[]): Promise<UserRecord[]> {
+    const entries = await getManyBatched<UserRecord>(this.kv, userIds.map(userKey));
+    return entries.flatMap((e) => (e.value ? [e.value] : []));
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    const out: UserRecord[] = [];
+    for await (const e of this.kv.list<UserRecord>({ prefix: ["users"] })) out.push(e.value);
+    return out;
+  }
+
+  /**
+   * Creates an account unless its email (or Google subject) is taken: the index keys are
+   * checked empty in the same commit, so of two concurrent signups exactly one wins. A
+   * confirmation code and an outgoing message commit with it.
+   */
+  async createUser(
+    input: NewUser,
+    extras: { confirmCode?: string; message?: OutgoingMessage } = {},
+  ): Promise<UserRecord | null> {
+    const now = nowIso();
+    const user: UserRecord = {
+      ...input,
+      user_id: newId(),
+      created_at: now,
+      updated_at: now,
+      last_login: null,
+    };
+    const codeHash = extras.confirmCode ? await sha256Hex(extras.confirmCode) : null;
+    return await retryCommit<UserRecord | null>(async () => {
+      if ((await this.kv.get(emailKey(user.email))).value) return { ok: true, value: null };
+      if (user.google_sub && (await this.kv.get(googleKey(user.google_sub))).value) {
+        return { ok: true, value: null };
+      }
+      const op = this.kv.atomic()
+        .check({ key: emailKey(user.email), versionstamp: null })
+        .set(userKey(user.user_id), user)
+        .set(emailKey(user.email), user.user_id)
+        .sum(COUNT_TOTAL_KEY, ONE.value);
+      if (user.google_sub) {
+        op.check({ key: googleKey(user.google_sub), versionstamp: null })
+          .set(googleKey(user.google_sub), user.user_id);
+      }
+      if (isPending(user)) op.sum(COUNT_PENDING_KEY, ONE.value);
+      if (codeHash) {
+        op.set(
+          confirmCodeKey(user.user_id),
+          {
+            code_hash: codeHash,
+            expires_at: Date.now() + CONFIRM_CODE_TTL_MS,
+            attempts: 0,
+          } satisfies ConfirmCodeRecord,
+          { expireIn: CONFIRM_CODE_TTL_MS },
+        );
+      }
+      if (extras.message) this.queue.enqueue(op, { type: "deliver", message: extras.message });
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: user } : { ok: false };
+    });
+  }
+
+  /**
+   * Read-modify-write of one account. `change` answers the new record (or null to leave it
+   * as it is) and may add a message that is queued in the same commit. The pending counter
+   * follows the derived status.
+   */
+  async updateUser(
+    userId: string,
+    change: (user: UserRecord) => { user: UserRecord; message?: OutgoingMessage } | null,
+    { touch = true }: { touch?: boolean } = {},
+  ): Promise<{ before: UserRecord; after: UserRecord } | null> {
+    return await retryCommit<{ before: UserRecord; after: UserRecord } | null>(async () => {
+      const entry = await this.kv.get<UserRecord>(userKey(userId));
+      if (!entry.value) return { ok: true, value: null };
+      const before = entry.value;
+      const changed = change(structuredClone(before));
+      if (!changed) return { ok: true, value: { before, after: before } };
+      const after = touch ? { ...changed.user, updated_at: nowIso() } : changed.user;
+      const op = this.kv.atomic().check(entry).set(userKey(userId), after);
+      if (after.google_sub && after.google_sub !== before.google_sub) {
+        op.check({ key: googleKey(after.google_sub), versionstamp: null })
+          .set(googleKey(after.google_sub), userId);
+      }
+      if (isPending(before) !== isPending(after)) {
+        op.sum(COUNT_PENDING_KEY, (isPending(after) ? ONE : MINUS_ONE).value);
+      }
+      if (changed.message) this.queue.enqueue(op, { type: "deliver", message: changed.message });
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: { before, after } } : { ok: false };
+    });
+  }
+
+  /** Stamps `last_login` and records the day's activity (for active_users_last_7_days). */
+  async recordLogin(userId: string): Promise<void> {
+    const iso = nowIso();
+    await this.updateUser(userId, (u) => ({ user: { ...u, last_login: iso } }), {
+      touch: false,
+    });
+    await this.kv.atomic()
+      .set(activityKey(userId), iso)
+      .set(activityDayKey(iso.slice(0, 10), userId), true, {
+        expireIn: (ACTIVITY_DAYS + 1) * DAY,
+      })
+      .commit();
+  }
+
+  async stats(): Promise<
+    { total_users: number; pending_users: number; active_users_last_7_days: number }
+  > {
+    const [total, pending] = await this.kv.getMany<[Deno.KvU64, Deno.KvU64]>([
+      COUNT_TOTAL_KEY,
+      COUNT_PENDING_KEY,
+    ]);
+    const active = new Set<string>();
+    for (let i = 0; i < ACTIVITY_DAYS; i++) {
+      const day = new Date(Date.now() - i * DAY).toISOString().slice(0, 10);
+      for await (const e of this.kv.list({ prefix: ["user_activity_by_day", day] })) {
+        active.add(String(e.key[2]));
+      }
+    }
+    return {
+      total_users: Number(total.value?.value ?? 0n),
+      pending_users: Number(pending.value?.value ?? 0n),
+      active_users_last_7_days: active.size,
+    };
+  }
+
+  // ---------------------------------------------------------------- email confirmation
+
+  /** Replaces the account's confirmation code and queues the message in the same commit. */
+  async replaceConfirmCode(userId: string, code: string, message: OutgoingMessage) {
+    const op = this.kv.atomic().set(
+      confirmCodeKey(userId),
+      {
+        code_hash: await sha256Hex(code),
+        expires_at: Date.now() + CONFIRM_CODE_TTL_MS,
+        attempts: 0,
+      } satisfies ConfirmCodeRecord,
+      { expireIn: CONFIRM_CODE_TTL_MS },
+    );
+    this.queue.enqueue(op, { type: "deliver", message });
+    await op.commit();
+  }
+
+  /**
+   * Checks a confirmation code; a right one confirms the account and is deleted, and after
+   * CONFIRM_CODE_MAX_ATTEMPTS wrong ones the code is deleted too.
+   */
+  async confirmEmail(email: string, code: string): Promise<ConfirmResult> {
+    const codeHash = await sha256Hex(code);
+    return await retryCommit<ConfirmResult>(async () => {
+      const id = (await this.kv.get<string>(emailKey(email))).value;
+      const userEntry = id ? await this.kv.get<UserRecord>(userKey(id)) : null;
+      const user = userEntry?.value;
+      if (!userEntry || !user) return { ok: true, value: { kind: "unknown" } };
+      if (user.confirmed) return { ok: true, value: { kind: "already", user } };
+      const codeEntry = await this.kv.get<ConfirmCodeRecord>(confirmCodeKey(user.user_id));
+      const record = codeEntry.value;
+      if (!record || record.expires_at <= Date.now()) {
+        return { ok: true, value: { kind: "invalid" } };
+      }
+      if (!timingSafeEqual(codeHash, record.code_hash)) {
+        const attempts = record.attempts + 1;
+        const op = this.kv.atomic().check(codeEntry);
+        if (attempts >= CONFIRM_CODE_MAX_ATTEMPTS) op.delete(codeEntry.key);
+        else {
+          op.set(codeEntry.key, { ...record, attempts }, {
+            expireIn: Math.max(1, record.expires_at - Date.now()),
+          });
+        }
+        const res = await op.commit();
+        return res.ok ? { ok: true, value: { kind: "invalid" } } : { ok: false };
+      }
+      const after: UserRecord = { ...user, confirmed: true, updated_at: nowIso() };
+      const res = await this.kv.atomic()
+        .check(userEntry)
+        .check(codeEntry)
+        .delete(codeEntry.key)
+        .set(userEntry.key, after)
+        .commit();
+      return res.ok ? { ok: true, value: { kind: "confirmed", user: after } } : { ok: false };
+    });
+  }
+
+  // ---------------------------------------------------------------- brute force
+
+  /** True while `email` has LOGIN_MAX_FAILURES failures in the current 15-minute window. */
+  async isLockedOut(email: string): Promise<boolean> {
+    const record = (await this.kv.get<LoginFailuresRecord>(loginFailuresKey(email))).value;
+    return !!record && record.count >= LOGIN_MAX_FAILURES &&
+      Date.now() - record.window_start < LOGIN_WINDOW_MS;
+  }
+
+  async recordLoginFailure(email: string): Promise<void> {
+    await retryCommit(async () => {
+      const entry = await this.kv.get<LoginFailuresRecord>(loginFailuresKey(email));
+      const now = Date.now();
+      const current = entry.value && now - entry.value.window_start < LOGIN_WINDOW_MS
+        ? entry.value
+        : { count: 0, window_start: now };
+      const next = { count: current.count + 1, window_start: current.window_start };
+      const res = await this.kv.atomic().check(entry).set(entry.key, next, {
+        expireIn: Math.max(1, next.window_start + LOGIN_WINDOW_MS - now),
+      }).commit();
+      return res.ok ? { ok: true, value: undefined } : { ok: false };
+    });
+  }
+
+  async clearLoginFailures(email: string): Promise<void> {
+    await this.kv.delete(loginFailuresKey(email));
+  }
+
+  // ---------------------------------------------------------------- refresh tokens
+
+  /** A new refresh token; without `familyId` it starts a new family (a new session). */
+  async issueRefreshToken(userId: string): Promise<string> {
+    const token = randomToken(32);
+    const familyId = newId();
+    const res = await this.kv.atomic()
+      .set(refreshFamilyKey(familyId), { user_id: userId, revoked: false }, {
+        expireIn: REFRESH_TOKEN_TTL_MS,
+      })
+      .set(
+        refreshTokenKey(await sha256Hex(token)),
+        {
+          user_id: userId,
+          family_id: familyId,
+          expires_at: Date.now() + REFRESH_TOKEN_TTL_MS,
+          used_at: null,
+        } satisfies RefreshTokenRecord,
+        { expireIn: REFRESH_TOKEN_TTL_MS },
+      )
+      .commit();
+    if (!res.ok) throw new Error("Cannot store the refresh token");
+    return token;
+  }
+
+  /**
+   * Rotation: a valid token is marked used and replaced by a new one of the same family. A
+   * token presented a second time revokes its whole family.
+   */
+  async rotateRefreshToken(token: string): Promise<RotateResult> {
+    const hash = await sha256Hex(token);
+    const next = randomToken(32);
+    const nextHash = await sha256Hex(next);
+    return await retryCommit<RotateResult>(async () => {
+      const entry = await this.kv.get<RefreshTokenRecord>(refreshTokenKey(hash));
+      const record = entry.value;
+      if (!record) return { ok: true, value: { kind: "invalid" } };
+      const familyEntry = await this.kv.get<RefreshFamilyRecord>(
+        refreshFamilyKey(record.family_id),
+      );
+      if (!familyEntry.value || familyEntry.value.revoked) {
+        return { ok: true, value: { kind: "invalid" } };
+      }
+      if (record.used_at !== null) {
+        const res = await this.kv.atomic().check(familyEntry).set(familyEntry.key, {
+          ...familyEntry.value,
+          revoked: true,
+        }, { expireIn: REFRESH_TOKEN_TTL_MS }).commit();
+        return res.ok ? { ok: true, value: { kind: "reused" } } : { ok: false };
+      }
+      const now = Date.now();
+      if (record.expires_at <= now) return { ok: true, value: { kind: "invalid" } };
+      const res = await this.kv.atomic()
+        .check(entry)
+        .check(familyEntry)
+        .set(entry.key, { ...record, used_at: now }, {
+          expireIn: Math.max(1, record.expires_at - now),
+        })
+        .set(familyEntry.key, familyEntry.value, { expireIn: REFRESH_TOKEN_TTL_MS })
+        .set(
+          refreshTokenKey(nextHash),
+          {
+            user_id: record.user_id,
+            family_id: record.family_id,
+            expires_at: now + REFRESH_TOKEN_TTL_MS,
+            used_at: null,
+          } satisfies RefreshTokenRecord,
+          { expireIn: REFRESH_TOKEN_TTL_MS },
+        )
+        .commit();
+      return res.ok
+        ? {
+          ok: true,
+          value: {
+            kind: "rotated",
+            user_id: record.user_id,
+            family_id: record.family_id,
+            refresh_token: next,
+          },
+        }
+        : { ok: false };
+    });
+  }
+
+  /** Revokes the family of `token` (logout; a disabled account's refresh). */
+  async revokeRefreshToken(token: string): Promise<void> {
+    const record = (await this.kv.get<RefreshTokenRecord>(
+      refreshTokenKey(await sha256Hex(token)),
+    )).value;
+    if (!record) return;
+    await this.revokeFamily(record.family_id);
+  }
+
+  async revokeFamily(familyId: string): Promise<void> {
+    await retryCommit(async () => {
+      const entry = await this.kv.get<RefreshFamilyRecord>(refreshFamilyKey(familyId));
+      if (!entry.value || entry.value.revoked) return { ok: true, value: undefined };
+      const res = await this.kv.atomic().check(entry).set(entry.key, {
+        ...entry.value,
+        revoked: true,
+      }, { expireIn: REFRESH_TOKEN_TTL_MS }).commit();
+      return res.ok ? { ok: true, value: undefined } : { ok: false };
+    });
+  }
+
+  // ---------------------------------------------------------------- authorization codes
+
+  async createAuthCode(input: Omit<AuthCodeRecord, "expires_at">): Promise<string> {
+    const code = randomToken(32);
+    await this.kv.set(
+      authCodeKey(await sha256Hex(code)),
+      {
+        ...input,
+        expires_at: Date.now() + AUTH_CODE_TTL_MS,
+      } satisfies AuthCodeRecord,
+      { expireIn: AUTH_CODE_TTL_MS },
+    );
+    return code;
+  }
+
+  /** Takes a code out of the store (single use); null when unknown, used or expired. */
+  async consumeAuthCode(code: string): Promise<AuthCodeRecord | null> {
+    const entry = await this.kv.get<AuthCodeRecord>(authCodeKey(await sha256Hex(code)));
+    if (!entry.value) return null;
+    const res = await this.kv.atomic().check(entry).delete(entry.key).commit();
+    if (!res.ok) return null;
+    return entry.value.expires_at > Date.now() ? entry.value : null;
+  }
+
+  // ---------------------------------------------------------------- WebSocket tickets
+
+  async createWsTicket(snapshot: Omit<WsTicketRecord, "expires_at">): Promise<string> {
+    const ticket = crypto.randomUUID();
+    await this.kv.set(
+      wsTicketKey(await sha256Hex(ticket)),
+      {
+        ...snapshot,
+        expires_at: Date.now() + WS_TICKET_TTL_MS,
+      } satisfies WsTicketRecord,
+      { expireIn: WS_TICKET_TTL_MS },
+    );
+    return ticket;
+  }
+
+  async getWsTicket(ticket: string): Promise<WsTicketRecord | null> {
+    const record = (await this.kv.get<WsTicketRecord>(wsTicketKey(await sha256Hex(ticket))))
+      .value;
+    return record && record.expires_at > Date.now() ? record : null;
+  }
+
+  // ---------------------------------------------------------------- Google sign-in state
+
+  async saveGoogleState(state: string, record: Omit<GoogleStateRecord, "expires_at">) {
+    await this.kv.set(
+      googleStateKey(await sha256Hex(state)),
+      {
+        ...record,
+        expires_at: Date.now() + GOOGLE_STATE_TTL_MS,
+      } satisfies GoogleStateRecord,
+      { expireIn: GOOGLE_STATE_TTL_MS },
+    );
+  }
+
+  /** Takes the state of one Google round trip (single use); null when unknown or expired. */
+  async takeGoogleState(state: string): Promise<GoogleStateRecord | null> {
+    const entry = await this.kv.get<GoogleStateRecord>(googleStateKey(await sha256Hex(state)));
+    if (!entry.value) return null;
+    const res = await this.kv.atomic().check(entry).delete(entry.key).commit();
+    if (!res.ok) return null;
+    return entry.value.expires_at > Date.now() ? entry.value : null;
+  }
+
+  // ---------------------------------------------------------------- signing keys
+
+  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+    const out: SigningKeyRecord[] = [];
+    for await (const e of this.kv.list<SigningKeyRecord>({ prefix: ["signing_keys"] })) {
+      out.push(e.value);
+    }
+    return out;
+  }
+
+  async currentSigningKey(): Promise<SigningKeyRecord | null> {
+    const kid = (await this.kv.get<string>(CURRENT_SIGNING_KEY)).value;
+    return kid ? (await this.kv.get<SigningKeyRecord>(signingKeyKey(kid))).value : null;
+  }
+
+  /**
+   * Stores a key and makes it the current one. With `onlyIfNone`, it is stored only when no
+   * current key exists yet (two instances starting at once agree on one key).
+   */
+  async addSigningKey(key: SigningKeyRecord, { onlyIfNone = false } = {}): Promise<boolean> {
+    const op = this.kv.atomic();
+    if (onlyIfNone) op.check({ key: CURRENT_SIGNING_KEY, versionstamp: null });
+    const res = await op.set(signingKeyKey(key.kid), key).set(CURRENT_SIGNING_KEY, key.kid)
+      .commit();
+    return res.ok;
+  }
+
+  async removeSigningKey(kid: string): Promise<void> {
+    await this.kv.delete(signingKeyKey(kid));
+  }
+}

@@ -1,0 +1,211 @@
+import assert from "node:assert/strict";
+import { deliverJobSchema } from "../../shared/delivery/message.ts";
+import { createLogger } from "../../shared/log.ts";
+import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { confirmationCode } from "./accounts.ts";
+import type { NewUser } from "./store.ts";
+import { AuthStore, CONFIRM_CODE_MAX_ATTEMPTS, LOGIN_MAX_FAILURES } from "./store.ts";
+import { TokenIssuer } from "./tokens.ts";
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
+
+async function withStore(fn: (store: AuthStore, kv: Deno.Kv) => Promise<void>) {
+  const kv = await Deno.openKv(":memory:");
+  const queue = new ServiceQueue(nativeKvQueue(kv), deliverJobSchema, createLogger("test"));
+  try {
+    await fn(new AuthStore(kv, queue), kv);
+  } finally {
+    kv.close();
+  }
+}
+
+const member = (email: string): NewUser => ({
+  email,
+  name: "Member",
+  role: "member",
+  approved: false,
+  status: "pending",
+  confirmed: false,
+  enabled: true,
+  password_hash: "x",
+  google_sub: null,
+});
+
+Deno.test("concurrent signups of one email: exactly one account is created", async () => {
+  await withStore(async (store) => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => store.createUser(member("same@example.test"))),
+    );
+    assert.equal(results.filter(Boolean).length, 1);
+    assert.equal((await store.listUsers()).length, 1);
+    const stats = await store.stats();
+    assert.equal(stats.total_users, 1);
+    assert.equal(stats.pending_users, 1);
+  });
+});
+
+Deno.test("the pending counter follows approval and rejection", async () => {
+  await withStore(async (store) => {
+    const a = (await store.createUser(member("a@example.test")))!;
+    await store.createUser(member("b@example.test"));
+    assert.equal((await store.stats()).pending_users, 2);
+    await store.updateUser(
+      a.user_id,
+      (u) => ({ user: { ...u, approved: true, status: "approved" } }),
+    );
+    assert.equal((await store.stats()).pending_users, 1);
+    await store.updateUser(
+      a.user_id,
+      (u) => ({ user: { ...u, approved: false, status: "rejected" } }),
+    );
+    assert.equal((await store.stats()).pending_users, 1);
+    const b = await store.getUserByEmail("b@example.test");
+    await store.updateUser(b!.user_id, (u) => ({ user: { ...u, status: "rejected" } }));
+    const stats = await store.stats();
+    assert.equal(stats.pending_users, 0);
+    assert.equal(stats.total_users, 2);
+  });
+});
+
+Deno.test("a confirmation code works once and dies after 5 wrong tries", async () => {
+  await withStore(async (store) => {
+    const code = confirmationCode();
+    assert.match(code, /^\d{6}$/);
+    const u = (await store.createUser(member("c@example.test"), { confirmCode: code }))!;
+    const wrong = code === "000000" ? "111111" : "000000";
+    assert.equal((await store.confirmEmail("nobody@example.test", code)).kind, "unknown");
+    assert.equal((await store.confirmEmail(u.email, wrong)).kind, "invalid");
+    assert.equal((await store.confirmEmail(u.email, code)).kind, "confirmed");
+    assert.equal((await store.confirmEmail(u.email, code)).kind, "already");
+
+    const code2 = confirmationCode();
+    const v = (await store.createUser(member("d@example.test"), { confirmCode: code2 }))!;
+    const wrong2 = code2 === "000000" ? "111111" : "000000";
+    for (let i = 0; i < CONFIRM_CODE_MAX_ATTEMPTS; i++) {
+      assert.equal((await store.confirmEmail(v.email, wrong2)).kind, "invalid");
+    }
+    assert.equal((await store.confirmEmail(v.email, code2)).kind, "invalid");
+    assert.equal((await store.getUser(v.user_id))!.confirmed, false);
+  });
+});
+
+Deno.test("refresh rotation: a reused token revokes its whole family", async () => {
+  await withStore(async (store) => {
+    const first = await store.issueRefreshToken("u1");
+    const r1 = await store.rotateRefreshToken(first);
+    assert.equal(r1.kind, "rotated");
+    const second = r1.kind === "rotated" ? r1.refresh_token : "";
+    assert.equal((await store.rotateRefreshToken(first)).kind, "reused");
+    assert.equal((await store.rotateRefreshToken(second)).kind, "invalid");
+    assert.equal((await store.rotateRefreshToken("unknown")).kind, "invalid");
+  });
+});
+
+Deno.test("logout revokes the token's family", async () => {
+  await withStore(async (store) => {
+    const token = await store.issueRefreshToken("u1");
+    await store.revokeRefreshToken(token);
+    assert.equal((await store.rotateRefreshToken(token)).kind, "invalid");
+  });
+});
+
+Deno.test("authorization codes are single use and stored only as hashes", async () => {
+  await withStore(async (store, kv) => {
+    const code = await store.createAuthCode({
+      user_id: "u1",
+      client_id: "c",
+      redirect_uri: "http://x/",
+      code_challenge: null,
+    });
+    for await (const e of kv.list({ prefix: ["auth_codes"] })) {
+      assert.notEqual(e.key[1], code);
+    }
+    const [a, b] = await Promise.all([store.consumeAuthCode(code), store.consumeAuthCode(code)]);
+    assert.equal([a, b].filter(Boolean).length, 1);
+    assert.equal(await store.consumeAuthCode(code), null);
+  });
+});
+
+Deno.test("login lockout starts at the 10th failure within the window", async () => {
+  await withStore(async (store) => {
+    for (let i = 0; i < LOGIN_MAX_FAILURES - 1; i++) await store.recordLoginFailure("e@x.test");
+    assert.equal(await store.isLockedOut("e@x.test"), false);
+    await store.recordLoginFailure("e@x.test");
+    assert.equal(await store.isLockedOut("e@x.test"), true);
+    assert.equal(await store.isLockedOut("other@x.test"), false);
+    await store.clearLoginFailures("e@x.test");
+    assert.equal(await store.isLockedOut("e@x.test"), false);
+  });
+});
+
+Deno.test("ws tickets snapshot the caller and are stored hashed", async () => {
+  await withStore(async (store) => {
+    const ticket = await store.createWsTicket({ user_id: "u1", role: "member", approved: true });
+    assert.match(ticket, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const record = await store.getWsTicket(ticket);
+    assert.equal(record?.user_id, "u1");
+    assert.ok(record!.expires_at > Date.now() + 7.9 * 3600_000);
+    assert.equal(await store.getWsTicket(crypto.randomUUID()), null);
+  });
+});
+
+Deno.test("active users of the last 7 days are counted once each", async () => {
+  await withStore(async (store) => {
+    const a = (await store.createUser(member("a@example.test")))!;
+    await store.createUser(member("b@example.test"));
+    await store.recordLogin(a.user_id);
+    await store.recordLogin(a.user_id);
+    assert.equal((await store.stats()).active_users_last_7_days, 1);
+    assert.ok((await store.getUser(a.user_id))!.last_login);
+  });
+});
+
+Deno.test("signing keys: generated once, rotation keeps old keys in the JWKS", async () => {
+  await withStore(async (store) => {
+    const opts = { issuer: "http://issuer.test", audience: "aud", privateJwk: null };
+    const issuer = new TokenIssuer(store, opts);
+    const other = new TokenIssuer(store, opts);
+    await Promise.all([issuer.ensureKey(), other.ensureKey()]);
+    assert.equal((await issuer.jwks()).keys.length, 1);
+    const user = (await store.createUser(member("k@example.test")))!;
+    const before = await issuer.issue(user);
+    await issuer.rotate();
+    const after = await issuer.issue(user);
+    const jwks = await issuer.jwks();
+    assert.equal(jwks.keys.length, 2);
+    assert.notEqual(
+      decodeProtectedHeader(before.access_token).kid,
+      decodeProtectedHeader(after.access_token).kid,
+    );
+    const keys = createLocalJWKSet(jwks);
+    for (const token of [before.access_token, after.id_token]) {
+      const { payload } = await jwtVerify(token, keys, {
+        issuer: "http://issuer.test",
+        audience: "aud",
+        algorithms: ["EdDSA"],
+      });
+      assert.equal(payload.sub, user.user_id);
+      assert.equal(payload["custom:approved"], "false");
+      assert.equal(payload["custom:role"], "member");
+      assert.equal(payload.exp! - payload.iat!, 3600);
+    }
+  });
+});
+
+Deno.test("expired codes and tickets are refused on read, before KV's own expiry runs", async () => {
+  await withStore(async (store, kv) => {
+    const code = await store.createAuthCode({
+      user_id: "u1",
+      client_id: "c",
+      redirect_uri: "http://x/",
+      code_challenge: null,
+    });
+    const ticket = await store.createWsTicket({ user_id: "u1", role: "member", approved: true });
+    for (const prefix of [["auth_codes"], ["ws_tickets"]]) {
+      for await (const e of kv.list<{ expires_at: number }>({ prefix })) {
+        await kv.set(e.key, { ...e.value, expires_at: Date.now() - 1 });
+      }
+    }
+    assert.equal(await store.consumeAuthCode(code), null);
+    assert.equal(await store.getWsTicket(ticket), null);
+  });
+});

@@ -1,0 +1,181 @@
+import { swaggerUI } from "@hono/swagger-ui";
+import { Hono } from "hono";
+import type { JSONWebKeySet } from "jose";
+import type { ServiceName } from "../../shared/config.ts";
+import { SERVICE_NAMES } from "../../shared/config.ts";
+import { AppError } from "../../shared/http/app_error.ts";
+import {
+  CALLER_HEADER,
+  encodeCaller,
+  INTERNAL_SECRET_HEADER,
+  REQUEST_ID_HEADER,
+} from "../../shared/http/identity.ts";
+import { errorResponse } from "../../shared/http/service_app.ts";
+import { InternalClient } from "../../shared/internal_client.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { FetchHandler, ServiceDirectory } from "../../shared/service_directory.ts";
+import type { GatewayConfig } from "./config.ts";
+import { resolveRoute } from "./routing.ts";
+import { TokenVerifier } from "./token_verifier.ts";
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  directory: ServiceDirectory;
+  logger: Logger;
+  /** Extra routes the gateway itself answers (the presigned asset routes), mounted first. */
+  extraRoutes?: Hono;
+}
+
+const STRIPPED_HEADERS = [INTERNAL_SECRET_HEADER, CALLER_HEADER];
+
+/**
+ * The one public entry: verifies the JWT once (signature, exp, iss, aud), enforces approval,
+ * strips any identity a client sent, and forwards to the owning service with the internal
+ * secret and the verified caller. `/internal/*` is never routed.
+ */
+export function createGateway({ config, directory, logger, extraRoutes }: GatewayOptions) {
+  const internal = (name: ServiceName) =>
+    new InternalClient(name, directory.handler(name), config.base.internalSecret);
+  const verifier = new TokenVerifier({
+    issuer: config.base.publicUrl,
+    audience: config.oauthClientId,
+    loadJwks: async () => {
+      const res = await internal("auth").request("GET", "/.well-known/jwks.json");
+      if (!res.ok) throw new AppError(503, "The auth service is not available");
+      return await res.json() as JSONWebKeySet;
+    },
+  });
+
+  const app = new Hono();
+  app.onError((err, c) => errorResponse(err, c, logger));
+
+  app.get("/healthz", async (c) => {
+    const ready = await allServicesReady(directory, config.base.internalSecret);
+    return ready ? c.json({ status: "ok" }) : c.json({ status: "starting" }, 503);
+  });
+
+  app.get("/api/openapi.json", async (c) => c.json(await mergedOpenApi(directory, internal)));
+  app.get("/api/docs", swaggerUI({ url: "/api/openapi.json", title: "Content Pipeline API" }));
+
+  if (extraRoutes) app.route("/", extraRoutes);
+
+  app.all("*", async (c) => {
+    const req = c.req.raw;
+    const url = new URL(req.url);
+    const target = resolveRoute(req.method, url.pathname);
+    if (!target) return c.json({ error: `No route for ${req.method} ${url.pathname}` }, 404);
+    if (!directory.has(target.service)) {
+      return c.json({ error: `The ${target.service} service is not available` }, 503);
+    }
+    const requestId = req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
+    let callerHeader: string | null = null;
+    if (target.access !== "public") {
+      const auth = req.headers.get("authorization") ?? "";
+      const match = /^Bearer\s+(\S+)$/i.exec(auth);
+      const caller = match ? await verifier.verify(match[1]) : null;
+      if (!caller) return c.json({ error: "Unauthorized" }, 401);
+      if (target.access === "approved" && !caller.approved) {
+        return c.json({ error: "Unauthorized" }, 401);
+      }
+      callerHeader = encodeCaller(caller);
+    }
+    const forwarded = forwardRequest(req, {
+      secret: config.base.internalSecret,
+      callerHeader,
+      requestId,
+    });
+    const handler: FetchHandler = directory.handler(target.service);
+    const res = await handler(forwarded);
+    return res;
+  });
+
+  return app;
+}
+
+/**
+ * The request as the service sees it: the client's identity headers removed, ours added.
+ * A WebSocket upgrade is passed on as the original request, which `Deno.upgradeWebSocket`
+ * needs; its query ticket is what authenticates it.
+ */
+function forwardRequest(
+  req: Request,
+  opts: { secret: string; callerHeader: string | null; requestId: string },
+): Request {
+  if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return req;
+  const headers = new Headers(req.headers);
+  for (const h of STRIPPED_HEADERS) headers.delete(h);
+  headers.set(INTERNAL_SECRET_HEADER, opts.secret);
+  headers.set(REQUEST_ID_HEADER, opts.requestId);
+  if (opts.callerHeader) headers.set(CALLER_HEADER, opts.callerHeader);
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(req.url, {
+    method: req.method,
+    headers,
+    body: hasBody ? req.body : undefined,
+    redirect: "manual",
+    signal: req.signal,
+  });
+}
+
+async function allServicesReady(directory: ServiceDirectory, secret: string): Promise<boolean> {
+  const names = SERVICE_NAMES.filter((n) => directory.has(n));
+  if (names.length === 0) return false;
+  const answers = await Promise.all(names.map(async (name) => {
+    try {
+      const res = await new InternalClient(name, directory.handler(name), secret).request(
+        "GET",
+        "/internal/health",
+      );
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }));
+  return answers.every(Boolean);
+}
+
+type OpenApiDoc = {
+  paths?: Record<string, unknown>;
+  components?: Record<string, Record<string, unknown>>;
+};
+
+async function mergedOpenApi(
+  directory: ServiceDirectory,
+  internal: (name: ServiceName) => InternalClient,
+) {
+  const merged = {
+    openapi: "3.1.0",
+    info: {
+      title: "Content Pipeline Service",
+      version: "1.0.0",
+      description: 'REST API of the Content Pipeline Service. Errors are `{"error": message}`. ' +
+        "Authenticate with `Authorization: Bearer <access token>`.",
+    },
+    paths: {} as Record<string, unknown>,
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+      },
+      schemas: {} as Record<string, unknown>,
+    } as Record<string, Record<string, unknown>>,
+  };
+  for (const name of SERVICE_NAMES) {
+    if (!directory.has(name)) continue;
+    try {
+      const res = await internal(name).request("GET", "/internal/openapi.json");
+      if (!res.ok) {
+        await res.body?.cancel();
+        continue;
+      }
+      const doc = await res.json() as OpenApiDoc;
+      Object.assign(merged.paths, doc.paths ?? {});
+      for (const [kind, entries] of Object.entries(doc.components ?? {})) {
+        merged.components[kind] = { ...merged.components[kind], ...entries };
+      }
+    } catch {
+      // A service that cannot answer is left out of the document rather than failing it.
+    }
+  }
+  return merged;
+}

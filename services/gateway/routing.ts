@@ -1,0 +1,66 @@
+import type { ServiceName } from "../../shared/config.ts";
+
+/** How the gateway treats a route before forwarding it. */
+export type Access =
+  /** no JWT needed (signup, login, OAuth pages, quick capture, presigned URLs, the socket) */
+  | "public"
+  /** a valid JWT; an unapproved account is let through (`/api/auth/*`) */
+  | "token"
+  /** a valid JWT of an approved account */
+  | "approved";
+
+export interface RouteTarget {
+  service: ServiceName;
+  access: Access;
+}
+
+const PUBLIC_AUTH_POSTS = new Set([
+  "/api/auth/signup",
+  "/api/auth/callback",
+  "/api/auth/confirm",
+  "/api/auth/resend-confirmation",
+  "/api/auth/login",
+  "/api/auth/refresh",
+  "/api/auth/logout",
+]);
+
+/** Path prefixes (whole segments) and the service that owns them. */
+const PREFIXES: [string, ServiceName][] = [
+  ["/api/auth", "auth"],
+  ["/api/ws", "auth"],
+  ["/oauth", "auth"],
+  ["/.well-known", "auth"],
+  ["/api/workspaces", "workspaces"],
+  ["/api/audiences", "workspaces"],
+  ["/api/languages", "workspaces"],
+  ["/api/ideas", "ideas"],
+  ["/api/quick-capture", "ideas"],
+  ["/api/prompts", "prompts"],
+  ["/api/posts", "posts"],
+  ["/api/examples", "posts"],
+  ["/api/genai", "genai"],
+  ["/api/actions", "actions"],
+  ["/api/admin", "admin"],
+  ["/ws", "collab"],
+  ["/mcp", "mcp"],
+];
+
+function underPrefix(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(prefix + "/");
+}
+
+/** Which service answers `method path`, and what the caller must prove; null when none does. */
+export function resolveRoute(method: string, path: string): RouteTarget | null {
+  if (underPrefix(path, "/internal")) return null;
+  const match = PREFIXES.find(([prefix]) => underPrefix(path, prefix));
+  if (!match) return null;
+  const service = match[1];
+  if (method === "POST" && PUBLIC_AUTH_POSTS.has(path)) return { service, access: "public" };
+  if (underPrefix(path, "/oauth") || underPrefix(path, "/.well-known")) {
+    return { service, access: "public" };
+  }
+  if (path === "/api/quick-capture" && method === "POST") return { service, access: "public" };
+  if (path === "/ws") return { service, access: "public" };
+  if (underPrefix(path, "/api/auth")) return { service, access: "token" };
+  return { service, access: "approved" };
+}

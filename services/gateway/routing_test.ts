@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { resolveRoute } from "./routing.ts";
+
+Deno.test("routing sends each public prefix to its owning service", () => {
+  assert.deepEqual(resolveRoute("GET", "/api/workspaces/abc"), {
+    service: "workspaces",
+    access: "approved",
+  });
+  assert.equal(resolveRoute("GET", "/api/audiences")?.service, "workspaces");
+  assert.equal(resolveRoute("POST", "/api/quick-capture/token")?.service, "ideas");
+  assert.equal(resolveRoute("GET", "/api/posts/1/comments")?.service, "posts");
+  assert.equal(resolveRoute("GET", "/api/examples")?.service, "posts");
+  assert.equal(resolveRoute("POST", "/api/ws/ticket")?.service, "auth");
+  assert.equal(resolveRoute("GET", "/ws")?.service, "collab");
+  assert.equal(resolveRoute("POST", "/mcp")?.service, "mcp");
+});
+
+Deno.test("routing never routes /internal and ignores look-alike prefixes", () => {
+  assert.equal(resolveRoute("GET", "/internal/health"), null);
+  assert.equal(resolveRoute("GET", "/internal/users/x"), null);
+  assert.equal(resolveRoute("GET", "/api/workspacesX"), null);
+  assert.equal(resolveRoute("GET", "/api/unknown"), null);
+});
+
+Deno.test("routing lets only the documented routes through without a JWT", () => {
+  for (
+    const path of [
+      "/api/auth/signup",
+      "/api/auth/callback",
+      "/api/auth/login",
+      "/api/auth/refresh",
+      "/api/auth/logout",
+      "/api/auth/confirm",
+      "/api/auth/resend-confirmation",
+    ]
+  ) {
+    assert.equal(resolveRoute("POST", path)?.access, "public", path);
+  }
+  assert.equal(resolveRoute("POST", "/api/quick-capture")?.access, "public");
+  assert.equal(resolveRoute("POST", "/api/quick-capture/token")?.access, "approved");
+  assert.equal(resolveRoute("GET", "/oauth/authorize")?.access, "public");
+  assert.equal(resolveRoute("GET", "/.well-known/jwks.json")?.access, "public");
+  assert.equal(resolveRoute("GET", "/api/auth/me")?.access, "token");
+  assert.equal(resolveRoute("GET", "/api/auth/signup")?.access, "token");
+  assert.equal(resolveRoute("POST", "/api/ws/ticket")?.access, "approved");
+  assert.equal(resolveRoute("GET", "/api/admin/users")?.access, "approved");
+});

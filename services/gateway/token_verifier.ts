@@ -1,0 +1,90 @@
+import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
+import { z } from "zod";
+import type { Caller } from "../../shared/http/identity.ts";
+
+const claimsSchema = z.object({
+  sub: z.string().min(1),
+  email: z.string().default(""),
+  name: z.string().default(""),
+  "custom:role": z.enum(["admin", "member"]).default("member"),
+  "custom:approved": z.string().default("false"),
+  exp: z.number(),
+});
+
+export interface TokenVerifierOptions {
+  issuer: string;
+  audience: string;
+  /** Fetches the current JWKS (from the auth service). */
+  loadJwks: () => Promise<JSONWebKeySet>;
+  /** How many verified tokens to keep; the oldest are dropped first. */
+  cacheSize?: number;
+}
+
+/**
+ * Verifies access and id tokens (EdDSA signature, exp, iss, aud) once, then keeps the result
+ * until the token expires, so repeated requests with one token skip verification.
+ */
+export class TokenVerifier {
+  readonly #cache = new Map<string, { caller: Caller; expiresAt: number }>();
+  #jwks: ReturnType<typeof createLocalJWKSet> | null = null;
+  #jwksLoadedAt = 0;
+
+  constructor(private readonly options: TokenVerifierOptions) {}
+
+  /** The caller a token proves, or null when it is invalid, expired or lacks `sub`. */
+  async verify(token: string): Promise<Caller | null> {
+    const now = Date.now();
+    const cached = this.#cache.get(token);
+    if (cached) {
+      if (cached.expiresAt > now) return cached.caller;
+      this.#cache.delete(token);
+    }
+    const claims = await this.#verifySignature(token);
+    if (!claims) return null;
+    const caller: Caller = {
+      user_id: claims.sub,
+      email: claims.email,
+      name: claims.name,
+      role: claims["custom:role"],
+      approved: claims["custom:approved"] === "true",
+    };
+    const max = this.options.cacheSize ?? 10_000;
+    if (this.#cache.size >= max) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+    this.#cache.set(token, { caller, expiresAt: claims.exp * 1000 });
+    return caller;
+  }
+
+  async #verifySignature(token: string): Promise<z.infer<typeof claimsSchema> | null> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const jwks = await this.#keys(attempt > 0);
+      try {
+        const { payload } = await jwtVerify(token, jwks, {
+          issuer: this.options.issuer,
+          audience: this.options.audience,
+          algorithms: ["EdDSA"],
+        });
+        const parsed = claimsSchema.safeParse(payload);
+        return parsed.success ? parsed.data : null;
+      } catch (err) {
+        // An unknown kid may mean the keys rotated: reload once, at most every 30 s.
+        const code = (err as { code?: string }).code;
+        if (code === "ERR_JWKS_NO_MATCHING_KEY" && Date.now() - this.#jwksLoadedAt > 30_000) {
+          continue;
+        }
+        return null;
+      }
+    }
+    return null;
+  }
+
+  async #keys(reload: boolean) {
+    if (!this.#jwks || reload) {
+      this.#jwks = createLocalJWKSet(await this.options.loadJwks());
+      this.#jwksLoadedAt = Date.now();
+    }
+    return this.#jwks;
+  }
+}

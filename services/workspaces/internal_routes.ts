@@ -1,0 +1,67 @@
+import { describeZodError, type ServiceApp } from "../../shared/http/service_app.ts";
+import { AppError } from "../../shared/http/app_error.ts";
+import { acceptInvitesBodySchema, MAX_ID_LENGTH } from "./schemas.ts";
+import type { WorkspacesStore } from "./store.ts";
+
+/**
+ * The peers-only API (never routed by the gateway, left out of the OpenAPI document): the
+ * membership check every workspace-scoped service makes, invite acceptance for the auth
+ * service, and the admin service's workspace oversight.
+ */
+export function mountInternalRoutes(app: ServiceApp, store: WorkspacesStore): void {
+  /** Always 200: `role` null for a non-member, `workspace_status` null for no workspace. */
+  app.get("/internal/workspaces/:wsId/members/:userId", async (c) => {
+    const wsId = c.req.param("wsId");
+    const userId = c.req.param("userId");
+    // An id longer than any key we write cannot name a workspace or a member.
+    const view = wsId.length > MAX_ID_LENGTH || userId.length > MAX_ID_LENGTH
+      ? { workspace: null, membership: null }
+      : await store.membership(wsId, userId);
+    return c.json({
+      workspace_id: wsId,
+      user_id: userId,
+      role: view.membership?.role ?? null,
+      workspace_status: view.workspace?.status ?? null,
+      owner_id: view.workspace?.owner_id ?? null,
+    });
+  });
+
+  app.post("/internal/invites/accept", async (c) => {
+    const parsed = acceptInvitesBodySchema.safeParse(await c.req.json().catch(() => null));
+    if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
+    await store.acceptInvites(parsed.data.email, parsed.data.user_id);
+    return c.body(null, 204);
+  });
+
+  app.get("/internal/users/:userId/workspaces", async (c) => {
+    const userId = c.req.param("userId");
+    const found = userId.length > MAX_ID_LENGTH ? [] : await store.listForUser(userId);
+    return c.json({
+      workspaces: found.map(({ workspace, role }) => ({
+        workspace_id: workspace.workspace_id,
+        name: workspace.name,
+        member_role: role,
+      })),
+    });
+  });
+
+  app.get("/internal/workspaces", async (c) => c.json({ workspaces: await store.listAll() }));
+
+  app.post("/internal/workspaces/:id/soft-delete", async (c) => {
+    const workspace = await store.softDelete(validId(c.req.param("id")));
+    return c.json({ workspace_id: workspace.workspace_id, status: workspace.status });
+  });
+
+  app.post("/internal/workspaces/:id/recover", async (c) => {
+    const workspace = await store.recover(validId(c.req.param("id")));
+    return c.json({ workspace_id: workspace.workspace_id, status: workspace.status });
+  });
+
+  app.get("/internal/stats", async (c) => c.json(await store.stats()));
+}
+
+/** An over-long id names no workspace: 404, as for any unknown one. */
+function validId(id: string): string {
+  if (id.length > MAX_ID_LENGTH) throw new AppError(404, "Workspace not found");
+  return id;
+}

@@ -1,0 +1,4 @@
+import { runStandalone } from "../../infra/standalone.ts";
+import { createWorkspacesService } from "./mod.ts";
+
+await runStandalone("workspaces", createWorkspacesService);

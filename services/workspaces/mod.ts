@@ -1,0 +1,39 @@
+import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { openServiceKv } from "../../shared/kv.ts";
+import type { ServiceFactory } from "../../shared/service.ts";
+import { AuthClient } from "../auth/client.ts";
+import { parseWorkspacesConfig } from "./config.ts";
+import { mountInternalRoutes } from "./internal_routes.ts";
+import { mountListRoutes, mountWorkspaceRoutes } from "./routes.ts";
+import { WorkspacesStore } from "./store.ts";
+
+/**
+ * The workspaces service: workspaces, memberships, invites, and the audience and language
+ * lists; the membership API every workspace-scoped service checks against. It has no queue.
+ */
+export const createWorkspacesService: ServiceFactory = async (
+  { env, base, directory, logger },
+) => {
+  parseWorkspacesConfig(env, base);
+  const kv = await openServiceKv(base.dataDir, "workspaces");
+  const store = new WorkspacesStore(kv);
+  const auth = new AuthClient(directory, base.internalSecret);
+  const app = createServiceApp({ logger, internalSecret: base.internalSecret });
+  let ready = false;
+  mountServiceInternals(app, () => ready);
+  mountInternalRoutes(app, store);
+  mountWorkspaceRoutes(app, { store, auth });
+  mountListRoutes(app, { store, auth });
+  return {
+    name: "workspaces",
+    fetch: app.fetch,
+    start: () => {
+      ready = true;
+      return Promise.resolve();
+    },
+    close: () => {
+      kv.close();
+      return Promise.resolve();
+    },
+  };
+};

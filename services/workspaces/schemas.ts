@@ -1,0 +1,195 @@
+import { z } from "@hono/zod-openapi";
+
+/** The longest id accepted in a path or body; ids are ULIDs (26 characters). */
+export const MAX_ID_LENGTH = 128;
+
+export const workspaceRoleSchema = z.enum(["owner", "editor", "viewer"]).openapi("WorkspaceRole");
+export type WorkspaceRole = z.infer<typeof workspaceRoleSchema>;
+
+export const workspaceStatusSchema = z.enum(["active", "deleted"]);
+export type WorkspaceStatus = z.infer<typeof workspaceStatusSchema>;
+
+/** What the KV keeps of a workspace, and what Create, Update and the admin list answer. */
+export const workspaceSchema = z.object({
+  workspace_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  owner_id: z.string(),
+  status: workspaceStatusSchema,
+  default_prompt_id: z.string().nullable(),
+  publishing_slots: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** only on soft-deleted workspaces */
+  deleted_at: z.string().optional(),
+}).openapi("Workspace");
+export type Workspace = z.infer<typeof workspaceSchema>;
+
+export const workspaceWithRoleSchema = workspaceSchema.extend({
+  member_role: workspaceRoleSchema,
+}).openapi("WorkspaceWithRole");
+
+export const workspaceDetailSchema = workspaceWithRoleSchema.extend({
+  member_count: z.number().int(),
+}).openapi("WorkspaceDetail");
+
+export const workspaceListSchema = z.object({
+  workspaces: z.array(workspaceWithRoleSchema),
+}).openapi("WorkspaceList");
+
+/** A membership as stored: `["memberships", workspace_id, user_id]`. */
+export const membershipRecordSchema = z.object({
+  workspace_id: z.string(),
+  user_id: z.string(),
+  role: workspaceRoleSchema,
+  joined_at: z.string(),
+}).openapi("WorkspaceMember");
+export type MembershipRecord = z.infer<typeof membershipRecordSchema>;
+
+export const memberWithProfileSchema = membershipRecordSchema.extend({
+  email: z.string(),
+  name: z.string(),
+}).openapi("WorkspaceMemberWithProfile");
+
+export const memberListSchema = z.object({
+  members: z.array(memberWithProfileSchema),
+}).openapi("WorkspaceMemberList");
+
+/** A pending invite for an email that has no account yet. */
+export const inviteRecordSchema = z.object({
+  workspace_id: z.string(),
+  email: z.string(),
+  role: z.enum(["editor", "viewer"]),
+  invited_by: z.string(),
+  created_at: z.string(),
+});
+export type InviteRecord = z.infer<typeof inviteRecordSchema>;
+
+export const inviteResponseSchema = z.object({
+  status: z.literal("invited"),
+  email: z.string(),
+  role: z.enum(["editor", "viewer"]),
+}).openapi("WorkspaceInvite");
+
+const nameField = z.string()
+  .trim()
+  .min(1, "name is required")
+  .max(100, "name must be at most 100 characters");
+const descriptionField = z.string().max(5000, "description must be at most 5000 characters");
+
+export const createWorkspaceBodySchema = z.object({
+  name: nameField,
+  description: descriptionField.optional(),
+}).openapi("CreateWorkspaceRequest");
+
+export const updateWorkspaceBodySchema = z.object({
+  name: nameField.optional(),
+  description: descriptionField.optional(),
+  default_prompt_id: z.string()
+    .max(MAX_ID_LENGTH, `default_prompt_id must be at most ${MAX_ID_LENGTH} characters`)
+    .nullable()
+    .optional(),
+  publishing_slots: z.array(z.string().max(100, "must be at most 100 characters"))
+    .max(50, "publishing_slots must have at most 50 items")
+    .optional(),
+  owner_id: z.string()
+    .min(1, "owner_id must not be empty")
+    .max(MAX_ID_LENGTH, `owner_id must be at most ${MAX_ID_LENGTH} characters`)
+    .optional(),
+}).openapi("UpdateWorkspaceRequest");
+export type WorkspacePatch = z.infer<typeof updateWorkspaceBodySchema>;
+
+/** Emails are compared trimmed and lower-cased everywhere (CONTRACT section 3). */
+export const emailField = z.string()
+  .trim()
+  .toLowerCase()
+  .min(1, "email is required")
+  .max(254, "email must be at most 254 characters")
+  .pipe(z.email({ message: "email is not a valid email address" }));
+
+export const addMemberBodySchema = z.object({
+  email: emailField,
+  role: z.enum(["owner", "editor", "viewer"], { message: "role must be editor or viewer" })
+    .default("viewer")
+    .refine(
+      (role) => role !== "owner",
+      "role cannot be owner: a workspace has exactly one owner, and ownership moves only by transfer",
+    ),
+}).openapi("AddMemberRequest");
+
+export const idParamSchema = z.object({
+  id: z.string().min(1).max(MAX_ID_LENGTH, `id must be at most ${MAX_ID_LENGTH} characters`)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+
+export const memberParamSchema = idParamSchema.extend({
+  userId: z.string().min(1).max(
+    MAX_ID_LENGTH,
+    `userId must be at most ${MAX_ID_LENGTH} characters`,
+  ).openapi({ param: { name: "userId", in: "path" } }),
+});
+
+/** An audience or language list item. */
+export const listItemSchema = z.object({
+  id: z.string().max(200, "must be at most 200 characters"),
+  name: z.string().max(100, "must be at most 100 characters"),
+}).openapi("ListItem");
+export type ListItem = z.infer<typeof listItemSchema>;
+
+export const itemListSchema = z.array(listItemSchema).max(30, "must have at most 30 items");
+
+export const itemsResponseSchema = z.object({ items: z.array(listItemSchema) }).openapi(
+  "ListItems",
+);
+
+const workspaceIdField = (name: string) =>
+  z.string()
+    .trim()
+    .min(1, `${name} is required`)
+    .max(MAX_ID_LENGTH, `${name} must be at most ${MAX_ID_LENGTH} characters`);
+
+export const workspaceQuerySchema = z.object({
+  workspaceId: workspaceIdField("workspaceId").openapi({
+    param: { name: "workspaceId", in: "query" },
+  }),
+});
+
+export const putAudiencesBodySchema = z.object({
+  workspace_id: workspaceIdField("workspace_id"),
+  audiences: itemListSchema,
+}).openapi("PutAudiencesRequest");
+
+export const putLanguagesBodySchema = z.object({
+  workspace_id: workspaceIdField("workspace_id"),
+  languages: itemListSchema,
+}).openapi("PutLanguagesRequest");
+
+export type ListKind = "audiences" | "languages";
+
+/** The spec's defaults, returned for a workspace that has never saved a list. */
+export const DEFAULT_LISTS: Record<ListKind, readonly ListItem[]> = {
+  audiences: ["CEO", "CTO", "System Admins", "Architects", "Developers", "Business People"]
+    .map((n) => ({ id: n, name: n })),
+  languages: ["German", "SwissGerman", "English", "French", "Italian", "Spanish"]
+    .map((n) => ({ id: n, name: n })),
+};
+
+export const errorSchema = z.object({ error: z.string() }).openapi("Error");
+
+// Internal API (peers only).
+
+export const membershipAnswerSchema = z.object({
+  workspace_id: z.string(),
+  user_id: z.string(),
+  role: workspaceRoleSchema.nullable(),
+  workspace_status: workspaceStatusSchema.nullable(),
+  owner_id: z.string().nullable(),
+});
+
+export const acceptInvitesBodySchema = z.object({
+  email: emailField,
+  user_id: z.string().min(1).max(
+    MAX_ID_LENGTH,
+    `user_id must be at most ${MAX_ID_LENGTH} characters`,
+  ),
+});

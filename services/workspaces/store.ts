@@ -1,0 +1,451 @@
+/**
+ * The only code that touches the workspaces service's KV.
+ *
+ * Keys (ids are ULIDs, emails trimmed and lower-cased):
+ * - `["workspaces", wsId]` -> Workspace
+ * - `["memberships", wsId, userId]` -> MembershipRecord
+ * - `["memberships_by_user", userId, wsId]` -> wsId (index: a user's workspaces)
+ * - `["member_counts", wsId]` -> Deno.KvU64, changed with `sum` in the commits that add and
+ *   remove members, so Get answers with one `getMany`
+ * - `["invites", wsId, email]` -> InviteRecord (a pending invite for an unregistered email)
+ * - `["invites_by_email", email, wsId]` -> wsId (index: the invites an email has)
+ * - `["audiences", wsId]`, `["languages", wsId]` -> ListItem[] (absent: the defaults)
+ * - `["stats", "workspaces_total"]` -> Deno.KvU64, workspaces ever created (deleted included)
+ *
+ * Every read-modify-write is one `atomic()` with `check`s on what it read, retried on conflict;
+ * the access rules are re-applied on every attempt, so concurrent transfers, adds and removes
+ * can never leave zero or two owners, a duplicate member or a wrong member count.
+ */
+import { AppError } from "../../shared/http/app_error.ts";
+import { newId } from "../../shared/ids.ts";
+import { retryCommit } from "../../shared/kv.ts";
+import { nowIso } from "../../shared/time.ts";
+import {
+  MESSAGES,
+  requireActive,
+  requireActiveMember,
+  requireOneOf,
+  requireRole,
+} from "./rules.ts";
+import {
+  DEFAULT_LISTS,
+  type InviteRecord,
+  type ListItem,
+  type ListKind,
+  type MembershipRecord,
+  type Workspace,
+  type WorkspacePatch,
+  type WorkspaceRole,
+} from "./schemas.ts";
+
+export const workspaceKey = (wsId: string) => ["workspaces", wsId];
+export const membershipKey = (wsId: string, userId: string) => ["memberships", wsId, userId];
+export const membershipsOfWorkspacePrefix = (wsId: string) => ["memberships", wsId];
+export const userMembershipKey = (userId: string, wsId: string) => [
+  "memberships_by_user",
+  userId,
+  wsId,
+];
+export const userMembershipsPrefix = (userId: string) => ["memberships_by_user", userId];
+export const memberCountKey = (wsId: string) => ["member_counts", wsId];
+export const inviteKey = (wsId: string, email: string) => ["invites", wsId, email];
+export const emailInviteKey = (email: string, wsId: string) => ["invites_by_email", email, wsId];
+export const emailInvitesPrefix = (email: string) => ["invites_by_email", email];
+export const listKey = (kind: ListKind, wsId: string) => [kind, wsId];
+export const workspacesTotalKey = () => ["stats", "workspaces_total"];
+
+/** How many tries a contended read-modify-write gets before it gives up (500). */
+const COMMIT_TRIES = 60;
+const ONE = new Deno.KvU64(1n);
+/** `sum` wraps modulo 2^64, so adding 2^64 - 1 subtracts one. */
+const MINUS_ONE = new Deno.KvU64(0xFFFF_FFFF_FFFF_FFFFn);
+
+type Entry<T> = Deno.KvEntryMaybe<T>;
+
+/** A commit's result as `retryCommit` wants it: the value when it went through. */
+function outcome<T>(
+  res: Deno.KvCommitResult | Deno.KvCommitError,
+  value: T,
+): { ok: true; value: T } | { ok: false } {
+  return res.ok ? { ok: true, value } : { ok: false };
+}
+
+export class WorkspacesStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  /** Creates the workspace and the caller's `owner` membership in one commit. */
+  async create(input: { ownerId: string; name: string; description?: string }) {
+    const now = nowIso();
+    const workspace: Workspace = {
+      workspace_id: newId(),
+      name: input.name,
+      description: input.description ?? "",
+      owner_id: input.ownerId,
+      status: "active",
+      default_prompt_id: null,
+      publishing_slots: [],
+      created_at: now,
+      updated_at: now,
+    };
+    const id = workspace.workspace_id;
+    const membership: MembershipRecord = {
+      workspace_id: id,
+      user_id: input.ownerId,
+      role: "owner",
+      joined_at: now,
+    };
+    const res = await this.kv.atomic()
+      .check({ key: workspaceKey(id), versionstamp: null })
+      .set(workspaceKey(id), workspace)
+      .set(membershipKey(id, input.ownerId), membership)
+      .set(userMembershipKey(input.ownerId, id), id)
+      .set(memberCountKey(id), ONE)
+      .sum(workspacesTotalKey(), 1n)
+      .commit();
+    if (!res.ok) throw new Error("Workspace id collision");
+    return workspace;
+  }
+
+  /** The workspace, the user's membership and the member count: one KV round trip. */
+  async getForMember(wsId: string, userId: string) {
+    const [ws, m, count] = await this.kv.getMany<[Workspace, MembershipRecord, Deno.KvU64]>([
+      workspaceKey(wsId),
+      membershipKey(wsId, userId),
+      memberCountKey(wsId),
+    ]);
+    return {
+      workspace: ws.value,
+      membership: m.value,
+      memberCount: count.value ? Number(count.value.value) : 0,
+    };
+  }
+
+  /** The workspace and the user's membership (either null when absent). */
+  async membership(wsId: string, userId: string) {
+    const [ws, m] = await this.kv.getMany<[Workspace, MembershipRecord]>([
+      workspaceKey(wsId),
+      membershipKey(wsId, userId),
+    ]);
+    return { workspace: ws.value, membership: m.value };
+  }
+
+  async getWorkspace(wsId: string): Promise<Workspace | null> {
+    return (await this.kv.get<Workspace>(workspaceKey(wsId))).value;
+  }
+
+  /** The user's active workspaces with their role, in creation order. */
+  async listForUser(userId: string): Promise<{ workspace: Workspace; role: WorkspaceRole }[]> {
+    const ids: string[] = [];
+    for await (const e of this.kv.list<string>({ prefix: userMembershipsPrefix(userId) })) {
+      ids.push(e.key[2] as string);
+    }
+    // Five workspaces per getMany (its limit is ten keys): each needs its record and the
+    // user's membership. The batches run concurrently; order is kept by index.
+    const slots: ({ workspace: Workspace; role: WorkspaceRole } | null)[] = ids.map(() => null);
+    const batches: Promise<void>[] = [];
+    for (let i = 0; i < ids.length; i += 5) {
+      const chunk = ids.slice(i, i + 5);
+      const keys = chunk.flatMap((id) => [workspaceKey(id), membershipKey(id, userId)]);
+      batches.push(
+        this.kv.getMany<unknown[]>(keys).then((entries) => {
+          chunk.forEach((_, j) => {
+            const ws = entries[2 * j].value as Workspace | null;
+            const m = entries[2 * j + 1].value as MembershipRecord | null;
+            if (ws && m && ws.status === "active") slots[i + j] = { workspace: ws, role: m.role };
+          });
+        }),
+      );
+    }
+    await Promise.all(batches);
+    return slots.filter((s) => s !== null);
+  }
+
+  /**
+   * Update and ownership transfer. Checks, in order: membership (403), role owner/editor (403),
+   * workspace active (404), transfer by a non-owner (403), transfer target a member (400).
+   * An `owner_id` equal to the current owner is not a transfer.
+   */
+  update(wsId: string, callerId: string, patch: WorkspacePatch): Promise<Workspace> {
+    return retryCommit(async () => {
+      const keys: Deno.KvKey[] = [workspaceKey(wsId), membershipKey(wsId, callerId)];
+      if (patch.owner_id !== undefined) keys.push(membershipKey(wsId, patch.owner_id));
+      const [wsEntry, callerEntry, targetEntry] = await this.kv.getMany<unknown[]>(keys) as [
+        Entry<Workspace>,
+        Entry<MembershipRecord>,
+        Entry<MembershipRecord> | undefined,
+      ];
+      const role = requireRole(callerEntry.value);
+      requireOneOf(role, ["owner", "editor"], MESSAGES.updateRole);
+      const workspace = requireActive(wsEntry.value);
+      const transfer = patch.owner_id !== undefined && patch.owner_id !== workspace.owner_id;
+      if (transfer && (role !== "owner" || workspace.owner_id !== callerId)) {
+        throw new AppError(403, MESSAGES.transferRole);
+      }
+      const next: Workspace = { ...workspace, updated_at: nowIso() };
+      if (patch.name !== undefined) next.name = patch.name;
+      if (patch.description !== undefined) next.description = patch.description;
+      if (patch.default_prompt_id !== undefined) next.default_prompt_id = patch.default_prompt_id;
+      if (patch.publishing_slots !== undefined) next.publishing_slots = patch.publishing_slots;
+      const op = this.kv.atomic().check(wsEntry).check(callerEntry);
+      if (transfer) {
+        const target = targetEntry?.value;
+        if (!targetEntry || !target) throw new AppError(400, MESSAGES.transferTarget);
+        next.owner_id = target.user_id;
+        op.check(targetEntry)
+          .set(membershipKey(wsId, callerId), { ...callerEntry.value!, role: "editor" })
+          .set(membershipKey(wsId, target.user_id), { ...target, role: "owner" });
+      }
+      op.set(workspaceKey(wsId), next);
+      const res = await op.commit();
+      return outcome(res, next);
+    }, COMMIT_TRIES);
+  }
+
+  /** The owner's soft delete: membership (403), owner (403), then active (404). */
+  deleteByOwner(wsId: string, callerId: string): Promise<Workspace> {
+    return retryCommit(async () => {
+      const [wsEntry, callerEntry] = await this.kv.getMany<[Workspace, MembershipRecord]>([
+        workspaceKey(wsId),
+        membershipKey(wsId, callerId),
+      ]);
+      const role = requireRole(callerEntry.value);
+      requireOneOf(role, ["owner"], MESSAGES.deleteRole);
+      const workspace = requireActive(wsEntry.value);
+      const now = nowIso();
+      const next: Workspace = { ...workspace, status: "deleted", deleted_at: now, updated_at: now };
+      const res = await this.kv.atomic().check(wsEntry).check(callerEntry)
+        .set(workspaceKey(wsId), next).commit();
+      return outcome(res, next);
+    }, COMMIT_TRIES);
+  }
+
+  /** The admin's soft delete: 404 missing, 400 already deleted. */
+  softDelete(wsId: string): Promise<Workspace> {
+    return this.#setStatus(wsId, "deleted");
+  }
+
+  /** The admin's recover: 404 missing, 400 not deleted; `deleted_at` is removed. */
+  recover(wsId: string): Promise<Workspace> {
+    return this.#setStatus(wsId, "active");
+  }
+
+  #setStatus(wsId: string, status: "active" | "deleted"): Promise<Workspace> {
+    return retryCommit(async () => {
+      const entry = await this.kv.get<Workspace>(workspaceKey(wsId));
+      const workspace = entry.value;
+      if (!workspace) throw new AppError(404, MESSAGES.notFound);
+      if (workspace.status === status) {
+        throw new AppError(
+          400,
+          status === "deleted" ? MESSAGES.alreadyDeleted : MESSAGES.notDeleted,
+        );
+      }
+      const now = nowIso();
+      const next: Workspace = { ...workspace, status, updated_at: now };
+      if (status === "deleted") next.deleted_at = now;
+      else delete next.deleted_at;
+      const res = await this.kv.atomic().check(entry).set(workspaceKey(wsId), next).commit();
+      return outcome(res, next);
+    }, COMMIT_TRIES);
+  }
+
+  /**
+   * Adds a registered user. Checks: membership (403), role owner/editor (403), active (404),
+   * already a member (409). A pending invite for `email` to this workspace is removed with it.
+   */
+  addMember(input: {
+    wsId: string;
+    callerId: string;
+    userId: string;
+    email?: string;
+    role: "editor" | "viewer";
+  }): Promise<MembershipRecord> {
+    const { wsId, callerId, userId } = input;
+    return retryCommit(async () => {
+      const [wsEntry, callerEntry, targetEntry] = await this.kv.getMany<
+        [Workspace, MembershipRecord, MembershipRecord]
+      >([workspaceKey(wsId), membershipKey(wsId, callerId), membershipKey(wsId, userId)]);
+      this.#checkCanAdd(wsEntry.value, callerEntry.value);
+      if (targetEntry.value) throw new AppError(409, MESSAGES.alreadyMember);
+      const membership: MembershipRecord = {
+        workspace_id: wsId,
+        user_id: userId,
+        role: input.role,
+        joined_at: nowIso(),
+      };
+      const op = this.kv.atomic().check(wsEntry).check(callerEntry).check(targetEntry)
+        .set(membershipKey(wsId, userId), membership)
+        .set(userMembershipKey(userId, wsId), wsId)
+        .sum(memberCountKey(wsId), 1n);
+      if (input.email) {
+        op.delete(inviteKey(wsId, input.email)).delete(emailInviteKey(input.email, wsId));
+      }
+      const res = await op.commit();
+      return outcome(res, membership);
+    }, COMMIT_TRIES);
+  }
+
+  /** Records a pending invite for an unregistered email; 409 when one is already pending. */
+  invite(input: {
+    wsId: string;
+    callerId: string;
+    email: string;
+    role: "editor" | "viewer";
+  }): Promise<InviteRecord> {
+    const { wsId, callerId, email } = input;
+    return retryCommit(async () => {
+      const [wsEntry, callerEntry, inviteEntry] = await this.kv.getMany<
+        [Workspace, MembershipRecord, InviteRecord]
+      >([workspaceKey(wsId), membershipKey(wsId, callerId), inviteKey(wsId, email)]);
+      this.#checkCanAdd(wsEntry.value, callerEntry.value);
+      if (inviteEntry.value) throw new AppError(409, MESSAGES.alreadyInvited);
+      const invite: InviteRecord = {
+        workspace_id: wsId,
+        email,
+        role: input.role,
+        invited_by: callerId,
+        created_at: nowIso(),
+      };
+      const res = await this.kv.atomic().check(wsEntry).check(callerEntry).check(inviteEntry)
+        .set(inviteKey(wsId, email), invite)
+        .set(emailInviteKey(email, wsId), wsId)
+        .commit();
+      return outcome(res, invite);
+    }, COMMIT_TRIES);
+  }
+
+  /** The add-member checks: membership (403), role owner/editor (403), active (404). */
+  #checkCanAdd(workspace: Workspace | null, caller: MembershipRecord | null): void {
+    const role = requireRole(caller);
+    requireOneOf(role, ["owner", "editor"], MESSAGES.addRole);
+    requireActive(workspace);
+  }
+
+  /**
+   * Removes a member. Checks: caller a member (403), workspace active (404); then for oneself:
+   * not the owner (400); for another: caller is the owner (403), target a member (404).
+   */
+  removeMember(wsId: string, callerId: string, targetId: string): Promise<void> {
+    return retryCommit(async () => {
+      const [wsEntry, callerEntry, targetEntry] = await this.kv.getMany<
+        [Workspace, MembershipRecord, MembershipRecord]
+      >([workspaceKey(wsId), membershipKey(wsId, callerId), membershipKey(wsId, targetId)]);
+      const { role } = requireActiveMember(wsEntry.value, callerEntry.value);
+      const self = targetId === callerId;
+      if (self && role === "owner") throw new AppError(400, MESSAGES.ownerLeaves);
+      if (!self) {
+        requireOneOf(role, ["owner"], MESSAGES.removeRole);
+        if (!targetEntry.value) throw new AppError(404, MESSAGES.targetNotMember);
+        // The owner is the caller, so the target can only be an editor or a viewer.
+      }
+      const op = this.kv.atomic().check(wsEntry).check(callerEntry);
+      if (!self) op.check(targetEntry);
+      const res = await op
+        .delete(membershipKey(wsId, targetId))
+        .delete(userMembershipKey(targetId, wsId))
+        .sum(memberCountKey(wsId), MINUS_ONE.value)
+        .commit();
+      return outcome(res, undefined);
+    }, COMMIT_TRIES);
+  }
+
+  /** Every membership of the workspace, earliest joined first. */
+  async listMembers(wsId: string): Promise<MembershipRecord[]> {
+    const out: MembershipRecord[] = [];
+    for await (
+      const e of this.kv.list<MembershipRecord>({ prefix: membershipsOfWorkspacePrefix(wsId) })
+    ) {
+      out.push(e.value);
+    }
+    return out.sort((a, b) => a.joined_at < b.joined_at ? -1 : a.joined_at > b.joined_at ? 1 : 0);
+  }
+
+  /** Pending invites of one workspace (for tests and future use). */
+  async listInvites(wsId: string): Promise<InviteRecord[]> {
+    const out: InviteRecord[] = [];
+    for await (const e of this.kv.list<InviteRecord>({ prefix: ["invites", wsId] })) {
+      out.push(e.value);
+    }
+    return out;
+  }
+
+  /**
+   * Turns every pending invite for `email` into a membership of `userId` and removes the
+   * invites. Idempotent: an invite already accepted is gone, a membership already held stays.
+   * Returns the workspace ids that gained the member.
+   */
+  async acceptInvites(email: string, userId: string): Promise<string[]> {
+    const wsIds: string[] = [];
+    for await (const e of this.kv.list<string>({ prefix: emailInvitesPrefix(email) })) {
+      wsIds.push(e.key[2] as string);
+    }
+    const joined: string[] = [];
+    for (const wsId of wsIds) {
+      const added = await retryCommit(async () => {
+        const [inviteEntry, memberEntry] = await this.kv.getMany<[InviteRecord, MembershipRecord]>(
+          [inviteKey(wsId, email), membershipKey(wsId, userId)],
+        );
+        const op = this.kv.atomic().check(inviteEntry).check(memberEntry)
+          .delete(inviteKey(wsId, email))
+          .delete(emailInviteKey(email, wsId));
+        const invite = inviteEntry.value;
+        const add = invite !== null && memberEntry.value === null;
+        if (add) {
+          op.set(
+            membershipKey(wsId, userId),
+            {
+              workspace_id: wsId,
+              user_id: userId,
+              role: invite.role,
+              joined_at: nowIso(),
+            } satisfies MembershipRecord,
+          )
+            .set(userMembershipKey(userId, wsId), wsId)
+            .sum(memberCountKey(wsId), 1n);
+        }
+        const res = await op.commit();
+        return outcome(res, add);
+      }, COMMIT_TRIES);
+      if (added) joined.push(wsId);
+    }
+    return joined;
+  }
+
+  /** A member's view of a list: the saved one or the defaults, with the membership check. */
+  async getList(kind: ListKind, wsId: string, userId: string): Promise<ListItem[]> {
+    const [ws, m, list] = await this.kv.getMany<[Workspace, MembershipRecord, ListItem[]]>([
+      workspaceKey(wsId),
+      membershipKey(wsId, userId),
+      listKey(kind, wsId),
+    ]);
+    requireActiveMember(ws.value, m.value);
+    return list.value ?? DEFAULT_LISTS[kind].map((item) => ({ ...item }));
+  }
+
+  /** Overwrites a list (any member); answers what was saved, even when empty. */
+  saveList(kind: ListKind, wsId: string, userId: string, items: ListItem[]): Promise<ListItem[]> {
+    return retryCommit(async () => {
+      const [ws, m] = await this.kv.getMany<[Workspace, MembershipRecord]>([
+        workspaceKey(wsId),
+        membershipKey(wsId, userId),
+      ]);
+      requireActiveMember(ws.value, m.value);
+      const res = await this.kv.atomic().check(ws).check(m).set(listKey(kind, wsId), items)
+        .commit();
+      return outcome(res, items);
+    }, COMMIT_TRIES);
+  }
+
+  /** Every workspace, soft-deleted ones included, in creation order (admin list). */
+  async listAll(): Promise<Workspace[]> {
+    const out: Workspace[] = [];
+    for await (const e of this.kv.list<Workspace>({ prefix: ["workspaces"] })) out.push(e.value);
+    return out;
+  }
+
+  /** The maintained counters (no scan). */
+  async stats(): Promise<{ total_workspaces: number }> {
+    const total = (await this.kv.get<Deno.KvU64>(workspacesTotalKey())).value;
+    return { total_workspaces: total ? Number(total.value) : 0 };
+  }
+}

@@ -1,0 +1,202 @@
+import type { OutgoingMessage, TemplateName } from "./message.ts";
+
+/**
+ * The data each template reads. Every field is optional: a missing one is replaced by a neutral
+ * phrase, so a message is always readable. Aliases are accepted so that callers can pass the
+ * record they already have (an action's `title`, a user's `name`).
+ *
+ * - `confirm_email`: `code` (the 6-digit code), `name`
+ * - `action_created`, `action_assigned`, `action_completed`, `action_response`:
+ *   `action_title` (or `title`), `workspace_name` (or `workspace`), `actor_name` (who did it;
+ *   or `by_name`, `creator_name`, `assignee_name`), `response` (`accepted` | `declined`, for
+ *   `action_response`), `description`, `due_date`, `url`
+ * - `user_approved`: `name`, `login_url`
+ * - `post_comment_added`, `post_comment_reply`: `post_title`, `commenter_name` (or
+ *   `replier_name`, `actor_name`, `author_name`), `excerpt` (or `body`, `comment`),
+ *   `workspace_name`, `url`
+ */
+export type TemplateData = Record<string, unknown>;
+
+export interface RenderedMessage {
+  subject: string;
+  text: string;
+}
+
+const SIGNATURE = "\n\n-- \nContent Pipeline";
+const EXCERPT_LIMIT = 280;
+const SUBJECT_TITLE_LIMIT = 120;
+
+/** The first of `keys` whose value in `data` is a non-blank string or a number. */
+function pick(data: TemplateData, ...keys: string[]): string | undefined {
+  for (const key of keys) {
+    const value = data[key];
+    if (typeof value === "number" && Number.isFinite(value)) return String(value);
+    if (typeof value === "string" && value.trim()) return value.trim();
+  }
+  return undefined;
+}
+
+/** One line: line breaks and runs of blanks collapsed, cut at a word boundary to `max`. */
+function oneLine(text: string, max: number): string {
+  return cut(text.replace(/\s+/g, " ").trim(), max);
+}
+
+function cut(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  const head = chars.slice(0, max - 1).join("");
+  const space = head.lastIndexOf(" ");
+  return (space > max / 2 ? head.slice(0, space) : head).trimEnd() + "…";
+}
+
+/** A quoted excerpt, each line prefixed with `> `. */
+function quote(text: string): string {
+  return cut(text.trim(), EXCERPT_LIMIT).split(/\r?\n/).map((l) => `> ${l}`.trimEnd()).join(
+    "\n",
+  );
+}
+
+function greeting(data: TemplateData): string {
+  const name = pick(data, "name", "recipient_name");
+  return name ? `Hello ${oneLine(name, 100)},` : "Hello,";
+}
+
+function actionParts(data: TemplateData) {
+  const title = oneLine(pick(data, "action_title", "title") ?? "an action", SUBJECT_TITLE_LIMIT);
+  const workspace = pick(data, "workspace_name", "workspace");
+  return {
+    title,
+    where: workspace ? ` in the workspace "${oneLine(workspace, 100)}"` : "",
+    who: oneLine(
+      pick(data, "actor_name", "by_name", "creator_name", "assignee_name", "who") ?? "A teammate",
+      100,
+    ),
+  };
+}
+
+function actionDetails(data: TemplateData): string {
+  const lines: string[] = [];
+  const description = pick(data, "description");
+  const due = pick(data, "due_date");
+  const url = pick(data, "url");
+  if (description) lines.push(`\n\nDescription:\n${quote(description)}`);
+  if (due) lines.push(`\n\nDue: ${oneLine(due, 60)}`);
+  if (url) lines.push(`\n\nOpen it here: ${url}`);
+  return lines.join("");
+}
+
+function commentParts(data: TemplateData) {
+  const postTitle = oneLine(pick(data, "post_title", "title") ?? "your post", SUBJECT_TITLE_LIMIT);
+  const who = oneLine(
+    pick(data, "commenter_name", "replier_name", "actor_name", "author_name") ?? "A teammate",
+    100,
+  );
+  const excerpt = pick(data, "excerpt", "body", "comment");
+  const workspace = pick(data, "workspace_name", "workspace");
+  const url = pick(data, "url");
+  return {
+    postTitle,
+    who,
+    where: workspace ? ` in the workspace "${oneLine(workspace, 100)}"` : "",
+    tail: (excerpt ? `:\n\n${quote(excerpt)}` : ".") + (url ? `\n\nOpen the post: ${url}` : ""),
+  };
+}
+
+const RENDERERS: Record<TemplateName, (data: TemplateData) => RenderedMessage> = {
+  confirm_email(data) {
+    const code = pick(data, "code") ?? "";
+    return {
+      subject: "Confirm your email address",
+      text: `${greeting(data)}\n\nThank you for signing up for Content Pipeline. ` +
+        `Your confirmation code is:\n\n    ${code}\n\n` +
+        "Enter this code to confirm your email address. " +
+        "If you did not sign up, you can ignore this message." + SIGNATURE,
+    };
+  },
+  action_created(data) {
+    const { title, where, who } = actionParts(data);
+    return {
+      subject: `New action for you: ${title}`,
+      text: `${who} created the action "${title}" for you${where}.` + actionDetails(data) +
+        SIGNATURE,
+    };
+  },
+  action_assigned(data) {
+    const { title, where, who } = actionParts(data);
+    return {
+      subject: `Action assigned to you: ${title}`,
+      text: `${who} assigned the action "${title}" to you${where}.` + actionDetails(data) +
+        SIGNATURE,
+    };
+  },
+  action_completed(data) {
+    const { title, where, who } = actionParts(data);
+    const url = pick(data, "url");
+    return {
+      subject: `Action completed: ${title}`,
+      text: `${who} completed the action "${title}"${where}.` +
+        (url ? `\n\nOpen it here: ${url}` : "") + SIGNATURE,
+    };
+  },
+  action_response(data) {
+    const { title, where, who } = actionParts(data);
+    const response = pick(data, "response", "assignee_response")?.toLowerCase();
+    const verb = response === "accepted"
+      ? "accepted"
+      : response === "declined"
+      ? "declined"
+      : "responded to";
+    const url = pick(data, "url");
+    return {
+      subject: verb === "responded to"
+        ? `Response to your action: ${title}`
+        : `Action ${verb}: ${title}`,
+      text: `${who} ${verb} the action "${title}"${where}.` +
+        (url ? `\n\nOpen it here: ${url}` : "") + SIGNATURE,
+    };
+  },
+  user_approved(data) {
+    const loginUrl = pick(data, "login_url");
+    return {
+      subject: "Your Content Pipeline account has been approved",
+      text: `${greeting(data)}\n\nYour Content Pipeline account has been approved. ` +
+        (loginUrl ? `You can now log in at ${loginUrl}` : "You can now log in.") + SIGNATURE,
+    };
+  },
+  post_comment_added(data) {
+    const { postTitle, who, where, tail } = commentParts(data);
+    return {
+      subject: `New comment on "${postTitle}"`,
+      text: `${who} commented on your post "${postTitle}"${where}` + tail + SIGNATURE,
+    };
+  },
+  post_comment_reply(data) {
+    const { postTitle, who, where, tail } = commentParts(data);
+    return {
+      subject: `New reply to your comment on "${postTitle}"`,
+      text: `${who} replied to your comment on the post "${postTitle}"${where}` + tail +
+        SIGNATURE,
+    };
+  },
+};
+
+/** Renders the subject and plain text of one of the CONTRACT section 6 templates. */
+export function renderMessage(template: TemplateName, data: TemplateData): RenderedMessage {
+  const render = RENDERERS[template];
+  if (!render) throw new Error(`Cannot render message: unknown template "${template}"`);
+  return render(data);
+}
+
+/**
+ * An outgoing message ready to queue: rendered now, so the queue carries exactly what will be
+ * sent. `to` is compared and stored trimmed and lower-cased (CONTRACT section 3).
+ */
+export function buildMessage(
+  channel: OutgoingMessage["channel"],
+  to: string,
+  template: TemplateName,
+  data: TemplateData,
+): OutgoingMessage {
+  const { subject, text } = renderMessage(template, data);
+  return { channel, to: to.trim().toLowerCase(), template, subject, text, data };
+}

@@ -1,0 +1,189 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import { errorMessage, type Logger } from "../log.ts";
+import { timingSafeEqual } from "../ids.ts";
+import { AppError } from "./app_error.ts";
+import { exportKv, importKv, PRESERVED_PREFIXES, readLines } from "../kv_backup.ts";
+import {
+  type Caller,
+  CALLER_HEADER,
+  decodeCaller,
+  INTERNAL_SECRET_HEADER,
+  REQUEST_ID_HEADER,
+} from "./identity.ts";
+
+export type ServiceEnv = {
+  Variables: {
+    caller: Caller | null;
+    requestId: string;
+    logger: Logger;
+  };
+};
+
+export type ServiceApp = OpenAPIHono<ServiceEnv>;
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Turns the first zod issue into a message that names the field. */
+export function describeZodError(error: ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "Invalid request";
+  const field = issue.path.map(String).join(".");
+  const message = issue.message;
+  if (!field) return message;
+  if (/received undefined/.test(message)) return `${field} is required`;
+  if (message.startsWith(field)) return message;
+  return `${field}: ${message}`;
+}
+
+/** Maps any thrown value to the wire format `{"error": message}`, once for every app. */
+export function errorResponse(err: unknown, c: Context, logger: Logger): Response {
+  if (err instanceof AppError) return c.json({ error: err.message }, err.status);
+  if (err instanceof HTTPException) {
+    const status = err.status;
+    const message = status === 413 ? "Request body is larger than 1 MiB" : err.message ||
+      "Bad request";
+    return c.json({ error: message }, status);
+  }
+  if (
+    err instanceof Deno.errors.InvalidData || (err instanceof TypeError && /key/.test(`${err}`))
+  ) {
+    return c.json({ error: "Request value is too large" }, 400);
+  }
+  logger.error("unhandled error", {
+    request_id: c.get("requestId" as never),
+    method: c.req.method,
+    path: c.req.path,
+    error: errorMessage(err),
+  });
+  return c.json({ error: "Internal server error" }, 500);
+}
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  internalSecret: string;
+}
+
+/**
+ * The Hono app every service is built on: request id and logging, the 1 MiB body limit, the
+ * gateway guard (internal secret, caller identity), zod failures as 400 naming the field, and
+ * one error mapping.
+ */
+export function createServiceApp({ logger, internalSecret }: ServiceAppOptions): ServiceApp {
+  const app = new OpenAPIHono<ServiceEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) return c.json({ error: describeZodError(result.error) }, 400);
+    },
+  });
+  app.use("*", requestContext(logger));
+  app.use("*", gatewayGuard(internalSecret));
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => c.json({ error: "Request body is larger than 1 MiB" }, 413),
+  });
+  // A keyspace import is a streamed body of any size, from a peer only (internal secret).
+  app.use("*", (c, next) => (c.req.path === BACKUP_IMPORT_PATH ? next() : limit(c, next)));
+  app.onError((err, c) => errorResponse(err, c, logger));
+  app.notFound((c) => c.json({ error: `No route for ${c.req.method} ${c.req.path}` }, 404));
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+  });
+  return app;
+}
+
+function requestContext(logger: Logger): MiddlewareHandler<ServiceEnv> {
+  return async (c, next) => {
+    const requestId = c.req.header(REQUEST_ID_HEADER) ?? crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("logger", logger.child({ request_id: requestId }));
+    const started = performance.now();
+    await next();
+    logger.debug("request", {
+      request_id: requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  };
+}
+
+/** Refuses (401) any request that did not come through the gateway or another service. */
+function gatewayGuard(internalSecret: string): MiddlewareHandler<ServiceEnv> {
+  return async (c, next) => {
+    const secret = c.req.header(INTERNAL_SECRET_HEADER) ?? "";
+    if (!timingSafeEqual(secret, internalSecret)) {
+      return c.json({ error: "Unauthorized" }, 401);
+    }
+    c.set("caller", decodeCaller(c.req.header(CALLER_HEADER)));
+    await next();
+  };
+}
+
+/** The caller the gateway verified; 401 when the route was reached without one. */
+export function requireCaller(c: Context<ServiceEnv>): Caller {
+  const caller = c.get("caller");
+  if (!caller) throw new AppError(401, "Unauthorized");
+  return caller;
+}
+
+export const BACKUP_EXPORT_PATH = "/internal/backup/export";
+export const BACKUP_IMPORT_PATH = "/internal/backup/import";
+
+/** What a service with a keyspace hands `mountServiceInternals` for backup and restore. */
+export interface KeyspaceOptions {
+  kv: Deno.Kv;
+  /** Key prefixes (first key part) left out of export and untouched by import. */
+  preserve?: readonly string[];
+  /** Runs after a successful import (e.g. re-ensuring the bootstrap admin). */
+  afterImport?: () => Promise<void>;
+}
+
+/**
+ * The internal routes every service has: `/internal/health` (503 until `isReady()`) and
+ * `/internal/openapi.json` (this service's part of the public OpenAPI 3.1 document, which the
+ * gateway merges and serves at `/api/openapi.json`). Given its KV, a service also gets
+ * `GET /internal/backup/export` (the keyspace as NDJSON, streamed) and
+ * `POST /internal/backup/import` (a streamed NDJSON body that replaces the keyspace; running
+ * it again with the same body gives the same end state), which the admin service's backup and
+ * restore use.
+ */
+export function mountServiceInternals(
+  app: ServiceApp,
+  isReady: () => boolean,
+  keyspace?: Deno.Kv | KeyspaceOptions,
+): void {
+  app.get(
+    "/internal/health",
+    (c) => isReady() ? c.json({ status: "ok" }) : c.json({ status: "starting" }, 503),
+  );
+  app.get("/internal/openapi.json", (c) =>
+    c.json(app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: { title: "Content Pipeline Service", version: "1.0.0" },
+    })));
+  if (!keyspace) return;
+  const options: KeyspaceOptions = keyspace instanceof Deno.Kv ? { kv: keyspace } : keyspace;
+  const preserve = options.preserve ?? PRESERVED_PREFIXES;
+  app.get(BACKUP_EXPORT_PATH, () =>
+    new Response(exportKv(options.kv, preserve), {
+      headers: { "content-type": "application/x-ndjson" },
+    }));
+  app.post(BACKUP_IMPORT_PATH, async (c) => {
+    const body = c.req.raw.body ?? ReadableStream.from<Uint8Array>([]);
+    let imported: number;
+    try {
+      imported = await importKv(options.kv, readLines(body), preserve);
+    } catch (err) {
+      if (err instanceof TypeError) throw new AppError(400, `Cannot import: ${err.message}`);
+      throw err;
+    }
+    await options.afterImport?.();
+    return c.json({ imported });
+  });
+}

@@ -1,0 +1,336 @@
+/**
+ * A service's keyspace as NDJSON, for backup and restore: one line per entry,
+ * `{"k": [key parts], "v": value}`, with the types JSON lacks written as tagged objects
+ * (`{"$t": "u8", "v": "<base64>"}` and so on). Export streams straight from `kv.list`; import
+ * wipes the keyspace and writes the lines in commits that respect KV's limits, so running it
+ * again with the same lines gives the same end state.
+ */
+
+/** Key prefixes that are neither exported nor wiped nor written: volatile or per-deployment. */
+export const PRESERVED_PREFIXES: readonly string[] = [
+  // delivery idempotency markers and dead letters belong to this deployment's queue
+  "deliveries",
+  "dead_letters",
+  // signing keys are per-deployment secrets: tokens issued here keep verifying after a restore
+  "signing_keys",
+  "signing_key_current",
+];
+
+/** At most this many mutations and bytes (estimated) per atomic commit (KV: 1000 / 800 KiB). */
+const MAX_MUTATIONS = 1000;
+const MAX_COMMIT_BYTES = 600 * 1024;
+/** KV also limits the total size of the keys of one commit (80 KiB). */
+const MAX_COMMIT_KEY_BYTES = 60 * 1024;
+
+export type EncodedKeyPart = string | boolean | { $n: number | string } | { $b: string } | {
+  $u8: string;
+};
+
+export interface BackupLine {
+  k: EncodedKeyPart[];
+  v: unknown;
+}
+
+// ------------------------------------------------------------------ base64
+
+export function bytesToBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(s);
+}
+
+export function base64ToBytes(b64: string): Uint8Array {
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+// ------------------------------------------------------------------ keys
+
+function encodeNumber(n: number): number | string {
+  return Number.isFinite(n) && !Object.is(n, -0) ? n : String(Object.is(n, -0) ? "-0" : n);
+}
+
+function decodeNumber(v: unknown): number {
+  if (typeof v === "number") return v;
+  if (v === "-0") return -0;
+  if (v === "NaN" || v === "Infinity" || v === "-Infinity") return Number(v);
+  throw new TypeError(`not a number: ${JSON.stringify(v)}`);
+}
+
+export function encodeKey(key: Deno.KvKey): EncodedKeyPart[] {
+  return key.map((part): EncodedKeyPart => {
+    if (typeof part === "string" || typeof part === "boolean") return part;
+    if (typeof part === "number") return { $n: encodeNumber(part) };
+    if (typeof part === "bigint") return { $b: part.toString() };
+    if (part instanceof Uint8Array) return { $u8: bytesToBase64(part) };
+    throw new TypeError(`unsupported key part ${String(part)}`);
+  });
+}
+
+export function decodeKey(parts: unknown): Deno.KvKey {
+  if (!Array.isArray(parts)) throw new TypeError("k must be an array");
+  return parts.map((part): Deno.KvKeyPart => {
+    if (typeof part === "string" || typeof part === "boolean") return part;
+    if (part && typeof part === "object") {
+      const o = part as Record<string, unknown>;
+      if ("$n" in o) return decodeNumber(o.$n);
+      if ("$b" in o && typeof o.$b === "string") return BigInt(o.$b);
+      if ("$u8" in o && typeof o.$u8 === "string") return base64ToBytes(o.$u8);
+    }
+    throw new TypeError(`unsupported key part ${JSON.stringify(part)}`);
+  });
+}
+
+// ------------------------------------------------------------------ values
+
+/** A value KV can hold, written as JSON; tagged objects carry what JSON cannot. */
+export function encodeValue(value: unknown): unknown {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (value === undefined) return { $t: "undefined" };
+  if (typeof value === "number") {
+    const n = encodeNumber(value);
+    return typeof n === "number" ? n : { $t: "number", v: n };
+  }
+  if (typeof value === "bigint") return { $t: "bigint", v: value.toString() };
+  if (value instanceof Deno.KvU64) return { $t: "u64", v: value.value.toString() };
+  if (value instanceof Uint8Array) return { $t: "u8", v: bytesToBase64(value) };
+  if (value instanceof ArrayBuffer) return { $t: "ab", v: bytesToBase64(new Uint8Array(value)) };
+  if (value instanceof Date) return { $t: "date", v: value.toISOString() };
+  if (value instanceof RegExp) return { $t: "regexp", v: value.source, f: value.flags };
+  if (value instanceof Map) {
+    return { $t: "map", v: [...value].map(([k, v]) => [encodeValue(k), encodeValue(v)]) };
+  }
+  if (value instanceof Set) return { $t: "set", v: [...value].map(encodeValue) };
+  if (Array.isArray(value)) return value.map(encodeValue);
+  if (typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = encodeValue(v);
+    // A stored object that has its own `$t` is wrapped so it is never read as a tag.
+    return "$t" in out ? { $t: "object", v: out } : out;
+  }
+  throw new TypeError(`unsupported value of type ${typeof value}`);
+}
+
+export function decodeValue(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(decodeValue);
+  const o = value as Record<string, unknown>;
+  if (typeof o.$t === "string") {
+    switch (o.$t) {
+      case "undefined":
+        return undefined;
+      case "number":
+        return decodeNumber(o.v);
+      case "bigint":
+        return BigInt(String(o.v));
+      case "u64":
+        return new Deno.KvU64(BigInt(String(o.v)));
+      case "u8":
+        return base64ToBytes(String(o.v));
+      case "ab":
+        return base64ToBytes(String(o.v)).buffer;
+      case "date":
+        return new Date(String(o.v));
+      case "regexp":
+        return new RegExp(String(o.v), String(o.f ?? ""));
+      case "map":
+        return new Map(
+          (o.v as [unknown, unknown][]).map(([k, v]) => [decodeValue(k), decodeValue(v)]),
+        );
+      case "set":
+        return new Set((o.v as unknown[]).map(decodeValue));
+      case "object":
+        return decodeObject(o.v as Record<string, unknown>);
+      default:
+        throw new TypeError(`unknown value tag ${JSON.stringify(o.$t)}`);
+    }
+  }
+  return decodeObject(o);
+}
+
+function decodeObject(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) out[k] = decodeValue(v);
+  return out;
+}
+
+// ------------------------------------------------------------------ lines
+
+export function encodeLine(key: Deno.KvKey, value: unknown): string {
+  return JSON.stringify({ k: encodeKey(key), v: encodeValue(value) });
+}
+
+/** One NDJSON line back to a key and value; throws a TypeError on anything malformed. */
+export function decodeLine(line: string): { key: Deno.KvKey; value: unknown } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    throw new TypeError("line is not JSON");
+  }
+  if (!parsed || typeof parsed !== "object" || !("k" in parsed) || !("v" in parsed)) {
+    throw new TypeError("line must be an object with k and v");
+  }
+  const { k, v } = parsed as BackupLine;
+  const key = decodeKey(k);
+  if (key.length === 0) throw new TypeError("key is empty");
+  return { key, value: decodeValue(v) };
+}
+
+/**
+ * Rewrites every string equal to a key of `ids` (key parts, string values and object property
+ * names) in an encoded line: how a restore moves records to the ids accounts have here.
+ */
+export function remapLine(line: BackupLine, ids: ReadonlyMap<string, string>): BackupLine {
+  if (ids.size === 0) return line;
+  const map = (v: unknown): unknown => {
+    if (typeof v === "string") return ids.get(v) ?? v;
+    if (Array.isArray(v)) return v.map(map);
+    if (v && typeof v === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        out[ids.get(k) ?? k] = map(x);
+      }
+      return out;
+    }
+    return v;
+  };
+  return { k: line.k.map((p) => (typeof p === "string" ? ids.get(p) ?? p : p)), v: map(line.v) };
+}
+
+/** Splits a byte stream into lines (without the newline); empty lines are skipped. */
+export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let carry = "";
+  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+    carry += text;
+    let nl: number;
+    while ((nl = carry.indexOf("\n")) >= 0) {
+      const line = carry.slice(0, nl);
+      carry = carry.slice(nl + 1);
+      if (line.trim()) yield line;
+    }
+  }
+  if (carry.trim()) yield carry;
+}
+
+const preserved = (key: Deno.KvKey, keep: readonly string[]) =>
+  typeof key[0] === "string" && keep.includes(key[0]);
+
+// ------------------------------------------------------------------ export and import
+
+/** The whole keyspace (less `keep`) as an NDJSON byte stream, read page by page. */
+export function exportKv(
+  kv: Deno.Kv,
+  keep: readonly string[] = PRESERVED_PREFIXES,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let iter: Deno.KvListIterator<unknown> | null = null;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      iter ??= kv.list({ prefix: [] }, { batchSize: 500 });
+      let out = "";
+      while (out.length < 64 * 1024) {
+        const next = await iter.next();
+        if (next.done) {
+          if (out) controller.enqueue(encoder.encode(out));
+          controller.close();
+          return;
+        }
+        const entry = next.value;
+        if (preserved(entry.key, keep)) continue;
+        out += encodeLine(entry.key, entry.value) + "\n";
+      }
+      controller.enqueue(encoder.encode(out));
+    },
+  });
+}
+
+/** Collects mutations and commits them whenever the next one would pass KV's limits. */
+class Batcher {
+  #op: Deno.AtomicOperation;
+  #count = 0;
+  #bytes = 0;
+  #keyBytes = 0;
+
+  constructor(private readonly kv: Deno.Kv) {
+    this.#op = kv.atomic();
+  }
+
+  async add(key: Deno.KvKey, value: unknown | undefined, size: number, keySize: number) {
+    if (
+      this.#count + 1 > MAX_MUTATIONS || this.#bytes + size > MAX_COMMIT_BYTES ||
+      this.#keyBytes + keySize > MAX_COMMIT_KEY_BYTES
+    ) {
+      await this.flush();
+    }
+    if (value === undefined) this.#op.delete(key);
+    else this.#op.set(key, value);
+    this.#count++;
+    this.#bytes += size;
+    this.#keyBytes += keySize;
+  }
+
+  async flush() {
+    if (this.#count === 0) return;
+    const res = await this.#op.commit();
+    if (!res.ok) throw new Error("KV import commit failed");
+    this.#op = this.kv.atomic();
+    this.#count = 0;
+    this.#bytes = 0;
+    this.#keyBytes = 0;
+  }
+}
+
+const keySize = (key: Deno.KvKey) => JSON.stringify(encodeKey(key)).length + 8 * key.length;
+
+/** Deletes every entry except those under `keep`. */
+export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PREFIXES) {
+  const batch = new Batcher(kv);
+  // Collect a page of keys before deleting them, so the listing is never invalidated mid-page.
+  for (;;) {
+    const keys: Deno.KvKey[] = [];
+    for await (const e of kv.list({ prefix: [] }, { batchSize: 1000 })) {
+      if (!preserved(e.key, keep)) keys.push(e.key);
+      if (keys.length >= 5000) break;
+    }
+    if (keys.length === 0) break;
+    for (const key of keys) {
+      const size = keySize(key);
+      await batch.add(key, undefined, size, size);
+    }
+    await batch.flush();
+  }
+}
+
+/**
+ * Replaces the keyspace (less `keep`) with the entries of `lines`: wipes first, then writes in
+ * commits within KV's limits. Every line is decoded before it is written; a malformed line
+ * throws (a TypeError) with the line number. Answers how many entries were written.
+ */
+export async function importKv(
+  kv: Deno.Kv,
+  lines: AsyncIterable<string>,
+  keep: readonly string[] = PRESERVED_PREFIXES,
+): Promise<number> {
+  await wipeKv(kv, keep);
+  const batch = new Batcher(kv);
+  let n = 0;
+  for await (const line of lines) {
+    n++;
+    let decoded;
+    try {
+      decoded = decodeLine(line);
+    } catch (err) {
+      throw new TypeError(`line ${n}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (preserved(decoded.key, keep)) continue;
+    const ks = keySize(decoded.key);
+    await batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
+  }
+  await batch.flush();
+  return n;
+}

@@ -1,0 +1,49 @@
+/** JSON-line logging: the only place that writes to the console. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+function readLevel(): LogLevel {
+  try {
+    const v = Deno.env.get("LOG_LEVEL");
+    if (v && v in ORDER) return v as LogLevel;
+  } catch { /* no env permission */ }
+  return "info";
+}
+
+const threshold = ORDER[readLevel()];
+
+export function createLogger(service: string, base: Record<string, unknown> = {}): Logger {
+  const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (ORDER[level] < threshold) return;
+    const line = JSON.stringify({
+      time: new Date().toISOString(),
+      level,
+      service,
+      ...base,
+      msg,
+      ...fields,
+    });
+    if (level === "error" || level === "warn") console.error(line);
+    else console.log(line);
+  };
+  return {
+    debug: (m, f) => write("debug", m, f),
+    info: (m, f) => write("info", m, f),
+    warn: (m, f) => write("warn", m, f),
+    error: (m, f) => write("error", m, f),
+    child: (fields) => createLogger(service, { ...base, ...fields }),
+  };
+}
+
+/** The message of anything thrown, for logs. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}

@@ -1,0 +1,96 @@
+import type { z } from "zod";
+import { newId } from "./ids.ts";
+import { errorMessage, type Logger } from "./log.ts";
+
+/**
+ * What a queue needs from its storage: enqueue inside an atomic commit, and one listener.
+ * The native KV queue is the driver today; KV Connect and Deno Deploy have no native queue, so
+ * a driver built on plain atomic operations can be added behind this same interface.
+ */
+export interface QueueDriver {
+  enqueue(
+    op: Deno.AtomicOperation,
+    value: QueueEnvelope,
+    options: { delay?: number; keysIfUndelivered: Deno.KvKey[] },
+  ): Deno.AtomicOperation;
+  listen(handler: (value: unknown) => Promise<void>): Promise<void>;
+}
+
+export interface QueueEnvelope {
+  id: string;
+  body: unknown;
+}
+
+/** Retry delays, in milliseconds, before a message becomes a dead letter. */
+export const BACKOFF_SCHEDULE = [1_000, 5_000, 15_000, 60_000, 300_000];
+
+export function nativeKvQueue(kv: Deno.Kv): QueueDriver {
+  return {
+    enqueue(op, value, options) {
+      return op.enqueue(value, {
+        delay: options.delay,
+        keysIfUndelivered: options.keysIfUndelivered,
+        backoffSchedule: BACKOFF_SCHEDULE,
+      });
+    },
+    listen(handler) {
+      return kv.listenQueue(handler);
+    },
+  };
+}
+
+export type QueueHandlers<M extends { type: string }> = {
+  [K in M["type"]]: (message: Extract<M, { type: K }>, id: string) => Promise<void>;
+};
+
+/**
+ * One service's queue: messages are a discriminated union on `type`, validated on enqueue and
+ * again on receipt; handlers must be idempotent (delivery is at least once). A message that
+ * exhausts its retries is kept under `["dead_letters", id]`.
+ */
+export class ServiceQueue<M extends { type: string }> {
+  constructor(
+    private readonly driver: QueueDriver,
+    private readonly schema: z.ZodType<M>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Adds `message` to `op`, so it is sent only if the write that causes it commits. */
+  enqueue(op: Deno.AtomicOperation, message: M, options: { delay?: number } = {}) {
+    const body = this.schema.parse(message);
+    const id = newId();
+    return this.driver.enqueue(op, { id, body }, {
+      delay: options.delay,
+      keysIfUndelivered: [["dead_letters", id]],
+    });
+  }
+
+  listen(handlers: QueueHandlers<M>): Promise<void> {
+    return this.driver.listen(async (value) => {
+      const envelope = value as Partial<QueueEnvelope>;
+      const parsed = this.schema.safeParse(envelope?.body);
+      if (!parsed.success || typeof envelope.id !== "string") {
+        this.logger.error("dropped malformed queue message", { value: JSON.stringify(value) });
+        return;
+      }
+      const message = parsed.data;
+      const handler = (handlers as unknown as Record<string, (m: M, id: string) => Promise<void>>)[
+        message.type
+      ];
+      if (!handler) {
+        this.logger.error("no handler for queue message", { type: message.type });
+        return;
+      }
+      try {
+        await handler(message, envelope.id);
+      } catch (err) {
+        this.logger.warn("queue handler failed; will retry", {
+          type: message.type,
+          id: envelope.id,
+          error: errorMessage(err),
+        });
+        throw err;
+      }
+    });
+  }
+}
