@@ -5,6 +5,7 @@ import { ServiceDirectory } from "../shared/service_directory.ts";
 import { createGateway } from "../services/gateway/mod.ts";
 import { parseGatewayConfig } from "../services/gateway/config.ts";
 import { SERVICE_FACTORIES } from "./service_factories.ts";
+import { fileAssetRoutesFromEnv } from "../shared/assets/file_routes.ts";
 
 export interface RunningStack {
   url: string;
@@ -38,6 +39,7 @@ export async function startAllInOne(
     config: gatewayConfig,
     directory,
     logger: createLogger("gateway"),
+    extraRoutes: await fileAssetRoutesFromEnv(env, base, createLogger("assets")),
   });
   const server = Deno.serve({
     port: base.port,

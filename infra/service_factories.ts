@@ -2,9 +2,11 @@ import type { ServiceName } from "../shared/config.ts";
 import type { ServiceFactory } from "../shared/service.ts";
 import { createAuthService } from "../services/auth/mod.ts";
 import { createWorkspacesService } from "../services/workspaces/mod.ts";
+import { createActionsService } from "../services/actions/mod.ts";
 
 /** Every service this build has, by name. Later services add themselves here. */
 export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
   auth: createAuthService,
   workspaces: createWorkspacesService,
+  actions: createActionsService,
 };

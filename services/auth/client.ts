@@ -20,6 +20,13 @@ export const userProfileSchema = z.object({
 });
 export type UserProfile = z.infer<typeof userProfileSchema>;
 
+export const authStatsSchema = z.object({
+  total_users: z.number().int(),
+  pending_users: z.number().int(),
+  active_users_last_7_days: z.number().int(),
+});
+export type AuthStats = z.infer<typeof authStatsSchema>;
+
 export const wsTicketSchema = z.object({
   user_id: z.string(),
   role: z.enum(["admin", "member"]),
@@ -106,6 +113,12 @@ export class AuthClient {
       `/internal/users/${enc(userId)}/enabled`,
       { body: { enabled } },
     );
+  }
+
+  /** The maintained counters the admin metrics show. */
+  async stats(): Promise<AuthStats> {
+    return await this.#client.json(authStatsSchema, "GET", "/internal/stats") ??
+      { total_users: 0, pending_users: 0, active_users_last_7_days: 0 };
   }
 
   /** Fails loudly when the auth service cannot be reached at all. */

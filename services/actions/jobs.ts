@@ -1,0 +1,65 @@
+import { z } from "zod";
+import type { AssetStore } from "../../shared/assets/store.ts";
+import { type Deliverer, deliverJobSchema } from "../../shared/delivery/mod.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { QueueHandlers } from "../../shared/queue.ts";
+import type { ActionStore } from "./store.ts";
+
+/**
+ * The actions service's queue messages:
+ * - `deliver`: a direct message (CONTRACT section 6), enqueued with the write that causes it;
+ * - `attachment_cleanup`: sent with a delay of the upload URL's lifetime plus a margin; removes
+ *   the attachment entry if its upload never arrived (and the entry is still that request's);
+ * - `delete_assets`: removes the stored objects of a deleted action.
+ */
+export const actionsJobSchema = z.discriminatedUnion("type", [
+  deliverJobSchema,
+  z.object({
+    type: z.literal("attachment_cleanup"),
+    workspace_id: z.string(),
+    action_id: z.string(),
+    key: z.string(),
+    uploaded_at: z.string(),
+  }),
+  z.object({ type: z.literal("delete_assets"), keys: z.array(z.string()).max(1000) }),
+]);
+export type ActionsJob = z.infer<typeof actionsJobSchema>;
+
+export function actionsJobHandlers(deps: {
+  store: ActionStore;
+  assets: AssetStore | null;
+  deliverer: Deliverer;
+  logger: Logger;
+}): QueueHandlers<ActionsJob> {
+  const { store, assets, deliverer, logger } = deps;
+  return {
+    deliver: async (job, id) => {
+      await deliverer.deliver(job.message, id);
+    },
+    attachment_cleanup: async (job) => {
+      if (!assets) return;
+      const action = await store.get(job.workspace_id, job.action_id);
+      const pending = (a: typeof action) =>
+        a?.attachments.some((x) => x.key === job.key && x.uploaded_at === job.uploaded_at);
+      if (!pending(action)) return;
+      if (await assets.exists(job.key)) return;
+      const result = await store.update(job.workspace_id, job.action_id, (current) => {
+        if (!pending(current)) return null;
+        current.attachments = current.attachments.filter((x) =>
+          !(x.key === job.key && x.uploaded_at === job.uploaded_at)
+        );
+        return current;
+      });
+      if (result && result.before !== result.after) {
+        logger.info("removed an attachment whose upload never arrived", {
+          action_id: job.action_id,
+          key: job.key,
+        });
+      }
+    },
+    delete_assets: async (job) => {
+      if (!assets) return;
+      for (const key of job.keys) await assets.delete(key);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { openAssetStore } from "../../shared/assets/config.ts";
+import { createDeliverer } from "../../shared/delivery/mod.ts";
+import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { openServiceKv } from "../../shared/kv.ts";
+import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { type ServiceFactory, startListening } from "../../shared/service.ts";
+import { AuthClient } from "../auth/client.ts";
+import { WorkspacesClient } from "../workspaces/client.ts";
+import { parseActionsConfig } from "./config.ts";
+import { actionsJobHandlers, actionsJobSchema } from "./jobs.ts";
+import { mountActionRoutes } from "./routes.ts";
+import { ActionStore } from "./store.ts";
+
+/**
+ * The actions service: action items, their attachments (in the shared asset store) and the
+ * direct messages they cause, delivered through this service's KV queue.
+ */
+export const createActionsService: ServiceFactory = async ({ env, base, directory, logger }) => {
+  const config = parseActionsConfig(env, base);
+  const assets = config.assets ? await openAssetStore(config.assets) : null;
+  if (!assets) logger.warn("ASSETS_URL is empty: attachment routes will answer 500");
+  const kv = await openServiceKv(base.dataDir, "actions");
+  const store = new ActionStore(kv);
+  const queue = new ServiceQueue(nativeKvQueue(kv), actionsJobSchema, logger);
+  const deliverer = createDeliverer({ kv, logger, ...config.delivery });
+  const app = createServiceApp({ logger, internalSecret: base.internalSecret });
+  mountActionRoutes(app, {
+    store,
+    queue,
+    assets,
+    config,
+    auth: new AuthClient(directory, base.internalSecret),
+    workspaces: new WorkspacesClient(directory, base.internalSecret),
+  });
+  let ready = false;
+  mountServiceInternals(app, () => ready);
+  return {
+    name: "actions",
+    fetch: app.fetch,
+    start: async () => {
+      await startListening(
+        () => queue.listen(actionsJobHandlers({ store, assets, deliverer, logger })),
+        logger,
+      );
+      ready = true;
+    },
+    close: () => {
+      kv.close();
+      return Promise.resolve();
+    },
+  };
+};

@@ -1,0 +1,172 @@
+import { z } from "@hono/zod-openapi";
+
+export const ACTION_STATUSES = ["open", "in_progress", "completed", "cancelled"] as const;
+export type ActionStatus = typeof ACTION_STATUSES[number];
+export const ASSIGNEE_RESPONSES = ["pending", "accepted", "declined"] as const;
+export const ALLOWED_EXTENSIONS = ["png", "jpg", "jpeg", "svg", "webp", "pdf"] as const;
+
+/** Attachments one action may carry (the action and its list must fit one KV value). */
+export const MAX_ATTACHMENTS = 20;
+export const MAX_TITLE = 500;
+export const MAX_DESCRIPTION = 10_000;
+
+/** Ids that end up in KV keys are bounded, so an oversized one is a 400, never a KV error. */
+const id = (name: string) =>
+  z.string({ error: `${name} is required` }).trim().min(1, `${name} is required`).max(
+    100,
+    `${name} is longer than 100 characters`,
+  );
+const shortText = (name: string) =>
+  z.string().max(200, `${name} is longer than 200 characters`).nullable();
+
+export const attachmentSchema = z.object({
+  key: z.string(),
+  filename: z.string(),
+  uploaded_at: z.string(),
+  uploaded_by: z.string(),
+}).openapi("Attachment");
+export type Attachment = z.infer<typeof attachmentSchema>;
+
+export const actionSchema = z.object({
+  action_id: z.string(),
+  workspace_id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  assignee_id: z.string(),
+  assignee_name: z.string(),
+  assignee_response: z.enum(ASSIGNEE_RESPONSES),
+  linked_post_id: z.string().nullable(),
+  status: z.enum(ACTION_STATUSES),
+  priority: z.string().nullable(),
+  due_date: z.string().nullable(),
+  attachments: z.array(attachmentSchema),
+  created_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  completed_at: z.string().nullable(),
+}).openapi("Action");
+export type Action = z.infer<typeof actionSchema>;
+
+export const createActionBody = z.object({
+  workspace_id: id("workspace_id"),
+  title: z.string({ error: "title is required" }).trim().min(1, "title is required").max(
+    MAX_TITLE,
+    `title is longer than ${MAX_TITLE} characters`,
+  ),
+  assignee_id: id("assignee_id"),
+  description: z.string().max(
+    MAX_DESCRIPTION,
+    `description is longer than ${MAX_DESCRIPTION} characters`,
+  )
+    .optional(),
+  linked_post_id: z.string().max(100, "linked_post_id is longer than 100 characters").nullable()
+    .optional(),
+  priority: shortText("priority").optional(),
+  due_date: shortText("due_date").optional(),
+}).openapi("CreateActionRequest");
+
+export const updateActionBody = z.object({
+  workspace_id: id("workspace_id"),
+  title: z.string().trim().min(1, "title must not be empty").max(
+    MAX_TITLE,
+    `title is longer than ${MAX_TITLE} characters`,
+  ).optional(),
+  description: z.string().max(
+    MAX_DESCRIPTION,
+    `description is longer than ${MAX_DESCRIPTION} characters`,
+  )
+    .optional(),
+  linked_post_id: z.string().max(100, "linked_post_id is longer than 100 characters").nullable()
+    .optional(),
+  priority: shortText("priority").optional(),
+  due_date: shortText("due_date").optional(),
+  assignee_id: id("assignee_id").optional(),
+}).openapi("UpdateActionRequest");
+export type ActionUpdate = Omit<z.infer<typeof updateActionBody>, "workspace_id">;
+
+export const statusBody = z.object({
+  workspace_id: id("workspace_id"),
+  status: z.enum(ACTION_STATUSES, {
+    error: `status must be one of ${ACTION_STATUSES.join(", ")}`,
+  }),
+}).openapi("ActionStatusRequest");
+
+export const responseBody = z.object({
+  workspace_id: id("workspace_id"),
+  response: z.enum(["accepted", "declined"], {
+    error: "response must be accepted or declined",
+  }),
+}).openapi("ActionResponseRequest");
+
+export const addAttachmentBody = z.object({
+  workspace_id: id("workspace_id"),
+  filename: z.string({ error: "filename is required" }).trim().min(1, "filename is required").max(
+    255,
+    "filename is longer than 255 characters",
+  ),
+  contentType: z.string().trim().min(1, "contentType must not be empty").max(
+    200,
+    "contentType is longer than 200 characters",
+  ).regex(/^[\x21-\x7e][\x20-\x7e]*$/, "contentType must be a MIME type such as image/png")
+    .optional(),
+}).openapi("AddAttachmentRequest");
+
+export const workspaceQuery = z.object({
+  workspaceId: id("workspaceId"),
+});
+
+export const listQuery = z.object({
+  workspaceId: id("workspaceId"),
+  status: z.string().optional(),
+  assigneeId: z.string().optional(),
+  linkedPostId: z.string().optional(),
+});
+
+export const deleteAttachmentQuery = z.object({
+  workspaceId: id("workspaceId"),
+  key: z.string({ error: "key is required" }).min(1, "key is required").max(
+    1024,
+    "key is longer than 1024 characters",
+  ),
+});
+
+export const actionIdParam = z.object({
+  id: z.string().min(1).max(100, "id is longer than 100 characters").openapi({
+    param: { name: "id", in: "path" },
+  }),
+});
+
+export const uploadUrlSchema = z.object({
+  uploadUrl: z.string(),
+  key: z.string(),
+  expiresIn: z.number().int(),
+}).openapi("AttachmentUploadUrl");
+
+export const attachmentListSchema = z.object({
+  items: z.array(attachmentSchema.extend({ downloadUrl: z.string() })),
+  count: z.number().int(),
+}).openapi("AttachmentList");
+
+export const actionListSchema = z.object({
+  items: z.array(actionSchema),
+  count: z.number().int(),
+}).openapi("ActionList");
+
+export const errorSchema = z.object({ error: z.string() }).openapi("Error");
+export const deletedSchema = z.object({ deleted: z.literal(true) });
+
+/** The basename of a client-given filename and its lower-cased extension. */
+export function splitFilename(filename: string): { basename: string; extension: string } {
+  const basename = filename.split(/[/\\]/).pop()!.trim();
+  const dot = basename.lastIndexOf(".");
+  return { basename, extension: dot >= 0 ? basename.slice(dot + 1).toLowerCase() : "" };
+}
+
+export const CONTENT_TYPES: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  svg: "image/svg+xml",
+  webp: "image/webp",
+  pdf: "application/pdf",
+};

@@ -1,0 +1,124 @@
+import { type BaseConfig, ConfigError } from "../config.ts";
+import { FileAssetStore } from "./file_store.ts";
+import { S3AssetStore } from "./s3_store.ts";
+import { UrlSigner } from "./signing.ts";
+import type { AssetStore } from "./store.ts";
+
+/** Where assets live, from `ASSETS_URL` (CONTRACT section 2). */
+export type AssetsConfig =
+  | { kind: "file"; dir: string; signingSecret: string; publicUrl: string }
+  | {
+    kind: "s3";
+    bucket: string;
+    endpoint?: string;
+    region: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+    sessionToken?: string;
+  };
+
+const bad = (why: string) => new ConfigError(`Invalid environment variable ASSETS_URL: ${why}`);
+
+/**
+ * Reads `ASSETS_URL`: unset means `file:$DATA_DIR/assets`; the empty string means "not
+ * configured" (null: attachment and backup routes answer 500); `file:<dir>` or
+ * `s3://<bucket>?endpoint=<url>&region=<r>` with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.
+ * Anything else is a ConfigError naming the variable. The `file:` URL signing key is
+ * ASSETS_SIGNING_KEY, or else derived from INTERNAL_SECRET, so the gateway and the services of
+ * one deployment agree.
+ */
+export function parseAssetsUrl(
+  env: Record<string, string | undefined>,
+  base: BaseConfig,
+): AssetsConfig | null {
+  const raw = env.ASSETS_URL ?? `file:${base.dataDir}/assets`;
+  if (raw.trim() === "") return null;
+  if (raw.startsWith("file:")) {
+    let dir: string;
+    if (raw.startsWith("file://")) {
+      try {
+        dir = decodeURIComponent(new URL(raw).pathname);
+      } catch {
+        throw bad("not a valid file: URL");
+      }
+    } else {
+      dir = raw.slice("file:".length);
+    }
+    if (!dir) throw bad("file: needs a directory");
+    const key = env.ASSETS_SIGNING_KEY;
+    if (key !== undefined && key !== "" && key.length < 16) {
+      throw new ConfigError(
+        "Invalid environment variable ASSETS_SIGNING_KEY: must be 16 characters or more",
+      );
+    }
+    return {
+      kind: "file",
+      dir,
+      signingSecret: key || base.internalSecret,
+      publicUrl: base.publicUrl,
+    };
+  }
+  if (raw.startsWith("s3://")) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw bad("not a valid s3:// URL");
+    }
+    const bucket = decodeURIComponent(url.hostname || url.host);
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+      throw bad("the bucket name is missing or not a valid bucket name");
+    }
+    if (url.pathname && url.pathname !== "/") throw bad("s3:// takes a bucket, not a path");
+    const endpoint = url.searchParams.get("endpoint") ?? undefined;
+    if (endpoint !== undefined) {
+      let ok = false;
+      try {
+        ok = /^https?:$/.test(new URL(endpoint).protocol);
+      } catch { /* reported below */ }
+      if (!ok) throw bad("endpoint must be an http(s) URL");
+    }
+    const region = url.searchParams.get("region") || "us-east-1";
+    const accessKeyId = env.AWS_ACCESS_KEY_ID;
+    const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+    if (!accessKeyId) {
+      throw new ConfigError("Invalid environment variable AWS_ACCESS_KEY_ID: required for s3://");
+    }
+    if (!secretAccessKey) {
+      throw new ConfigError(
+        "Invalid environment variable AWS_SECRET_ACCESS_KEY: required for s3://",
+      );
+    }
+    return {
+      kind: "s3",
+      bucket,
+      endpoint: endpoint?.replace(/\/+$/, ""),
+      region,
+      accessKeyId,
+      secretAccessKey,
+      sessionToken: env.AWS_SESSION_TOKEN || undefined,
+    };
+  }
+  throw bad("must be file:<dir>, s3://<bucket>?endpoint=<url>&region=<r>, or empty");
+}
+
+/** The store a config describes. */
+export async function openAssetStore(config: AssetsConfig): Promise<AssetStore> {
+  if (config.kind === "file") {
+    return new FileAssetStore(
+      config.dir,
+      config.publicUrl,
+      await UrlSigner.fromSecret(config.signingSecret),
+    );
+  }
+  return new S3AssetStore(config);
+}
+
+/** `parseAssetsUrl` then `openAssetStore`; null when ASSETS_URL is empty. */
+export async function assetStoreFromEnv(
+  env: Record<string, string | undefined>,
+  base: BaseConfig,
+): Promise<AssetStore | null> {
+  const config = parseAssetsUrl(env, base);
+  return config ? await openAssetStore(config) : null;
+}
