@@ -2,11 +2,17 @@ import type { ServiceName } from "../shared/config.ts";
 import type { ServiceFactory } from "../shared/service.ts";
 import { createAuthService } from "../services/auth/mod.ts";
 import { createWorkspacesService } from "../services/workspaces/mod.ts";
+import { createIdeasService } from "../services/ideas/mod.ts";
+import { createPromptsService } from "../services/prompts/mod.ts";
+import { createGenaiService } from "../services/genai/mod.ts";
 import { createActionsService } from "../services/actions/mod.ts";
 
 /** Every service this build has, by name. Later services add themselves here. */
 export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
   auth: createAuthService,
   workspaces: createWorkspacesService,
+  ideas: createIdeasService,
+  prompts: createPromptsService,
+  genai: createGenaiService,
   actions: createActionsService,
 };

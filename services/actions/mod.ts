@@ -33,7 +33,7 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
     workspaces: new WorkspacesClient(directory, base.internalSecret),
   });
   let ready = false;
-  mountServiceInternals(app, () => ready);
+  mountServiceInternals(app, () => ready, kv);
   return {
     name: "actions",
     fetch: app.fetch,

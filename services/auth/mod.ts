@@ -47,7 +47,7 @@ export const createAuthService: ServiceFactory = async ({ env, base, directory, 
 
   let ready = false;
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
-  mountServiceInternals(app, () => ready);
+  mountServiceInternals(app, () => ready, { kv, afterImport: () => accounts.bootstrapAdmin() });
   mountInternalRoutes(app, accounts, () => issuer.rotate());
   mountAuthRoutes(app, accounts);
   mountOAuthRoutes(app, accounts, google);

@@ -113,7 +113,6 @@ function forwardRequest(
     headers,
     body: hasBody ? req.body : undefined,
     redirect: "manual",
-    signal: req.signal,
   });
 }
 

@@ -1,5 +1,6 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { openServiceKv } from "../../shared/kv.ts";
+import { withReadCache } from "../../shared/kv_cache.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { parseWorkspacesConfig } from "./config.ts";
@@ -15,12 +16,13 @@ export const createWorkspacesService: ServiceFactory = async (
   { env, base, directory, logger },
 ) => {
   parseWorkspacesConfig(env, base);
-  const kv = await openServiceKv(base.dataDir, "workspaces");
+  // This process is the only writer of its KV file, so hot reads are served from a cache.
+  const kv = withReadCache(await openServiceKv(base.dataDir, "workspaces"));
   const store = new WorkspacesStore(kv);
   const auth = new AuthClient(directory, base.internalSecret);
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
-  mountServiceInternals(app, () => ready);
+  mountServiceInternals(app, () => ready, kv);
   mountInternalRoutes(app, store);
   mountWorkspaceRoutes(app, { store, auth });
   mountListRoutes(app, { store, auth });

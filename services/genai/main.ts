@@ -1,0 +1,4 @@
+import { runStandalone } from "../../infra/standalone.ts";
+import { createGenaiService } from "./mod.ts";
+
+await runStandalone("genai", createGenaiService);

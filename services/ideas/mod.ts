@@ -1,0 +1,37 @@
+import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { openServiceKv } from "../../shared/kv.ts";
+import type { ServiceFactory } from "../../shared/service.ts";
+import { GenaiClient } from "../genai/client.ts";
+import { WorkspacesClient } from "../workspaces/client.ts";
+import { parseIdeasConfig } from "./config.ts";
+import { mountIdeasInternal } from "./internal.ts";
+import { mountQuickCapture } from "./quick_capture.ts";
+import { mountIdeaRoutes } from "./routes.ts";
+import { IdeasStore } from "./store.ts";
+
+/** The ideas service: ideas, quick capture and capture tokens. It has no queue jobs. */
+export const createIdeasService: ServiceFactory = async ({ env, base, directory, logger }) => {
+  const config = parseIdeasConfig(env, base);
+  const kv = await openServiceKv(base.dataDir, "ideas");
+  const store = new IdeasStore(kv);
+  const deps = {
+    store,
+    workspaces: new WorkspacesClient(directory, base.internalSecret),
+    genai: new GenaiClient(directory, base.internalSecret, { logger }),
+  };
+  let ready = false;
+  const app = createServiceApp({ logger, internalSecret: base.internalSecret });
+  mountIdeaRoutes(app, deps);
+  mountQuickCapture(app, deps, config.captureUrl);
+  mountIdeasInternal(app, store);
+  mountServiceInternals(app, () => ready, kv);
+  return {
+    name: "ideas",
+    fetch: app.fetch,
+    start: () => {
+      ready = true;
+      return Promise.resolve();
+    },
+    close: () => Promise.resolve(kv.close()),
+  };
+};

@@ -1,0 +1,123 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { AppError, badRequest, unauthorized } from "../../shared/http/app_error.ts";
+import { describeZodError, requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import { randomToken, sha256Hex } from "../../shared/ids.ts";
+import type { IdeasDeps } from "./routes.ts";
+import {
+  captureBody,
+  captureResultSchema,
+  captureTokenBody,
+  captureTokenSchema,
+  errorSchema,
+} from "./schemas.ts";
+
+export const CAPTURE_HEADER = "X-Capture-Token";
+/** 32 random bytes (256 bits), base64url: 43 characters. Anything far longer is not ours. */
+const TOKEN_BYTES = 32;
+const TOKEN_MAX_LENGTH = 512;
+
+export const MISSING_TOKEN = "Missing X-Capture-Token header";
+export const INVALID_TOKEN = "Invalid or revoked capture token";
+export const TITLE_REQUIRED = "title is required";
+
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+const err = (description: string) => json(errorSchema, description);
+const tags = ["Quick capture"];
+
+const createToken = createRoute({
+  method: "post",
+  path: "/api/quick-capture/token",
+  tags,
+  security: [{ bearer: [] }],
+  summary: "Create a capture token for a workspace (earlier tokens keep working)",
+  request: {
+    body: { content: { "application/json": { schema: captureTokenBody } }, required: true },
+  },
+  responses: {
+    201: json(captureTokenSchema, "The token (shown once) and the capture address"),
+    400: err("workspace_id missing"),
+    401: err("No caller identity"),
+    403: err("Not a workspace member"),
+  },
+});
+
+const deleteToken = createRoute({
+  method: "delete",
+  path: "/api/quick-capture/token",
+  tags,
+  security: [{ bearer: [] }],
+  summary: "Delete the caller's active capture token (older tokens keep working)",
+  responses: {
+    204: { description: "Deleted, or there was none" },
+    401: err("No caller identity"),
+  },
+});
+
+/**
+ * Quick capture: POST /api/quick-capture (no JWT; `X-Capture-Token`) and the token routes.
+ * The capture checks run in the documented order: header, token, membership, title.
+ */
+export function mountQuickCapture(
+  app: ServiceApp,
+  { store, workspaces, genai }: IdeasDeps,
+  captureUrl: string,
+): void {
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: "/api/quick-capture",
+    tags,
+    summary: "Capture an idea without login, with a capture token",
+    request: {
+      headers: z.object({ "x-capture-token": z.string() }),
+      body: { content: { "application/json": { schema: captureBody } }, required: true },
+    },
+    responses: {
+      201: json(captureResultSchema, "Captured"),
+      400: err("title is required"),
+      401: err("Header missing, or token unknown or revoked"),
+      403: err("Not a workspace member"),
+    },
+  });
+
+  app.post("/api/quick-capture", async (c) => {
+    const token = c.req.header(CAPTURE_HEADER)?.trim();
+    if (!token) throw unauthorized(MISSING_TOKEN);
+    if (token.length > TOKEN_MAX_LENGTH) throw unauthorized(INVALID_TOKEN);
+    const record = await store.findCaptureToken(await sha256Hex(token));
+    if (!record || record.revoked) throw unauthorized(INVALID_TOKEN);
+    await workspaces.requireMember(record.workspace_id, record.user_id);
+    const raw = await c.req.json().catch(() => null) as Record<string, unknown> | null;
+    const title = raw && typeof raw === "object" ? raw.title : undefined;
+    if (typeof title !== "string" || !title.trim()) throw badRequest(TITLE_REQUIRED);
+    const parsed = captureBody.safeParse(raw);
+    if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
+    const generated = await genai.title(parsed.data.title);
+    const idea = await store.create({
+      workspace_id: record.workspace_id,
+      title: generated,
+      description: parsed.data.title,
+      tags: parsed.data.tags,
+      source_url: "",
+      created_by: record.user_id,
+    });
+    return c.json({ idea_id: idea.idea_id, status: "created" as const }, 201);
+  });
+
+  app.openapi(createToken, async (c) => {
+    const caller = requireCaller(c);
+    const { workspace_id } = c.req.valid("json");
+    await workspaces.requireMember(workspace_id, caller.user_id);
+    const token = randomToken(TOKEN_BYTES);
+    await store.createCaptureToken(await sha256Hex(token), workspace_id, caller.user_id);
+    return c.json({ token, api_url: captureUrl }, 201);
+  });
+
+  app.openapi(deleteToken, async (c) => {
+    const caller = requireCaller(c);
+    await store.deleteActiveCaptureToken(caller.user_id);
+    return c.body(null, 204);
+  });
+}

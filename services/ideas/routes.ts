@@ -1,0 +1,211 @@
+import { createRoute, type z } from "@hono/zod-openapi";
+import { conflict, notFound } from "../../shared/http/app_error.ts";
+import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import { countMetric } from "../../shared/metrics.ts";
+import type { GenaiClient } from "../genai/client.ts";
+import type { WorkspacesClient } from "../workspaces/client.ts";
+import {
+  createIdeaBody,
+  deletedSchema,
+  errorSchema,
+  ideaListSchema,
+  ideaSchema,
+  idParam,
+  listQuery,
+  statusBody,
+  updateIdeaBody,
+  workspaceQuery,
+} from "./schemas.ts";
+import type { IdeasStore } from "./store.ts";
+
+export interface IdeasDeps {
+  store: IdeasStore;
+  workspaces: WorkspacesClient;
+  genai: GenaiClient;
+}
+
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+const err = (description: string) => json(errorSchema, description);
+const security = [{ bearer: [] }];
+const tags = ["Ideas"];
+
+export const IDEA_NOT_FOUND = "Idea not found";
+
+/** The message of the 409 on a disallowed idea status move (spec, Errors). */
+export const transitionMessage = (from: string, to: string) =>
+  `Transition from '${from}' to '${to}' is not allowed`;
+
+const createIdea = createRoute({
+  method: "post",
+  path: "/api/ideas",
+  tags,
+  security,
+  summary: "Capture an idea; its title is generated from the text",
+  request: {
+    body: { content: { "application/json": { schema: createIdeaBody } }, required: true },
+  },
+  responses: {
+    201: json(ideaSchema, "The idea, status `new`"),
+    400: err("workspace_id or title blank"),
+    401: err("No caller identity"),
+    403: err("Not a workspace member"),
+  },
+});
+
+const listIdeas = createRoute({
+  method: "get",
+  path: "/api/ideas",
+  tags,
+  security,
+  summary: "List a workspace's ideas, newest first; filters are ANDed",
+  request: { query: listQuery },
+  responses: {
+    200: json(ideaListSchema, "The ideas"),
+    400: err("workspaceId missing or a filter invalid"),
+    403: err("Not a workspace member"),
+  },
+});
+
+const getIdea = createRoute({
+  method: "get",
+  path: "/api/ideas/{id}",
+  tags,
+  security,
+  summary: "Get an idea",
+  request: { params: idParam, query: workspaceQuery },
+  responses: {
+    200: json(ideaSchema, "The idea"),
+    400: err("workspaceId missing"),
+    403: err("Not a workspace member"),
+    404: err("Idea not found"),
+  },
+});
+
+const updateIdea = createRoute({
+  method: "put",
+  path: "/api/ideas/{id}",
+  tags,
+  security,
+  summary: "Update an idea (any of title, description, source_url, tags; status is ignored)",
+  request: {
+    params: idParam,
+    body: { content: { "application/json": { schema: updateIdeaBody } }, required: true },
+  },
+  responses: {
+    200: json(ideaSchema, "The idea"),
+    400: err("workspace_id blank, or title blank or over 500 characters"),
+    403: err("Not a workspace member"),
+    404: err("Idea not found"),
+  },
+});
+
+const deleteIdea = createRoute({
+  method: "delete",
+  path: "/api/ideas/{id}",
+  tags,
+  security,
+  summary: "Delete an idea (hard delete, any status)",
+  request: { params: idParam, query: workspaceQuery },
+  responses: {
+    200: json(deletedSchema, "Deleted"),
+    400: err("workspaceId missing"),
+    403: err("Not a workspace member"),
+    404: err("Idea not found"),
+  },
+});
+
+const changeStatus = createRoute({
+  method: "put",
+  path: "/api/ideas/{id}/status",
+  tags,
+  security,
+  summary: "Change an idea's status (only `new` to `converted`)",
+  request: {
+    params: idParam,
+    body: { content: { "application/json": { schema: statusBody } }, required: true },
+  },
+  responses: {
+    200: json(ideaSchema, "The idea"),
+    400: err("workspace_id or status blank, or status not `new` or `converted`"),
+    403: err("Not a workspace member"),
+    404: err("Idea not found"),
+    409: err("Transition from '<current>' to '<new>' is not allowed"),
+  },
+});
+
+/** The REST routes of ideas: membership first (403), then existence (404). */
+export function mountIdeaRoutes(app: ServiceApp, { store, workspaces, genai }: IdeasDeps): void {
+  app.openapi(createIdea, async (c) => {
+    const caller = requireCaller(c);
+    const body = c.req.valid("json");
+    await workspaces.requireMember(body.workspace_id, caller.user_id);
+    const title = await genai.title(body.title);
+    const idea = await store.create({
+      workspace_id: body.workspace_id,
+      title,
+      description: body.title,
+      tags: body.tags,
+      source_url: body.source_url,
+      created_by: caller.user_id,
+    });
+    countMetric("IdeaCaptured");
+    return c.json(idea, 201);
+  });
+
+  app.openapi(listIdeas, async (c) => {
+    const caller = requireCaller(c);
+    const q = c.req.valid("query");
+    await workspaces.requireMember(q.workspaceId, caller.user_id);
+    const tagFilter = q.tags?.split(",").map((t) => t.trim()).filter((t) => t.length > 0);
+    const items = await store.list(q.workspaceId, {
+      status: q.status,
+      authorId: q.authorId || undefined,
+      tags: tagFilter,
+    });
+    return c.json({ items, count: items.length }, 200);
+  });
+
+  app.openapi(getIdea, async (c) => {
+    const caller = requireCaller(c);
+    const { id } = c.req.valid("param");
+    const { workspaceId } = c.req.valid("query");
+    await workspaces.requireMember(workspaceId, caller.user_id);
+    const idea = await store.get(workspaceId, id);
+    if (!idea) throw notFound(IDEA_NOT_FOUND);
+    return c.json(idea, 200);
+  });
+
+  app.openapi(updateIdea, async (c) => {
+    const caller = requireCaller(c);
+    const { id } = c.req.valid("param");
+    const { workspace_id, ...patch } = c.req.valid("json");
+    await workspaces.requireMember(workspace_id, caller.user_id);
+    const idea = await store.update(workspace_id, id, patch);
+    if (!idea) throw notFound(IDEA_NOT_FOUND);
+    return c.json(idea, 200);
+  });
+
+  app.openapi(deleteIdea, async (c) => {
+    const caller = requireCaller(c);
+    const { id } = c.req.valid("param");
+    const { workspaceId } = c.req.valid("query");
+    await workspaces.requireMember(workspaceId, caller.user_id);
+    if (!await store.delete(workspaceId, id)) throw notFound(IDEA_NOT_FOUND);
+    return c.json({ deleted: true as const }, 200);
+  });
+
+  app.openapi(changeStatus, async (c) => {
+    const caller = requireCaller(c);
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    await workspaces.requireMember(body.workspace_id, caller.user_id);
+    const to = body.status as "new" | "converted";
+    const result = await store.changeStatus(body.workspace_id, id, to);
+    if (result.kind === "not_found") throw notFound(IDEA_NOT_FOUND);
+    if (result.kind === "conflict") throw conflict(transitionMessage(result.current, to));
+    return c.json(result.idea, 200);
+  });
+}

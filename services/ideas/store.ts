@@ -1,0 +1,271 @@
+import { AppError } from "../../shared/http/app_error.ts";
+import { newId } from "../../shared/ids.ts";
+import { retryCommit } from "../../shared/kv.ts";
+import { nowIso } from "../../shared/time.ts";
+import type { CaptureToken, Idea, IdeaPatch, IdeaStatus } from "./schemas.ts";
+
+/** Keys of the ideas service: the only module that touches its KV. */
+const ideaKey = (workspaceId: string, ideaId: string) => ["ideas", workspaceId, ideaId];
+const ideasOfWorkspace = (workspaceId: string) => ["ideas", workspaceId];
+/** idea id -> workspace id, for peers that address an idea by id alone */
+const ideaWorkspaceKey = (ideaId: string) => ["ideas_by_id", ideaId];
+const totalIdeasKey = () => ["counters", "total_ideas"];
+const captureTokenKey = (tokenHash: string) => ["qc_tokens", tokenHash];
+const activeTokenByUserKey = (userId: string) => ["qc_active_by_user", userId];
+const activeTokenByWorkspaceKey = (workspaceId: string) => ["qc_active_by_workspace", workspaceId];
+
+/** KV values are at most 64 KiB; an idea stays well under it or is refused with a 400. */
+const IDEA_VALUE_MAX_BYTES = 60_000;
+const ONE = new Deno.KvU64(1n);
+/** `sum` wraps around 2^64, so adding 2^64 - 1 subtracts one. */
+const MINUS_ONE = new Deno.KvU64(0xFFFF_FFFF_FFFF_FFFFn);
+
+function checkSize(idea: Idea): void {
+  if (new TextEncoder().encode(JSON.stringify(idea)).length > IDEA_VALUE_MAX_BYTES) {
+    throw new AppError(400, "Idea is too large");
+  }
+}
+
+export interface NewIdea {
+  workspace_id: string;
+  title: string;
+  description: string;
+  tags: string[];
+  source_url: string;
+  created_by: string;
+}
+
+export interface IdeaFilters {
+  status?: IdeaStatus;
+  tags?: string[];
+  authorId?: string;
+}
+
+export type StatusChange =
+  | { kind: "changed"; idea: Idea }
+  | { kind: "not_found" }
+  | { kind: "conflict"; current: IdeaStatus };
+
+export class IdeasStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  async create(input: NewIdea): Promise<Idea> {
+    const now = nowIso();
+    const idea: Idea = {
+      idea_id: newId(),
+      workspace_id: input.workspace_id,
+      title: input.title,
+      description: input.description,
+      tags: input.tags,
+      source_url: input.source_url,
+      status: "new",
+      created_by: input.created_by,
+      linked_post_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    checkSize(idea);
+    const res = await this.kv.atomic()
+      .check({ key: ideaKey(idea.workspace_id, idea.idea_id), versionstamp: null })
+      .set(ideaKey(idea.workspace_id, idea.idea_id), idea)
+      .set(ideaWorkspaceKey(idea.idea_id), idea.workspace_id)
+      .sum(totalIdeasKey(), ONE.value)
+      .commit();
+    if (!res.ok) throw new Error("idea id collision");
+    return idea;
+  }
+
+  async get(workspaceId: string, ideaId: string): Promise<Idea | null> {
+    return (await this.kv.get<Idea>(ideaKey(workspaceId, ideaId))).value;
+  }
+
+  /** An idea by id alone, whatever its workspace. */
+  async getById(ideaId: string): Promise<Idea | null> {
+    const ws = (await this.kv.get<string>(ideaWorkspaceKey(ideaId))).value;
+    return ws === null ? null : await this.get(ws, ideaId);
+  }
+
+  /** The workspace's ideas, newest first (ULID ids sort by creation), filters ANDed. */
+  async list(workspaceId: string, filters: IdeaFilters = {}): Promise<Idea[]> {
+    const out: Idea[] = [];
+    const wanted = filters.tags ?? [];
+    for await (
+      const entry of this.kv.list<Idea>({ prefix: ideasOfWorkspace(workspaceId) }, {
+        reverse: true,
+      })
+    ) {
+      const idea = entry.value;
+      if (filters.status && idea.status !== filters.status) continue;
+      if (filters.authorId && idea.created_by !== filters.authorId) continue;
+      if (wanted.some((t) => !idea.tags.includes(t))) continue;
+      out.push(idea);
+    }
+    return out.sort((a, b) =>
+      a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0
+    );
+  }
+
+  /** Applies `change` to the stored idea in one checked commit; null when it is unknown. */
+  async #modify(
+    workspaceId: string,
+    ideaId: string,
+    change: (idea: Idea) => Idea,
+  ): Promise<Idea | null> {
+    const key = ideaKey(workspaceId, ideaId);
+    return await retryCommit<Idea | null>(async () => {
+      const entry = await this.kv.get<Idea>(key);
+      if (!entry.value) return { ok: true, value: null };
+      const next = change(entry.value);
+      checkSize(next);
+      const res = await this.kv.atomic().check(entry).set(key, next).commit();
+      return res.ok ? { ok: true, value: next } : { ok: false };
+    });
+  }
+
+  update(workspaceId: string, ideaId: string, patch: IdeaPatch): Promise<Idea | null> {
+    return this.#modify(workspaceId, ideaId, (idea) => ({
+      ...idea,
+      ...(patch.title === undefined ? {} : { title: patch.title }),
+      ...(patch.description === undefined ? {} : { description: patch.description }),
+      ...(patch.source_url === undefined ? {} : { source_url: patch.source_url }),
+      ...(patch.tags === undefined ? {} : { tags: patch.tags }),
+      updated_at: nowIso(),
+    }));
+  }
+
+  /** MCP's update_idea: only status and tags; omitted tags stay, an empty list clears them. */
+  mcpUpdate(
+    workspaceId: string,
+    ideaId: string,
+    patch: { status?: IdeaStatus; tags?: string[] | null },
+  ): Promise<Idea | null> {
+    return this.#modify(workspaceId, ideaId, (idea) => ({
+      ...idea,
+      ...(patch.status ? { status: patch.status } : {}),
+      ...(patch.tags ? { tags: patch.tags } : {}),
+      updated_at: nowIso(),
+    }));
+  }
+
+  /** Hard delete, any status; false when there was nothing to delete. */
+  async delete(workspaceId: string, ideaId: string): Promise<boolean> {
+    const key = ideaKey(workspaceId, ideaId);
+    return await retryCommit<boolean>(async () => {
+      const entry = await this.kv.get<Idea>(key);
+      if (!entry.value) return { ok: true, value: false };
+      const res = await this.kv.atomic()
+        .check(entry)
+        .delete(key)
+        .delete(ideaWorkspaceKey(ideaId))
+        .sum(totalIdeasKey(), MINUS_ONE.value)
+        .commit();
+      return res.ok ? { ok: true, value: true } : { ok: false };
+    });
+  }
+
+  /** The only move allowed is `new` to `converted`; anything else is a conflict. */
+  async changeStatus(workspaceId: string, ideaId: string, to: IdeaStatus): Promise<StatusChange> {
+    const key = ideaKey(workspaceId, ideaId);
+    return await retryCommit<StatusChange>(async () => {
+      const entry = await this.kv.get<Idea>(key);
+      const idea = entry.value;
+      if (!idea) return { ok: true, value: { kind: "not_found" } };
+      if (!(idea.status === "new" && to === "converted")) {
+        return { ok: true, value: { kind: "conflict", current: idea.status } };
+      }
+      const next: Idea = { ...idea, status: to, updated_at: nowIso() };
+      const res = await this.kv.atomic().check(entry).set(key, next).commit();
+      return res.ok ? { ok: true, value: { kind: "changed", idea: next } } : { ok: false };
+    });
+  }
+
+  /**
+   * A post was created from the idea: `converted` with `linked_post_id`. Repeating it for the
+   * same post changes nothing (queue deliveries and retries are at least once).
+   */
+  async convert(workspaceId: string, ideaId: string, postId: string): Promise<StatusChange> {
+    const key = ideaKey(workspaceId, ideaId);
+    return await retryCommit<StatusChange>(async () => {
+      const entry = await this.kv.get<Idea>(key);
+      const idea = entry.value;
+      if (!idea) return { ok: true, value: { kind: "not_found" } };
+      if (idea.status === "converted" && idea.linked_post_id === postId) {
+        return { ok: true, value: { kind: "changed", idea } };
+      }
+      if (idea.status !== "new") {
+        return { ok: true, value: { kind: "conflict", current: idea.status } };
+      }
+      const next: Idea = {
+        ...idea,
+        status: "converted",
+        linked_post_id: postId,
+        updated_at: nowIso(),
+      };
+      const res = await this.kv.atomic().check(entry).set(key, next).commit();
+      return res.ok ? { ok: true, value: { kind: "changed", idea: next } } : { ok: false };
+    });
+  }
+
+  async totalIdeas(): Promise<number> {
+    const entry = await this.kv.get<Deno.KvU64>(totalIdeasKey());
+    return entry.value ? Number(entry.value.value) : 0;
+  }
+
+  // Capture tokens: only the SHA-256 of a token is stored.
+
+  /** Stores a new token and moves the user's and workspace's pointers to it. */
+  async createCaptureToken(
+    tokenHash: string,
+    workspaceId: string,
+    userId: string,
+  ): Promise<CaptureToken> {
+    const record: CaptureToken = {
+      token_hash: tokenHash,
+      workspace_id: workspaceId,
+      user_id: userId,
+      revoked: false,
+      created_at: nowIso(),
+    };
+    const res = await this.kv.atomic()
+      .check({ key: captureTokenKey(tokenHash), versionstamp: null })
+      .set(captureTokenKey(tokenHash), record)
+      .set(activeTokenByUserKey(userId), tokenHash)
+      .set(activeTokenByWorkspaceKey(workspaceId), tokenHash)
+      .commit();
+    if (!res.ok) throw new Error("capture token collision");
+    return record;
+  }
+
+  async findCaptureToken(tokenHash: string): Promise<CaptureToken | null> {
+    return (await this.kv.get<CaptureToken>(captureTokenKey(tokenHash))).value;
+  }
+
+  async activeTokenHash(userId: string): Promise<string | null> {
+    return (await this.kv.get<string>(activeTokenByUserKey(userId))).value;
+  }
+
+  /**
+   * Hard-deletes the user's active token and clears the pointers to it; older tokens stay.
+   * False when the user had no active token.
+   */
+  async deleteActiveCaptureToken(userId: string): Promise<boolean> {
+    return await retryCommit<boolean>(async () => {
+      const pointer = await this.kv.get<string>(activeTokenByUserKey(userId));
+      if (!pointer.value) return { ok: true, value: false };
+      const tokenEntry = await this.kv.get<CaptureToken>(captureTokenKey(pointer.value));
+      const op = this.kv.atomic()
+        .check(pointer)
+        .check(tokenEntry)
+        .delete(activeTokenByUserKey(userId))
+        .delete(captureTokenKey(pointer.value));
+      if (tokenEntry.value) {
+        const wsKey = activeTokenByWorkspaceKey(tokenEntry.value.workspace_id);
+        const wsPointer = await this.kv.get<string>(wsKey);
+        op.check(wsPointer);
+        if (wsPointer.value === pointer.value) op.delete(wsKey);
+      }
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: true } : { ok: false };
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { withReadCache } from "./kv_cache.ts";
+
+Deno.test("the read cache answers repeated reads and sees every write through it", async () => {
+  const raw = await Deno.openKv(":memory:");
+  const kv = withReadCache(raw);
+  await kv.set(["a"], 1);
+  assert.equal((await kv.get(["a"])).value, 1);
+  // A write behind the cache's back is not seen (the reason it is only for single-writer KV)...
+  await raw.set(["a"], 2);
+  assert.equal((await kv.get(["a"])).value, 1);
+  // ...while every write through it is.
+  await kv.set(["a"], 3);
+  assert.equal((await kv.get(["a"])).value, 3);
+  const res = await kv.atomic().set(["a"], 4).set(["b"], 5).commit();
+  assert.ok(res.ok);
+  const [a, b] = await kv.getMany([["a"], ["b"]]);
+  assert.equal(a.value, 4);
+  assert.equal(b.value, 5);
+  await kv.delete(["b"]);
+  assert.equal((await kv.get(["b"])).value, null);
+  raw.close();
+});
+
+Deno.test("a failed atomic check clears the cache so a retry reads fresh versionstamps", async () => {
+  const raw = await Deno.openKv(":memory:");
+  const kv = withReadCache(raw);
+  await kv.set(["n"], 1);
+  const first = await kv.get(["n"]);
+  await raw.set(["n"], 2); // a stale cached entry, as if from elsewhere
+  const failed = await kv.atomic().check(first).set(["n"], 10).commit();
+  assert.equal(failed.ok, false);
+  const fresh = await kv.get(["n"]);
+  assert.equal(fresh.value, 2);
+  assert.ok((await kv.atomic().check(fresh).set(["n"], 3).commit()).ok);
+  assert.equal((await kv.get(["n"])).value, 3);
+  raw.close();
+});

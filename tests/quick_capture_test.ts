@@ -1,0 +1,242 @@
+import assert from "node:assert/strict";
+import { sha256Hex } from "../shared/ids.ts";
+import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
+import { createUser, type TestUser } from "./helpers/users.ts";
+import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
+
+const capture = (stack: TestStack, token: string | null, body: unknown) =>
+  api(stack, "POST", "/api/quick-capture", {
+    body,
+    headers: token === null ? {} : { "X-Capture-Token": token },
+  });
+
+async function newToken(stack: TestStack, user: TestUser, ws: string) {
+  const res = await api(stack, "POST", "/api/quick-capture/token", {
+    token: user.access_token,
+    body: { workspace_id: ws },
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body as { token: string; api_url: string };
+}
+
+async function getIdea(stack: TestStack, user: TestUser, ws: string, id: string) {
+  const res = await api(stack, "GET", `/api/ideas/${id}?workspaceId=${ws}`, {
+    token: user.access_token,
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+Deno.test("quick capture", e2e, async (t) => {
+  const ai = startFakeChatCompletions({ defaultAnswer: { content: "Captured by AI" } });
+  const stack = await startTestStack({ OPENAI_BASE_URL: ai.baseUrl, OPENAI_API_KEY: "k" });
+  try {
+    const owner = await createUser(stack, { name: "Owner" });
+    const member = await createUser(stack, { name: "Member" });
+    const outsider = await createUser(stack, { name: "Outsider" });
+    const ws = (await api(stack, "POST", "/api/workspaces", {
+      token: owner.access_token,
+      body: { name: "QC" },
+    })).body.workspace_id as string;
+    await api(stack, "POST", `/api/workspaces/${ws}/members`, {
+      token: owner.access_token,
+      body: { email: member.email, role: "viewer" },
+    });
+
+    let memberToken = "";
+
+    await t.step("creating a token answers a random token and the capture address", async () => {
+      const a = await newToken(stack, member, ws);
+      const b = await newToken(stack, member, ws);
+      assert.equal(a.api_url, `${stack.env.PUBLIC_URL}/api/quick-capture`);
+      assert.notEqual(a.token, b.token);
+      // base64url of at least 16 random bytes (128 bits) is at least 22 characters
+      assert.ok(a.token.length >= 22, `token ${a.token} is too short`);
+      memberToken = b.token;
+    });
+
+    await t.step(
+      "token creation: 400 without workspace_id, 403 for a non-member, 401 without JWT",
+      async () => {
+        const noWs = await api(stack, "POST", "/api/quick-capture/token", {
+          token: member.access_token,
+          body: {},
+        });
+        assert.equal(noWs.status, 400);
+        assert.match(noWs.body.error, /workspace_id/);
+        const outside = await api(stack, "POST", "/api/quick-capture/token", {
+          token: outsider.access_token,
+          body: { workspace_id: ws },
+        });
+        assert.equal(outside.status, 403);
+        assert.deepEqual(outside.body, { error: "Not a workspace member" });
+        const anon = await api(stack, "POST", "/api/quick-capture/token", {
+          body: { workspace_id: ws },
+        });
+        assert.equal(anon.status, 401);
+        const anonDelete = await api(stack, "DELETE", "/api/quick-capture/token");
+        assert.equal(anonDelete.status, 401);
+      },
+    );
+
+    await t.step("a capture creates an idea by the token's user with the AI title", async () => {
+      ai.reset();
+      ai.setDefault({ content: "Captured by AI" });
+      const res = await capture(stack, memberToken, {
+        title: "Quick thought about hiring juniors",
+        tags: ["hiring"],
+        description: "ignored",
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(Object.keys(res.body).sort(), ["idea_id", "status"]);
+      assert.equal(res.body.status, "created");
+      const idea = await getIdea(stack, owner, ws, res.body.idea_id);
+      assert.equal(idea.title, "Captured by AI");
+      assert.equal(idea.description, "Quick thought about hiring juniors");
+      assert.deepEqual(idea.tags, ["hiring"]);
+      assert.equal(idea.created_by, member.user_id);
+      assert.equal(idea.status, "new");
+      assert.equal(ai.requests.length, 1);
+    });
+
+    await t.step("the store keeps only the token's hash", async () => {
+      const kv = await Deno.openKv(`${stack.dataDir}/ideas.kv`);
+      try {
+        let sawHash = false;
+        const hash = await sha256Hex(memberToken);
+        for await (const e of kv.list({ prefix: [] })) {
+          const text = JSON.stringify(e.key) +
+            JSON.stringify(e.value, (_k, v) => typeof v === "bigint" ? String(v) : v);
+          assert.ok(!text.includes(memberToken), `token stored in clear under ${e.key}`);
+          if (text.includes(hash)) sawHash = true;
+        }
+        assert.ok(sawHash, "the token's hash is not stored");
+      } finally {
+        kv.close();
+      }
+    });
+
+    await t.step("checks run in order: header, token, membership, title", async () => {
+      const noHeader = await capture(stack, null, { title: "" });
+      assert.equal(noHeader.status, 401);
+      assert.ok(noHeader.body.error);
+      const unknown = await capture(stack, "not-a-real-token", { title: "" });
+      assert.equal(unknown.status, 401);
+      assert.ok(unknown.body.error);
+      const blank = await capture(stack, memberToken, { title: "   " });
+      assert.equal(blank.status, 400);
+      assert.deepEqual(blank.body, { error: "title is required" });
+      const missing = await capture(stack, memberToken, {});
+      assert.deepEqual(missing.body, { error: "title is required" });
+      const notJson = await capture(stack, memberToken, "not json");
+      assert.deepEqual(notJson.body, { error: "title is required" });
+    });
+
+    await t.step("a revoked token is refused with 401", async () => {
+      const { token } = await newToken(stack, owner, ws);
+      const kv = await Deno.openKv(`${stack.dataDir}/ideas.kv`);
+      try {
+        const key = ["qc_tokens", await sha256Hex(token)];
+        const entry = await kv.get<Record<string, unknown>>(key);
+        assert.ok(entry.value);
+        await kv.set(key, { ...entry.value, revoked: true });
+      } finally {
+        kv.close();
+      }
+      const res = await capture(stack, token, { title: "x" });
+      assert.equal(res.status, 401);
+    });
+
+    await t.step(
+      "a new token leaves earlier ones working; delete removes only the active one",
+      async () => {
+        const older = await newToken(stack, member, ws);
+        const active = await newToken(stack, member, ws);
+        assert.equal((await capture(stack, older.token, { title: "older works" })).status, 201);
+        assert.equal((await capture(stack, active.token, { title: "active works" })).status, 201);
+        const del = await api(stack, "DELETE", "/api/quick-capture/token", {
+          token: member.access_token,
+        });
+        assert.equal(del.status, 204);
+        assert.equal(del.body, null);
+        assert.equal((await capture(stack, active.token, { title: "deleted" })).status, 401);
+        assert.equal((await capture(stack, older.token, { title: "still works" })).status, 201);
+        assert.equal((await capture(stack, memberToken, { title: "first one too" })).status, 201);
+        const again = await api(stack, "DELETE", "/api/quick-capture/token", {
+          token: member.access_token,
+        });
+        assert.equal(again.status, 204);
+        assert.equal((await capture(stack, older.token, { title: "untouched" })).status, 201);
+        const none = await api(stack, "DELETE", "/api/quick-capture/token", {
+          token: outsider.access_token,
+        });
+        assert.equal(none.status, 204);
+      },
+    );
+
+    await t.step(
+      "a capture succeeds with the fallback title while the AI backend errors",
+      async () => {
+        ai.reset();
+        ai.setDefault({ status: 500 });
+        const text = "The backend is down today. Still, this idea must survive.";
+        const res = await capture(stack, memberToken, { title: text });
+        assert.equal(res.status, 201);
+        const idea = await getIdea(stack, owner, ws, res.body.idea_id);
+        assert.equal(idea.title, "The backend is down today.");
+        assert.equal(idea.description, text);
+        assert.ok(ai.requests.length >= 1);
+        ai.setDefault({ status: 429 });
+        const throttled = await capture(stack, memberToken, { title: "Throttled again. Yes." });
+        assert.equal(throttled.status, 201);
+        const t2 = await getIdea(stack, owner, ws, throttled.body.idea_id);
+        assert.equal(t2.title, "Throttled again.");
+      },
+    );
+
+    await t.step(
+      "a capture succeeds with the fallback title when the AI is slower than 5 s",
+      async () => {
+        ai.reset();
+        ai.setDefault({ delayMs: 8_000, content: "Too late" });
+        const started = Date.now();
+        const res = await capture(stack, memberToken, { title: "Slow AI day! Keep going" });
+        const elapsed = Date.now() - started;
+        assert.equal(res.status, 201);
+        assert.ok(elapsed < 6_500, `capture took ${elapsed} ms`);
+        const idea = await getIdea(stack, owner, ws, res.body.idea_id);
+        assert.equal(idea.title, "Slow AI day!");
+        ai.setDefault({ content: "fast again" });
+      },
+    );
+
+    await t.step(
+      "a token whose user left the workspace is refused with 403 before the title check",
+      async () => {
+        const { token } = await newToken(stack, member, ws);
+        const removed = await api(
+          stack,
+          "DELETE",
+          `/api/workspaces/${ws}/members/${member.user_id}`,
+          {
+            token: owner.access_token,
+          },
+        );
+        assert.equal(removed.status, 204, JSON.stringify(removed.body));
+        const res = await capture(stack, token, { title: "" });
+        assert.equal(res.status, 403);
+        assert.deepEqual(res.body, { error: "Not a workspace member" });
+      },
+    );
+
+    await t.step("the OpenAPI document lists the quick capture routes", async () => {
+      const doc = await api(stack, "GET", "/api/openapi.json");
+      assert.ok(doc.body.paths["/api/quick-capture"]?.post);
+      assert.ok(doc.body.paths["/api/quick-capture/token"]?.post);
+      assert.ok(doc.body.paths["/api/quick-capture/token"]?.delete);
+    });
+  } finally {
+    await stack.close();
+    await ai.close();
+  }
+});
