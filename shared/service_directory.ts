@@ -10,6 +10,7 @@ export type FetchHandler = (req: Request) => Response | Promise<Response>;
  */
 export class ServiceDirectory {
   readonly #handlers = new Map<ServiceName, FetchHandler>();
+  readonly #urls = new Map<ServiceName, string>();
 
   register(name: ServiceName, handler: FetchHandler): this {
     this.#handlers.set(name, handler);
@@ -18,9 +19,16 @@ export class ServiceDirectory {
 
   registerUrls(urls: Partial<Record<ServiceName, string>>): this {
     for (const [name, url] of Object.entries(urls)) {
-      if (url) this.register(name as ServiceName, remoteHandler(url));
+      if (!url) continue;
+      this.register(name as ServiceName, remoteHandler(url));
+      this.#urls.set(name as ServiceName, url);
     }
     return this;
+  }
+
+  /** The base URL of a service deployed apart; undefined for one running in this process. */
+  remoteUrl(name: ServiceName): string | undefined {
+    return this.#urls.get(name);
   }
 
   has(name: ServiceName): boolean {

@@ -17,6 +17,7 @@ import type { FetchHandler, ServiceDirectory } from "../../shared/service_direct
 import type { GatewayConfig } from "./config.ts";
 import { resolveRoute } from "./routing.ts";
 import { TokenVerifier } from "./token_verifier.ts";
+import { proxyWebSocket } from "./websocket_proxy.ts";
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -66,6 +67,10 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     if (!target) return c.json({ error: `No route for ${req.method} ${url.pathname}` }, 404);
     if (!directory.has(target.service)) {
       return c.json({ error: `The ${target.service} service is not available` }, 503);
+    }
+    const remote = directory.remoteUrl(target.service);
+    if (remote && req.headers.get("upgrade")?.toLowerCase() === "websocket") {
+      return proxyWebSocket(req, remote);
     }
     const requestId = req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
     let callerHeader: string | null = null;
