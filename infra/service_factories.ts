@@ -6,6 +6,9 @@ import { createIdeasService } from "../services/ideas/mod.ts";
 import { createPromptsService } from "../services/prompts/mod.ts";
 import { createGenaiService } from "../services/genai/mod.ts";
 import { createActionsService } from "../services/actions/mod.ts";
+import { createCollabService } from "../services/collab/mod.ts";
+import { createPostsService } from "../services/posts/mod.ts";
+import { createAdminService } from "../services/admin/mod.ts";
 
 /** Every service this build has, by name. Later services add themselves here. */
 export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
@@ -15,4 +18,7 @@ export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
   prompts: createPromptsService,
   genai: createGenaiService,
   actions: createActionsService,
+  collab: createCollabService,
+  posts: createPostsService,
+  admin: createAdminService,
 };

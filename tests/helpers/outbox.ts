@@ -33,3 +33,22 @@ export async function waitForOutbox(
   }
   throw new Error("no matching outbox line arrived");
 }
+
+/**
+ * Waits until the outbox has stopped growing for `quietMs` (messages queued by earlier steps
+ * have landed), then answers its line count: the baseline for "no message was sent".
+ */
+export async function settledOutboxLength(file: string, quietMs = 600): Promise<number> {
+  let last = (await readOutbox(file)).length;
+  let stableSince = Date.now();
+  const deadline = Date.now() + 15_000;
+  while (Date.now() - stableSince < quietMs && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = (await readOutbox(file)).length;
+    if (now !== last) {
+      last = now;
+      stableSince = Date.now();
+    }
+  }
+  return last;
+}

@@ -1,0 +1,308 @@
+/**
+ * bench:collab -- 50 stock y-websocket providers on one post, each sending 10 updates/s for
+ * 20 s, against this service (every update stored in KV before it is forwarded) and, in the
+ * same run, against the stock y-websocket server from npm (`@y/websocket-server@0.1.1`, memory
+ * only), each in its own child process. Prints p50/p99 delivery latency (from the send to its
+ * arrival at every other provider) and lost updates for both; for this service it then kills
+ * the server with SIGKILL, starts it again on the same DATA_DIR and counts what was kept.
+ *
+ * BENCH_CLIENTS, BENCH_RATE (updates/s per client) and BENCH_SECONDS change the load.
+ * `deno run -A infra/bench/collab.ts --serve <dataDir> <fresh|reuse>` is the service child.
+ */
+import process from "node:process";
+import * as Y from "yjs";
+import { WebsocketProvider } from "y-websocket";
+import { startAllInOne } from "../all_in_one.ts";
+
+// Each provider adds a process exit listener; 50 of them are expected here.
+process.setMaxListeners(0);
+
+const CLIENTS = Number(Deno.env.get("BENCH_CLIENTS") ?? 50);
+const RATE = Number(Deno.env.get("BENCH_RATE") ?? 10);
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
+const STOCK_SERVER = "npm:@y/websocket-server@0.1.1/y-websocket";
+const ADMIN = { email: "bench-admin@example.test", password: "Bench-Passw0rd!" };
+
+interface Target {
+  url: string;
+  room: string;
+  params: Record<string, string>;
+}
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
+const now = () => performance.timeOrigin + performance.now();
+
+// ---------------------------------------------------------------- the service child
+
+async function serve(dataDir: string, mode: string) {
+  const stack = await startAllInOne({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    PUBLIC_URL: "http://127.0.0.1:8000",
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    ADMIN_NAME: "Bench Admin",
+    ...Object.fromEntries(
+      Object.entries(Deno.env.toObject()).filter(([k]) => k.startsWith("COLLAB_")),
+    ),
+  }, { quiet: true });
+  const url = `http://127.0.0.1:${stack.port}`;
+  const call = async (method: string, path: string, token?: string, body?: unknown) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: {
+        "content-type": "application/json",
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  for (let i = 0; i < 200; i++) {
+    const res = await fetch(`${url}/healthz`);
+    await res.body?.cancel();
+    if (res.ok) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const { access_token: token } = await call("POST", "/api/auth/login", undefined, ADMIN);
+  let info: { workspaceId: string; postId: string };
+  if (mode === "fresh") {
+    const ws = await call("POST", "/api/workspaces", token, { name: "Bench workspace" });
+    const post = await call("POST", "/api/posts", token, {
+      workspace_id: ws.workspace_id,
+      title: "Bench post",
+      content: "",
+    });
+    info = { workspaceId: ws.workspace_id, postId: post.post_id };
+    await Deno.writeTextFile(`${dataDir}/bench.json`, JSON.stringify(info));
+  } else {
+    info = JSON.parse(await Deno.readTextFile(`${dataDir}/bench.json`));
+  }
+  const { ticket } = await call("POST", "/api/ws/ticket", token);
+  console.log(JSON.stringify({ port: stack.port, ticket, ...info }));
+}
+
+// ---------------------------------------------------------------- the orchestrator
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Starts this script's service child and reads its one JSON line. */
+async function startService(dataDir: string, mode: "fresh" | "reuse") {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(import.meta.url).pathname, "--serve", dataDir, mode],
+    stdout: "piped",
+    stderr: "inherit",
+    env: { LOG_LEVEL: "error" },
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  while (!buffered.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the service child exited before it was ready");
+    buffered += value;
+  }
+  reader.releaseLock();
+  const info = JSON.parse(buffered.split("\n")[0]);
+  const target: Target = {
+    url: `ws://127.0.0.1:${info.port}`,
+    room: "ws",
+    params: { ticket: info.ticket, docId: info.postId, workspaceId: info.workspaceId },
+  };
+  return { child, target };
+}
+
+async function startStock() {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    // Pinned by version here and by integrity in deno.lock.
+    args: ["run", "-A", STOCK_SERVER],
+    stdout: "null",
+    stderr: "inherit",
+    env: { HOST: "127.0.0.1", PORT: String(port) },
+  }).spawn();
+  for (let i = 0; i < 600; i++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return { child, target: { url: `ws://127.0.0.1:${port}`, room: "bench", params: {} } };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error("the stock y-websocket server did not start");
+}
+
+function connect(target: Target, doc = new Y.Doc()): WebsocketProvider {
+  return new WebsocketProvider(target.url, target.room, doc, {
+    params: target.params,
+    // deno-lint-ignore no-explicit-any
+    WebSocketPolyfill: WebSocket as any,
+    disableBc: true,
+  });
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
+interface RunResult {
+  p50: number;
+  p99: number;
+  max: number;
+  sent: number;
+  expected: number;
+  delivered: number;
+  lost: number;
+}
+
+/**
+ * Every provider stamps each update with its send time in a Y.Map (`bench`, key
+ * `<client>:<n>`) and types a character into `content`; every other provider records when
+ * the stamp arrives.
+ */
+async function run(target: Target): Promise<RunResult> {
+  const providers: WebsocketProvider[] = [];
+  const latencies: number[] = [];
+  const received = new Array<number>(CLIENTS).fill(0);
+  for (let c = 0; c < CLIENTS; c++) {
+    const provider = connect(target);
+    const stamps = provider.doc.getMap<number>("bench");
+    const me = `${c}:`;
+    stamps.observe((event) => {
+      if (event.transaction.local) return;
+      const at = now();
+      for (const key of event.keysChanged) {
+        if (key.startsWith(me)) continue;
+        const sentAt = stamps.get(key);
+        if (sentAt === undefined) continue;
+        latencies.push(at - sentAt);
+        received[c]++;
+      }
+    });
+    providers.push(provider);
+  }
+  if (!await until(() => providers.every((p) => p.synced), 30_000)) {
+    throw new Error("not every provider synced");
+  }
+  const perClient = RATE * SECONDS;
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  let sent = 0;
+  await Promise.all(providers.map((provider, c) =>
+    new Promise<void>((resolve) => {
+      let n = 0;
+      const text = provider.doc.getText("content");
+      const stamps = provider.doc.getMap<number>("bench");
+      const tick = () => {
+        provider.doc.transact(() => {
+          text.insert(
+            Math.floor(Math.random() * (text.length + 1)),
+            String.fromCharCode(97 + c % 26),
+          );
+          stamps.set(`${c}:${n}`, now());
+        });
+        sent++;
+        if (++n >= perClient) {
+          clearInterval(timer);
+          resolve();
+        }
+      };
+      // Spread the clients over the first interval so the load is even.
+      let timer: ReturnType<typeof setInterval> | undefined;
+      const start = setTimeout(() => {
+        timer = setInterval(tick, 1000 / RATE);
+        timers.push(timer);
+      }, Math.random() * (1000 / RATE));
+      timers.push(start);
+    })
+  ));
+  const expected = perClient * CLIENTS * (CLIENTS - 1);
+  await until(() => received.reduce((a, b) => a + b, 0) >= expected, 15_000);
+  for (const p of providers) p.destroy();
+  const delivered = received.reduce((a, b) => a + b, 0);
+  const sorted = Float64Array.from(latencies).sort();
+  const pct = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return {
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: sorted[sorted.length - 1] ?? NaN,
+    sent,
+    expected,
+    delivered,
+    lost: expected - delivered,
+  };
+}
+
+/** Connects one provider and counts the stamps in the document the server hands it. */
+async function countStored(target: Target): Promise<number> {
+  const provider = connect(target);
+  try {
+    await until(() => provider.synced, 30_000);
+    return provider.doc.getMap("bench").size;
+  } finally {
+    provider.destroy();
+  }
+}
+
+async function main() {
+  const row = (name: string, r: RunResult) =>
+    `${name.padEnd(34)} p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${
+      r.p99.toFixed(1).padStart(7)
+    } ms   max ${r.max.toFixed(0).padStart(6)} ms   lost ${r.lost} of ${r.expected}`;
+  console.log(
+    `${CLIENTS} providers on one post, ${RATE} updates/s each for ${SECONDS} s ` +
+      `(${CLIENTS * RATE} updates/s in, ${CLIENTS * RATE * (CLIENTS - 1)} deliveries/s out)`,
+  );
+
+  const dataDir = await Deno.makeTempDir({ prefix: "cps-bench-collab-" });
+  let service = await startService(dataDir, "fresh");
+  let ours: RunResult;
+  let kept: number;
+  try {
+    ours = await run(service.target);
+    // Durability: kill the server outright, start it again on the same DATA_DIR, count.
+    service.child.kill("SIGKILL");
+    await service.child.status;
+    service = await startService(dataDir, "reuse");
+    kept = await countStored(service.target);
+  } finally {
+    service.child.kill();
+    await service.child.status;
+  }
+
+  const stock = await startStock();
+  let ref: RunResult;
+  try {
+    ref = await run(stock.target);
+  } finally {
+    stock.child.kill();
+    await stock.child.status;
+  }
+  await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+
+  console.log(row("collab service (stored in KV)", ours));
+  console.log(row("stock @y/websocket-server (memory)", ref));
+  console.log(
+    `p99 ratio: ${(ours.p99 / ref.p99).toFixed(2)} (target <= 1.5); ` +
+      `updates kept after SIGKILL and restart: ${kept} of ${ours.sent}`,
+  );
+  Deno.exit(0);
+}
+
+if (Deno.args[0] === "--serve") {
+  await serve(Deno.args[1], Deno.args[2] ?? "fresh");
+} else {
+  await main();
+}

@@ -1,0 +1,68 @@
+import { openAssetStore } from "../../shared/assets/config.ts";
+import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { openServiceKv } from "../../shared/kv.ts";
+import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { type ServiceFactory, startListening } from "../../shared/service.ts";
+import { AuthClient } from "../auth/client.ts";
+import { IdeasClient } from "../ideas/client.ts";
+import { PostsClient } from "../posts/client.ts";
+import { WorkspacesClient } from "../workspaces/client.ts";
+import { parseAdminConfig } from "./config.ts";
+import { adminJobHandlers, adminJobSchema } from "./jobs.ts";
+import { KeyspaceClient } from "./peers.ts";
+import { mountAdminRoutes } from "./routes.ts";
+import { AdminStore } from "./store.ts";
+
+/**
+ * The admin service: user approval and management, workspace oversight, metrics from the
+ * other services' counters, and backup and restore of everything (restores run as jobs on
+ * this service's KV queue).
+ */
+export const createAdminService: ServiceFactory = async ({ env, base, directory, logger }) => {
+  const config = parseAdminConfig(env, base);
+  const assets = config.assets ? await openAssetStore(config.assets) : null;
+  if (!assets) logger.warn("ASSETS_URL is empty: backup routes will answer 500");
+  const kv = await openServiceKv(base.dataDir, "admin");
+  const queue = new ServiceQueue(nativeKvQueue(kv), adminJobSchema, logger);
+  const store = new AdminStore(kv, queue);
+  const auth = new AuthClient(directory, base.internalSecret);
+  const keyspaces = new KeyspaceClient(directory, base.internalSecret);
+  const app = createServiceApp({ logger, internalSecret: base.internalSecret });
+  let ready = false;
+  mountServiceInternals(app, () => ready);
+  mountAdminRoutes(app, {
+    store,
+    auth,
+    workspaces: new WorkspacesClient(directory, base.internalSecret),
+    posts: new PostsClient(directory, base.internalSecret),
+    ideas: new IdeasClient(directory, base.internalSecret),
+    has: (name) => directory.has(name),
+    keyspaces,
+    assets,
+    tmpDir: config.tmpDir,
+    logger,
+  });
+  return {
+    name: "admin",
+    fetch: app.fetch,
+    start: async () => {
+      await startListening(
+        () =>
+          queue.listen(adminJobHandlers({
+            store,
+            assets,
+            keyspaces,
+            auth,
+            logger,
+            restoreMaxBytes: config.restoreMaxBytes,
+          })),
+        logger,
+      );
+      ready = true;
+    },
+    close: () => {
+      kv.close();
+      return Promise.resolve();
+    },
+  };
+};

@@ -1,0 +1,159 @@
+import { z } from "@hono/zod-openapi";
+
+export const errorSchema = z.object({ error: z.string() }).openapi("Error");
+
+export const ADMIN_MESSAGES = {
+  adminRequired: "Admin access required",
+  userNotFound: "User not found",
+  keyRequired: "key is required",
+  keyPattern: "key must match _backups/*.zip",
+  assetsNotConfigured: "Asset storage not configured",
+  restoreNotFound: "Restore job not found",
+} as const;
+
+// ------------------------------------------------------------------ users
+
+export const adminUserSchema = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(["admin", "member"]),
+  status: z.enum(["approved", "pending", "rejected"]),
+  enabled: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  last_login: z.string().nullable(),
+}).openapi("AdminUser");
+
+export const userListQuerySchema = z.object({
+  status: z.string().max(100).optional().openapi({
+    description: "`pending` or `approved`; any other value or none lists every user",
+  }),
+});
+
+export const userIdParamSchema = z.object({ id: z.string() });
+
+export const roleBodySchema = z.object({
+  role: z.enum(["admin", "member"], {
+    error: (iss) => (iss.input == null ? "role is required" : "role must be admin or member"),
+  }),
+}).openapi("SetRoleBody");
+
+export const enabledBodySchema = z.object({
+  enabled: z.boolean({
+    error: (iss) => (iss.input == null ? "enabled is required" : "enabled must be a boolean"),
+  }),
+}).openapi("SetEnabledBody");
+
+// ------------------------------------------------------------------ workspaces
+
+export const adminWorkspaceSchema = z.object({
+  workspace_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  owner_id: z.string(),
+  status: z.enum(["active", "deleted"]),
+  default_prompt_id: z.string().nullable(),
+  publishing_slots: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: z.string().optional(),
+  owner_name: z.string(),
+  owner_email: z.string(),
+}).openapi("AdminWorkspace");
+
+export const workspaceIdParamSchema = z.object({ workspace_id: z.string() });
+
+export const metricsSchema = z.object({
+  total_users: z.number().int(),
+  pending_users: z.number().int(),
+  total_workspaces: z.number().int(),
+  total_posts: z.number().int(),
+  total_ideas: z.number().int(),
+  posts_published_last_30_days: z.number().int(),
+  active_users_last_7_days: z.number().int(),
+}).openapi("AdminMetrics");
+
+// ------------------------------------------------------------------ backups
+
+/** What the admin KV keeps about a backup object: `["backups", key]`. */
+export const backupRecordSchema = z.object({
+  key: z.string(),
+  timestamp: z.string(),
+  created_at: z.string(),
+  size_bytes: z.number().int().nullable(),
+  item_count: z.number().int().nullable(),
+  asset_count: z.number().int().nullable(),
+});
+export type BackupRecord = z.infer<typeof backupRecordSchema>;
+
+export const createdBackupSchema = z.object({
+  timestamp: z.string(),
+  key: z.string(),
+  item_count: z.number().int(),
+  asset_count: z.number().int(),
+  size_bytes: z.number().int(),
+  created_at: z.string(),
+}).openapi("CreatedBackup");
+
+export const backupListSchema = z.object({
+  backups: z.array(z.object({
+    key: z.string(),
+    timestamp: z.string(),
+    size_bytes: z.number().int(),
+    created_at: z.string(),
+  })),
+}).openapi("BackupList");
+
+export const backupKeyQuerySchema = z.object({
+  key: z.string().optional().openapi({ description: "`_backups/<name>.zip`" }),
+});
+
+export const restoreBodySchema = z.object({
+  key: z.unknown().optional().openapi({ type: "string", description: "`_backups/<name>.zip`" }),
+}).openapi("RestoreBody");
+
+export const restoreStatusSchema = z.enum(["queued", "running", "succeeded", "failed"]);
+
+/** A restore job: `["restores", job_id]` (CONTRACT section 8). */
+export const restoreJobSchema = z.object({
+  job_id: z.string(),
+  key: z.string(),
+  status: restoreStatusSchema,
+  error: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+}).openapi("RestoreJob");
+export type RestoreJob = z.infer<typeof restoreJobSchema>;
+
+export const restoreJobParamSchema = z.object({ job_id: z.string() });
+
+/** Backup keys: `_backups/<name>.zip`, `<name>` without `/` or `..`. */
+export function backupKeyProblem(key: unknown): string | null {
+  if (key === undefined || key === null || key === "") return ADMIN_MESSAGES.keyRequired;
+  if (typeof key !== "string" || key.length > 300) return ADMIN_MESSAGES.keyPattern;
+  const m = /^_backups\/([^/\\]+)\.zip$/.exec(key);
+  // deno-lint-ignore no-control-regex
+  if (!m || key.slice("_backups/".length).includes("..") || /[\u0000-\u001f\u007f]/.test(m[1])) {
+    return ADMIN_MESSAGES.keyPattern;
+  }
+  return null;
+}
+
+/** `2026-11-22T10-15-30.123Z`: ISO 8601 with hyphens for the colons of the time part. */
+export function backupTimestamp(date: Date): string {
+  return date.toISOString().replace(/:/g, "-");
+}
+
+/** The time a backup timestamp (or `upload-<timestamp>`) names, or null. */
+export function timeOfTimestamp(timestamp: string): Date | null {
+  const m = /^(?:upload-)?(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2}(?:\.\d+)?)Z$/.exec(timestamp);
+  if (!m) return null;
+  const d = new Date(`${m[1]}T${m[2]}:${m[3]}:${m[4]}Z`);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** `_backups/<timestamp>.zip` -> `<timestamp>`. */
+export function timestampOfKey(key: string): string {
+  return key.slice("_backups/".length, -".zip".length);
+}

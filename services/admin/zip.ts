@@ -1,0 +1,333 @@
+/**
+ * Streamed ZIP writing and reading for backups, on fflate.
+ *
+ * Writing: fflate's streaming `Zip` always puts sizes in a data descriptor after the data, and
+ * a streaming reader can then only find the end of an entry by searching for the descriptor's
+ * signature, which random (compressed) bytes contain by chance about once in 4 GiB. So each
+ * entry is first spooled to a temporary file (deflated with fflate's streaming `Deflate`, or
+ * stored), and then written with its CRC and sizes in the local header: the archive is a plain
+ * ZIP every tool reads, and a streamed read of it is exact. Memory stays at a few chunks.
+ *
+ * Reading: fflate's streaming `Unzip`, fed in small slices so one slice can never inflate to
+ * more than about 16 MiB, with every entry's data handed to an async sink in order.
+ * No Zip64: an archive is limited to 4 GiB and 65,535 entries.
+ */
+import { crc32 } from "node:zlib";
+import { Deflate, Unzip, UnzipInflate } from "fflate";
+
+const LOCAL_HEADER = 0x04034b50;
+const CENTRAL_HEADER = 0x02014b50;
+const END_OF_CENTRAL = 0x06054b50;
+const UTF8_FLAG = 0x0800;
+const MAX_U32 = 0xffff_ffff;
+const MAX_ENTRIES = 0xffff;
+
+export class ZipLimitError extends Error {}
+
+interface WrittenEntry {
+  name: Uint8Array;
+  method: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  offset: number;
+  time: number;
+  date: number;
+}
+
+function dosDateTime(d: Date): { time: number; date: number } {
+  const year = Math.min(Math.max(d.getUTCFullYear(), 1980), 2107);
+  return {
+    time: (d.getUTCHours() << 11) | (d.getUTCMinutes() << 5) | (d.getUTCSeconds() >> 1),
+    date: ((year - 1980) << 9) | ((d.getUTCMonth() + 1) << 5) | d.getUTCDate(),
+  };
+}
+
+/**
+ * Builds a ZIP as an async sequence of chunks: `add` entries one after the other (each is
+ * spooled under `tmpDir` first), then `finish`. Pass `chunks()` to whatever consumes the bytes;
+ * it pulls, so nothing runs ahead of the consumer.
+ */
+export class ZipWriter {
+  readonly #entries: WrittenEntry[] = [];
+  #offset = 0;
+  readonly #now = dosDateTime(new Date());
+
+  constructor(private readonly tmpDir: string) {}
+
+  /** Bytes written so far (the archive's size once `finish` is done). */
+  get size(): number {
+    return this.#offset;
+  }
+
+  /** Writes one entry from `source`; yields the archive bytes for it. */
+  async *add(
+    name: string,
+    source: ReadableStream<Uint8Array> | Uint8Array,
+    options: { deflate: boolean },
+  ): AsyncGenerator<Uint8Array> {
+    if (this.#entries.length >= MAX_ENTRIES) {
+      throw new ZipLimitError("The backup has more entries than a ZIP without Zip64 can hold");
+    }
+    await Deno.mkdir(this.tmpDir, { recursive: true });
+    const tmp = await Deno.makeTempFile({ dir: this.tmpDir, prefix: "zip-entry-" });
+    try {
+      const spooled = await spool(tmp, source, options.deflate);
+      if (this.#offset + spooled.compressedSize + 30 + name.length > MAX_U32) {
+        throw new ZipLimitError("The backup is larger than a ZIP without Zip64 can hold (4 GiB)");
+      }
+      const entry: WrittenEntry = {
+        name: new TextEncoder().encode(name),
+        method: options.deflate ? 8 : 0,
+        crc: spooled.crc,
+        compressedSize: spooled.compressedSize,
+        size: spooled.size,
+        offset: this.#offset,
+        ...this.#now,
+      };
+      const header = localHeader(entry);
+      this.#offset += header.length;
+      yield header;
+      const file = await Deno.open(tmp, { read: true });
+      for await (const chunk of file.readable) {
+        this.#offset += chunk.length;
+        yield chunk;
+      }
+      this.#entries.push(entry);
+    } finally {
+      await Deno.remove(tmp).catch(() => {});
+    }
+  }
+
+  /** The central directory and its end record. */
+  *finish(): Generator<Uint8Array> {
+    const start = this.#offset;
+    for (const e of this.#entries) {
+      const h = centralHeader(e);
+      this.#offset += h.length;
+      yield h;
+    }
+    const end = new Uint8Array(22);
+    const v = new DataView(end.buffer);
+    v.setUint32(0, END_OF_CENTRAL, true);
+    v.setUint16(8, this.#entries.length, true);
+    v.setUint16(10, this.#entries.length, true);
+    v.setUint32(12, this.#offset - start, true);
+    v.setUint32(16, start, true);
+    this.#offset += end.length;
+    yield end;
+  }
+}
+
+async function spool(
+  path: string,
+  source: ReadableStream<Uint8Array> | Uint8Array,
+  deflate: boolean,
+): Promise<{ crc: number; size: number; compressedSize: number }> {
+  const file = await Deno.open(path, { write: true, truncate: true });
+  const writer = file.writable.getWriter();
+  let crc = 0;
+  let size = 0;
+  let compressedSize = 0;
+  let pending: Uint8Array[] = [];
+  const deflater = deflate ? new Deflate({ level: 6 }) : null;
+  if (deflater) deflater.ondata = (chunk) => void pending.push(chunk);
+  const flush = async () => {
+    for (const chunk of pending) {
+      compressedSize += chunk.length;
+      await writer.write(chunk);
+    }
+    pending = [];
+  };
+  try {
+    const stream = source instanceof Uint8Array ? ReadableStream.from([source]) : source;
+    for await (const chunk of stream) {
+      if (chunk.length === 0) continue;
+      crc = crc32(chunk, crc);
+      size += chunk.length;
+      if (size > MAX_U32) throw new ZipLimitError("An entry is larger than 4 GiB");
+      if (deflater) deflater.push(chunk, false);
+      else pending.push(chunk);
+      await flush();
+    }
+    if (deflater) deflater.push(new Uint8Array(0), true);
+    await flush();
+    await writer.close();
+  } catch (err) {
+    await writer.abort(err).catch(() => {});
+    throw err;
+  }
+  return { crc: crc >>> 0, size, compressedSize };
+}
+
+function localHeader(e: WrittenEntry): Uint8Array {
+  const out = new Uint8Array(30 + e.name.length);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, LOCAL_HEADER, true);
+  v.setUint16(4, 20, true);
+  v.setUint16(6, UTF8_FLAG, true);
+  v.setUint16(8, e.method, true);
+  v.setUint16(10, e.time, true);
+  v.setUint16(12, e.date, true);
+  v.setUint32(14, e.crc, true);
+  v.setUint32(18, e.compressedSize, true);
+  v.setUint32(22, e.size, true);
+  v.setUint16(26, e.name.length, true);
+  v.setUint16(28, 0, true);
+  out.set(e.name, 30);
+  return out;
+}
+
+function centralHeader(e: WrittenEntry): Uint8Array {
+  const out = new Uint8Array(46 + e.name.length);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, CENTRAL_HEADER, true);
+  v.setUint16(4, 20, true);
+  v.setUint16(6, 20, true);
+  v.setUint16(8, UTF8_FLAG, true);
+  v.setUint16(10, e.method, true);
+  v.setUint16(12, e.time, true);
+  v.setUint16(14, e.date, true);
+  v.setUint32(16, e.crc, true);
+  v.setUint32(20, e.compressedSize, true);
+  v.setUint32(24, e.size, true);
+  v.setUint16(28, e.name.length, true);
+  v.setUint32(42, e.offset, true);
+  out.set(e.name, 46);
+  return out;
+}
+
+// ------------------------------------------------------------------ reading
+
+/** Raised when the bytes are not a ZIP this reader can follow. */
+export class ZipFormatError extends Error {}
+
+/** Where one entry's bytes go; `null` from `open` skips the entry (its bytes still count). */
+export interface ZipEntrySink {
+  write(chunk: Uint8Array): Promise<void> | void;
+  close(): Promise<void> | void;
+}
+
+export interface ReadZipOptions {
+  /** Called for every entry in archive order, before any of its bytes. */
+  open(name: string): Promise<ZipEntrySink | null> | ZipEntrySink | null;
+  /** Called with each chunk's size; throw to stop (e.g. past a decompressed-size bound). */
+  onBytes?(n: number): void;
+}
+
+type ZipEvent =
+  | {
+    kind: "file";
+    name: string;
+    start: (onData: (err: Error | null, data: Uint8Array, final: boolean) => void) => void;
+  }
+  | { kind: "data"; index: number; data: Uint8Array; final: boolean }
+  | { kind: "error"; error: unknown };
+
+/** Input slice size: deflate expands at most ~1032x, so one slice inflates to under 17 MiB. */
+const SLICE = 16 * 1024;
+
+/**
+ * Reads a ZIP from a stream, entry by entry, awaiting each sink before reading on. Throws a
+ * ZipFormatError when the bytes do not start like a ZIP or an entry cannot be decoded.
+ */
+export async function readZip(
+  source: ReadableStream<Uint8Array>,
+  options: ReadZipOptions,
+): Promise<void> {
+  const events: ZipEvent[] = [];
+  const unzip = new Unzip((file) => {
+    events.push({
+      kind: "file",
+      name: file.name,
+      start: (onData) => {
+        file.ondata = onData;
+        file.start();
+      },
+    });
+  });
+  unzip.register(UnzipInflate);
+  const sinks: (ZipEntrySink | null)[] = [];
+  let files = 0;
+  let first = true;
+
+  const drain = async () => {
+    while (events.length) {
+      const ev = events.shift()!;
+      if (ev.kind === "error") {
+        throw new ZipFormatError(`The archive cannot be read: ${errorText(ev.error)}`);
+      }
+      if (ev.kind === "file") {
+        const index = files++;
+        sinks[index] = await options.open(ev.name);
+        ev.start((err, data, final) => {
+          if (err) events.push({ kind: "error", error: err });
+          else events.push({ kind: "data", index, data, final });
+        });
+        continue;
+      }
+      options.onBytes?.(ev.data.length);
+      const sink = sinks[ev.index];
+      if (sink) {
+        if (ev.data.length) await sink.write(ev.data);
+        if (ev.final) await sink.close();
+      }
+      if (ev.final) sinks[ev.index] = null;
+    }
+  };
+
+  const push = (chunk: Uint8Array, final: boolean) => {
+    try {
+      unzip.push(chunk, final);
+    } catch (err) {
+      throw new ZipFormatError(`The archive cannot be read: ${errorText(err)}`);
+    }
+  };
+
+  let head: Uint8Array = new Uint8Array(0);
+  for await (let chunk of source) {
+    if (first) {
+      // The first four bytes must be a local file header's signature.
+      head = concat(head, chunk);
+      if (head.length < 4) continue;
+      if (new DataView(head.buffer, head.byteOffset).getUint32(0, true) !== LOCAL_HEADER) {
+        throw new ZipFormatError("The file is not a ZIP archive");
+      }
+      first = false;
+      chunk = head;
+    }
+    for (let i = 0; i < chunk.length; i += SLICE) {
+      // A copy: fflate keeps the first slice of every entry, which must not pin a big buffer.
+      push(chunk.slice(i, i + SLICE), false);
+      forgetStartedEntries(unzip);
+      await drain();
+    }
+  }
+  if (first) throw new ZipFormatError("The file is not a ZIP archive");
+  push(new Uint8Array(0), true);
+  await drain();
+  if (sinks.some((s) => s !== null && s !== undefined)) {
+    throw new ZipFormatError("The archive ends in the middle of an entry");
+  }
+}
+
+/**
+ * fflate's Unzip keeps, per entry, the bytes that arrived before `start()` (in `k`), and only
+ * ever uses the two newest lists; older ones are dropped here so 100,000 entries do not add up.
+ */
+function forgetStartedEntries(unzip: Unzip): void {
+  const lists = (unzip as unknown as { k?: unknown[] }).k;
+  if (Array.isArray(lists) && lists.length > 2) lists.length = 2;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,65 @@
+import * as decoding from "lib0/decoding";
+import * as encoding from "lib0/encoding";
+import * as awarenessProtocol from "y-protocols/awareness";
+import * as syncProtocol from "y-protocols/sync";
+import type * as Y from "yjs";
+
+/**
+ * The message types of the standard Yjs WebSocket protocol (the one `y-websocket` speaks):
+ * every binary frame starts with one of these as a varuint.
+ */
+export const MESSAGE_SYNC = 0;
+export const MESSAGE_AWARENESS = 1;
+export const MESSAGE_AUTH = 2;
+export const MESSAGE_QUERY_AWARENESS = 3;
+
+/**
+ * Close codes the server uses once a socket is open (refusals before it opens are HTTP
+ * statuses on the upgrade request). 44xx mirror the HTTP 4xx statuses, as Hocuspocus does, and
+ * are final: y-websocket (3.x) does not reconnect after one. Other codes are transient.
+ */
+export const CloseCode = {
+  /** the server is shutting down */
+  GoingAway: 1001,
+  /** storing an update failed; the client reconnects and re-syncs */
+  InternalError: 1011,
+  /** a frame that is not a valid Yjs protocol message */
+  BadMessage: 4400,
+  Unauthorized: 4401,
+  /** the user is no longer a member of the post's workspace */
+  Forbidden: 4403,
+  /** the post (and its document) was deleted */
+  NotFound: 4404,
+  /** nothing was received for the idle timeout (transient: a live client may reconnect) */
+  Timeout: 4504,
+} as const;
+export type CloseCode = typeof CloseCode[keyof typeof CloseCode];
+
+export function encodeSyncStep1(doc: Y.Doc): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_SYNC);
+  syncProtocol.writeSyncStep1(encoder, doc);
+  return encoding.toUint8Array(encoder);
+}
+
+export function encodeUpdate(update: Uint8Array): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_SYNC);
+  syncProtocol.writeUpdate(encoder, update);
+  return encoding.toUint8Array(encoder);
+}
+
+export function encodeAwareness(
+  awareness: awarenessProtocol.Awareness,
+  clients: number[],
+): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
+  encoding.writeVarUint8Array(
+    encoder,
+    awarenessProtocol.encodeAwarenessUpdate(awareness, clients),
+  );
+  return encoding.toUint8Array(encoder);
+}
+
+export { awarenessProtocol, decoding, encoding, syncProtocol };

@@ -1,0 +1,373 @@
+import * as Y from "yjs";
+import { errorMessage, type Logger } from "../../shared/log.ts";
+import {
+  awarenessProtocol,
+  CloseCode,
+  decoding,
+  encodeAwareness,
+  encodeSyncStep1,
+  encodeUpdate,
+  encoding,
+  MESSAGE_AWARENESS,
+  MESSAGE_QUERY_AWARENESS,
+  MESSAGE_SYNC,
+  syncProtocol,
+} from "./protocol.ts";
+import type { DocHead, HeadEntry, LoadedDoc } from "./store.ts";
+
+/** The name of the Y.Text that holds a post's text. */
+export const CONTENT_FIELD = "content";
+
+/**
+ * One open socket as the core sees it: the transport (Deno's WebSocket, or a fake in tests)
+ * stays outside, behind send and close.
+ */
+export interface Connection {
+  readonly id: string;
+  readonly userId: string;
+  readonly workspaceId: string;
+  send(data: Uint8Array | string): void;
+  close(code: CloseCode, reason: string): void;
+}
+
+/** Where a room keeps its document: the store, seen through one post's id. */
+export interface RoomStorage {
+  append(update: Uint8Array, expected: HeadEntry | null): Promise<HeadEntry>;
+  compact(
+    snapshot: Uint8Array,
+    throughSeq: number,
+    baseSnapshotId: string | null,
+  ): Promise<DocHead | null>;
+  compactFromStorage(): Promise<DocHead | null>;
+}
+
+export interface RoomOptions {
+  postId: string;
+  storage: RoomStorage;
+  logger: Logger;
+  /** compact once more than this many updates are stored after the snapshot */
+  compactAfter: number;
+  /** called once when storing fails for good: the room must be dropped */
+  onBroken?: (room: DocumentRoom) => void;
+}
+
+interface ConnectionState {
+  /** the awareness client ids this connection controls, removed when it leaves */
+  clients: Set<number>;
+  lastSeen: number;
+}
+
+/**
+ * One post's live document: the in-memory Y.Doc (snapshot + stored updates), the awareness
+ * of its editors, and its connections. Every change is stored before it is forwarded: changes
+ * are collected while a commit is in flight and stored together as one merged update (group
+ * commit), then sent to every connection at once. Transport-free: it only sees Connections.
+ */
+export class DocumentRoom {
+  readonly postId: string;
+  readonly doc: Y.Doc;
+  readonly awareness: awarenessProtocol.Awareness;
+  readonly #conns = new Map<Connection, ConnectionState>();
+  readonly #options: RoomOptions;
+  #pending: Uint8Array[] = [];
+  #flushing: Promise<void> | null = null;
+  #lastSeq: number;
+  #snapshotSeq: number;
+  #snapshotId: string | null;
+  /** the head as this room last committed it */
+  #headEntry: HeadEntry | null;
+  /** set when a writer outside this room stored updates: compaction then reads from storage */
+  #foreignWrites = false;
+  #broken: unknown = null;
+  #destroyed = false;
+
+  constructor(loaded: LoadedDoc | null, options: RoomOptions) {
+    this.postId = options.postId;
+    this.#options = options;
+    this.doc = new Y.Doc();
+    for (const update of loaded?.updates ?? []) Y.applyUpdate(this.doc, update, "load");
+    this.#lastSeq = loaded?.head.seq ?? 0;
+    this.#snapshotSeq = loaded?.head.snapshot_seq ?? 0;
+    this.#snapshotId = loaded?.head.snapshot_id ?? null;
+    this.#headEntry = loaded ? { head: loaded.head, versionstamp: loaded.versionstamp } : null;
+    this.doc.on("update", (update: Uint8Array) => this.#enqueue(update));
+    this.awareness = new awarenessProtocol.Awareness(this.doc);
+    this.awareness.setLocalState(null);
+    this.awareness.on("update", this.#onAwareness);
+    if (this.#lastSeq - this.#snapshotSeq > options.compactAfter) {
+      this.#flushing = this.#run();
+    }
+  }
+
+  get size(): number {
+    return this.#conns.size;
+  }
+
+  get broken(): boolean {
+    return this.#broken !== null;
+  }
+
+  connections(): Connection[] {
+    return [...this.#conns.keys()];
+  }
+
+  text(): string {
+    return this.doc.getText(CONTENT_FIELD).toString();
+  }
+
+  /** Adds a connection and starts the sync: our sync step 1, and the editors' awareness. */
+  join(conn: Connection): void {
+    this.#conns.set(conn, { clients: new Set(), lastSeen: Date.now() });
+    conn.send(encodeSyncStep1(this.doc));
+    const states = this.awareness.getStates();
+    if (states.size > 0) conn.send(encodeAwareness(this.awareness, [...states.keys()]));
+  }
+
+  /** Removes a connection; its cursors disappear for everyone else. */
+  leave(conn: Connection): void {
+    const state = this.#conns.get(conn);
+    if (!state) return;
+    this.#conns.delete(conn);
+    if (state.clients.size > 0) {
+      awarenessProtocol.removeAwarenessStates(this.awareness, [...state.clients], null);
+    }
+  }
+
+  /** Any frame counts as a sign of life (text frames are otherwise ignored). */
+  touch(conn: Connection): void {
+    const state = this.#conns.get(conn);
+    if (state) state.lastSeen = Date.now();
+  }
+
+  /** Connections silent for longer than `timeoutMs`. */
+  idleConnections(now: number, timeoutMs: number): Connection[] {
+    const out: Connection[] = [];
+    for (const [conn, state] of this.#conns) {
+      if (now - state.lastSeen > timeoutMs) out.push(conn);
+    }
+    return out;
+  }
+
+  /** Handles one binary frame of the Yjs protocol from `conn`. */
+  receive(conn: Connection, data: Uint8Array): void {
+    const state = this.#conns.get(conn);
+    if (!state) return;
+    state.lastSeen = Date.now();
+    try {
+      const decoder = decoding.createDecoder(data);
+      const encoder = encoding.createEncoder();
+      const type = decoding.readVarUint(decoder);
+      switch (type) {
+        case MESSAGE_SYNC: {
+          const step = decoding.readVarUint(decoder);
+          if (step === syncProtocol.messageYjsSyncStep1) {
+            encoding.writeVarUint(encoder, MESSAGE_SYNC);
+            syncProtocol.readSyncStep1(decoder, encoder, this.doc);
+            conn.send(encoding.toUint8Array(encoder));
+          } else if (
+            step === syncProtocol.messageYjsSyncStep2 || step === syncProtocol.messageYjsUpdate
+          ) {
+            // Applied here rather than through y-protocols, which swallows a malformed update;
+            // with the connection as origin, the doc's update event queues it for storing.
+            Y.applyUpdate(this.doc, decoding.readVarUint8Array(decoder), conn);
+          } else {
+            throw new Error(`Unknown sync message type ${step}`);
+          }
+          break;
+        }
+        case MESSAGE_AWARENESS:
+          awarenessProtocol.applyAwarenessUpdate(
+            this.awareness,
+            decoding.readVarUint8Array(decoder),
+            conn,
+          );
+          break;
+        case MESSAGE_QUERY_AWARENESS:
+          conn.send(encodeAwareness(this.awareness, [...this.awareness.getStates().keys()]));
+          break;
+        default:
+          // Other message types (auth) are not used by this server; ignored like the stock one.
+          break;
+      }
+    } catch (err) {
+      this.#options.logger.warn("closing a connection that sent a malformed frame", {
+        post_id: this.postId,
+        connection: conn.id,
+        error: errorMessage(err),
+      });
+      conn.close(CloseCode.BadMessage, "Malformed Yjs message");
+    }
+  }
+
+  /** Sends a JSON text frame to every connection (stock y-websocket clients ignore it). */
+  broadcastJson(message: unknown): number {
+    const text = JSON.stringify(message);
+    for (const conn of this.#conns.keys()) safeSend(conn, text);
+    return this.#conns.size;
+  }
+
+  /**
+   * Replaces the post's text with `content` as one Yjs update (only the changed middle is
+   * replaced, so editors' cursors outside it stay put), stored and then forwarded.
+   */
+  async replaceText(content: string): Promise<void> {
+    const text = this.doc.getText(CONTENT_FIELD);
+    const current = text.toString();
+    if (current !== content) {
+      let start = 0;
+      const max = Math.min(current.length, content.length);
+      while (start < max && current.charCodeAt(start) === content.charCodeAt(start)) start++;
+      if (start > 0 && isHighSurrogate(current.charCodeAt(start - 1))) start--;
+      let end = 0;
+      while (
+        end < max - start &&
+        current.charCodeAt(current.length - 1 - end) ===
+          content.charCodeAt(content.length - 1 - end)
+      ) end++;
+      if (end > 0 && isLowSurrogate(current.charCodeAt(current.length - end))) end--;
+      this.doc.transact(() => {
+        const removed = current.length - start - end;
+        if (removed > 0) text.delete(start, removed);
+        const inserted = content.slice(start, content.length - end);
+        if (inserted) text.insert(start, inserted);
+      }, "server");
+    }
+    await this.flush();
+  }
+
+  /** Resolves once every change made so far is stored and forwarded; rejects if storing failed. */
+  async flush(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+    if (this.#broken) throw this.#broken;
+  }
+
+  /** Closes every connection with `code`. */
+  closeAll(code: CloseCode, reason: string): void {
+    for (const conn of [...this.#conns.keys()]) {
+      try {
+        conn.close(code, reason);
+      } catch { /* already closed */ }
+      this.leave(conn);
+    }
+  }
+
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.awareness.off("update", this.#onAwareness);
+    this.awareness.destroy();
+    this.doc.destroy();
+  }
+
+  #enqueue(update: Uint8Array): void {
+    if (this.#broken) return;
+    this.#pending.push(update);
+    if (!this.#flushing) this.#flushing = this.#run();
+  }
+
+  /** The write pipeline: store what is pending, forward it, compact when due; repeat. */
+  async #run(): Promise<void> {
+    try {
+      if (this.#lastSeq - this.#snapshotSeq > this.#options.compactAfter) await this.#compact();
+      while (this.#pending.length > 0) {
+        const batch = this.#pending;
+        this.#pending = [];
+        const update = batch.length === 1 ? batch[0] : Y.mergeUpdates(batch);
+        const entry = await this.#storeWithRetry(update);
+        this.#headEntry = entry;
+        const head = entry.head;
+        if (head.seq !== this.#lastSeq + 1) this.#foreignWrites = true;
+        this.#lastSeq = head.seq;
+        this.#snapshotSeq = head.snapshot_seq;
+        this.#snapshotId = head.snapshot_id;
+        const message = encodeUpdate(update);
+        for (const conn of this.#conns.keys()) safeSend(conn, message);
+        if (this.#lastSeq - this.#snapshotSeq > this.#options.compactAfter) await this.#compact();
+      }
+    } catch (err) {
+      this.#broken = err;
+      this.#pending = [];
+      this.#options.logger.error("storing a document update failed; closing its connections", {
+        post_id: this.postId,
+        error: errorMessage(err),
+      });
+      this.closeAll(CloseCode.InternalError, "Storing the document failed");
+      this.#options.onBroken?.(this);
+    } finally {
+      this.#flushing = null;
+    }
+  }
+
+  async #storeWithRetry(update: Uint8Array): Promise<HeadEntry> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        return await this.#options.storage.append(update, attempt === 0 ? this.#headEntry : null);
+      } catch (err) {
+        lastError = err;
+        await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+      }
+    }
+    throw lastError;
+  }
+
+  /**
+   * Compacts between two commits of this room's pipeline, so no update of this process can
+   * arrive in between; the store's checks guard against any other writer. The snapshot is the
+   * in-memory state, which holds every stored update (and maybe some still pending, which
+   * are stored again after it: applying an update twice changes nothing).
+   */
+  async #compact(): Promise<void> {
+    try {
+      let head = this.#foreignWrites ? null : await this.#options.storage.compact(
+        Y.encodeStateAsUpdate(this.doc),
+        this.#lastSeq,
+        this.#snapshotId,
+      );
+      if (!head) {
+        // Another writer moved the head or the snapshot: compact from what is stored.
+        this.#foreignWrites = true;
+        head = await this.#options.storage.compactFromStorage();
+      }
+      if (head) {
+        this.#snapshotSeq = head.snapshot_seq;
+        this.#snapshotId = head.snapshot_id;
+      }
+      // The compaction moved the head: the next append reads it.
+      this.#headEntry = null;
+    } catch (err) {
+      this.#options.logger.warn("compaction failed; will retry after the next update", {
+        post_id: this.postId,
+        error: errorMessage(err),
+      });
+    }
+  }
+
+  #onAwareness = (
+    { added, updated, removed }: { added: number[]; updated: number[]; removed: number[] },
+    origin: unknown,
+  ) => {
+    const state = this.#conns.get(origin as Connection);
+    if (state) {
+      for (const id of added) state.clients.add(id);
+      for (const id of removed) state.clients.delete(id);
+    }
+    const changed = added.concat(updated, removed);
+    if (changed.length === 0) return;
+    // To everyone, the sender included, as the stock server does: a lone client's own
+    // renewed state coming back is what keeps its connection from looking dead to it.
+    const message = encodeAwareness(this.awareness, changed);
+    for (const conn of this.#conns.keys()) safeSend(conn, message);
+  };
+}
+
+function safeSend(conn: Connection, data: Uint8Array | string): void {
+  try {
+    conn.send(data);
+  } catch {
+    // A socket that is closing; its close handler removes it.
+  }
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;

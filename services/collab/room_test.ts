@@ -1,0 +1,323 @@
+import assert from "node:assert/strict";
+import * as Y from "yjs";
+import { createLogger } from "../../shared/log.ts";
+import { CollabHub } from "./hub.ts";
+import { CloseCode, decoding, encoding, MESSAGE_SYNC, syncProtocol } from "./protocol.ts";
+import type { Connection } from "./room.ts";
+import { DocStore } from "./store.ts";
+import { createWsHandler, type WsAccess } from "./websocket.ts";
+
+const logger = createLogger("collab-test");
+let nextId = 0;
+
+/** A client speaking the protocol as y-websocket does, over a fake in-process connection. */
+class FakeClient implements Connection {
+  readonly id = `c${++nextId}`;
+  readonly doc = new Y.Doc();
+  readonly received: (Uint8Array | string)[] = [];
+  closed: { code: number; reason: string } | null = null;
+  onSend: (data: Uint8Array) => void = () => {};
+
+  constructor(readonly userId = "u1", readonly workspaceId = "w1") {
+    this.doc.on("update", (update: Uint8Array, origin: unknown) => {
+      if (origin === this) return;
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, MESSAGE_SYNC);
+      syncProtocol.writeUpdate(encoder, update);
+      this.onSend(encoding.toUint8Array(encoder));
+    });
+  }
+
+  /** The server sends to us. */
+  send(data: Uint8Array | string): void {
+    this.received.push(data);
+    if (typeof data === "string") return;
+    const decoder = decoding.createDecoder(data);
+    if (decoding.readVarUint(decoder) !== MESSAGE_SYNC) return;
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MESSAGE_SYNC);
+    syncProtocol.readSyncMessage(decoder, encoder, this.doc, this);
+    if (encoding.length(encoder) > 1) this.onSend(encoding.toUint8Array(encoder));
+  }
+
+  close(code: number, reason: string): void {
+    this.closed ??= { code, reason };
+  }
+
+  get text(): string {
+    return this.doc.getText("content").toString();
+  }
+}
+
+async function withHub(
+  fn: (hub: CollabHub, store: DocStore) => Promise<void>,
+  options: Partial<ConstructorParameters<typeof CollabHub>[0]> = {},
+) {
+  const kv = await Deno.openKv(":memory:");
+  const store = new DocStore(kv);
+  const hub = new CollabHub({
+    store,
+    logger,
+    compactAfter: 100,
+    idleTimeoutMs: 30_000,
+    graceMs: 0,
+    membershipCheckMs: 60_000,
+    isMember: () => Promise.resolve(true),
+    ...options,
+  });
+  hub.start();
+  try {
+    await fn(hub, store);
+  } finally {
+    await hub.close();
+    kv.close();
+  }
+}
+
+async function connect(hub: CollabHub, postId: string, client: FakeClient) {
+  const room = await hub.acquire(postId, client.workspaceId);
+  client.onSend = (data) => room.receive(client, data);
+  room.join(client);
+  // The client's own sync step 1, as y-websocket sends on open.
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_SYNC);
+  syncProtocol.writeSyncStep1(encoder, client.doc);
+  room.receive(client, encoding.toUint8Array(encoder));
+  return room;
+}
+
+Deno.test("two clients editing at once converge, and the stored document has both edits", () =>
+  withHub(async (hub, store) => {
+    const a = new FakeClient();
+    const b = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    await connect(hub, "p1", b);
+    for (let i = 0; i < 20; i++) {
+      a.doc.getText("content").insert(0, "a");
+      b.doc.getText("content").insert(b.text.length, "b");
+    }
+    await room.flush();
+    assert.equal(a.text, b.text);
+    assert.equal(a.text.length, 40);
+    const loaded = await store.load("p1");
+    const doc = new Y.Doc();
+    for (const u of loaded!.updates) Y.applyUpdate(doc, u);
+    assert.equal(doc.getText("content").toString(), a.text);
+  }));
+
+Deno.test("an update is stored before it is forwarded to the other clients", () =>
+  withHub(async (hub, store) => {
+    const a = new FakeClient();
+    const b = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    await connect(hub, "p1", b);
+    let storedBeforeForward = false;
+    b.doc.on("update", () => {
+      storedBeforeForward = true;
+    });
+    const original = store.append.bind(store);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    store.append = async (...args) => {
+      await gate;
+      return await original(...args);
+    };
+    a.doc.getText("content").insert(0, "hello");
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(b.text, "", "forwarded before it was stored");
+    release();
+    await room.flush();
+    assert.equal(b.text, "hello");
+    assert.ok(storedBeforeForward);
+    assert.equal((await store.getHead("p1"))!.seq, 1);
+  }));
+
+Deno.test("more than the threshold of stored updates is compacted and every character kept", () =>
+  withHub(async (hub, store) => {
+    const a = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    let expected = "";
+    for (let i = 0; i < 25; i++) {
+      a.doc.getText("content").insert(a.text.length, `${i};`);
+      expected += `${i};`;
+      await room.flush();
+    }
+    const stats = await store.stats("p1");
+    assert.ok(stats!.compactions >= 2, `compactions: ${stats!.compactions}`);
+    assert.ok(stats!.stored_updates <= 10);
+    assert.equal(await hub.content("p1"), expected);
+    const loaded = await store.load("p1");
+    const doc = new Y.Doc();
+    for (const u of loaded!.updates) Y.applyUpdate(doc, u);
+    assert.equal(doc.getText("content").toString(), expected);
+  }, { compactAfter: 10 }));
+
+Deno.test("replacing the text reaches connected clients as one update and is stored", () =>
+  withHub(async (hub, store) => {
+    const a = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    a.doc.getText("content").insert(0, "Hello world, this is a post");
+    await room.flush();
+    const before = a.received.length;
+    await hub.setContent("p1", "w1", "Hello brave world, this is a post 😀");
+    assert.equal(a.text, "Hello brave world, this is a post 😀");
+    assert.equal(a.received.length, before + 1);
+    assert.equal(await hub.content("p1"), a.text);
+    await hub.setContent("p1", "w1", "Hello brave world, this is a post 😁");
+    assert.equal(a.text, "Hello brave world, this is a post 😁");
+    assert.equal((await store.getHead("p1"))!.workspace_id, "w1");
+    assert.deepEqual(await hub.contents(["p1", "nope"]), { p1: a.text });
+  }));
+
+Deno.test("setting the content of a post with no document creates it", () =>
+  withHub(async (hub) => {
+    assert.equal(await hub.content("fresh"), null);
+    await hub.setContent("fresh", "w1", "first text");
+    assert.equal(await hub.content("fresh"), "first text");
+  }));
+
+Deno.test("a JSON broadcast reaches every connection of the post only", () =>
+  withHub(async (hub) => {
+    const a = new FakeClient();
+    const b = new FakeClient();
+    const other = new FakeClient();
+    await connect(hub, "p1", a);
+    await connect(hub, "p1", b);
+    await connect(hub, "p2", other);
+    const event = { type: "comment", action: "created", postId: "p1", commentId: "c1" };
+    assert.equal(hub.broadcast("p1", event), 2);
+    for (const c of [a, b]) assert.deepEqual(JSON.parse(c.received.at(-1) as string), event);
+    assert.ok(other.received.every((m) => typeof m !== "string"));
+  }));
+
+Deno.test("a member removed from the workspace has their sockets closed by the re-check", () => {
+  const members = new Set(["u1", "u2"]);
+  let checks = 0;
+  return withHub(async (hub) => {
+    const a = new FakeClient("u1");
+    const a2 = new FakeClient("u1");
+    const b = new FakeClient("u2");
+    for (const c of [a, a2, b]) await connect(hub, "p1", c);
+    members.delete("u1");
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(a.closed?.code, CloseCode.Forbidden);
+    assert.equal(a2.closed?.code, CloseCode.Forbidden);
+    assert.equal(b.closed, null);
+    assert.equal(hub.liveRoom("p1")!.size, 1);
+    assert.ok(checks >= 2);
+  }, {
+    membershipCheckMs: 50,
+    isMember: (_ws, user) => {
+      checks++;
+      return Promise.resolve(members.has(user));
+    },
+  });
+});
+
+Deno.test("a connection silent for the idle timeout is closed; an active one is kept", () =>
+  withHub(async (hub) => {
+    const quiet = new FakeClient();
+    const chatty = new FakeClient();
+    const room = await connect(hub, "p1", quiet);
+    await connect(hub, "p1", chatty);
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      room.touch(chatty);
+    }
+    assert.equal(quiet.closed?.code, CloseCode.Timeout);
+    assert.equal(chatty.closed, null);
+  }, { idleTimeoutMs: 150 }));
+
+Deno.test("a malformed frame closes only its own connection", () =>
+  withHub(async (hub) => {
+    const a = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    room.receive(a, new Uint8Array([MESSAGE_SYNC, 2, 3, 200, 200, 200]));
+    assert.equal(await hub.content("p1"), "");
+    assert.equal(a.closed?.code, CloseCode.BadMessage);
+  }));
+
+Deno.test("a document survives its room being dropped and loaded again", () =>
+  withHub(async (hub) => {
+    const a = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    a.doc.getText("content").insert(0, "kept");
+    await room.flush();
+    room.leave(a);
+    hub.release("p1");
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(hub.liveRoom("p1"), null);
+    const b = new FakeClient();
+    await connect(hub, "p1", b);
+    assert.equal(b.text, "kept");
+  }));
+
+// ---------------------------------------------------------------- upgrade refusals
+
+function access(overrides: Partial<WsAccess> = {}): WsAccess {
+  return {
+    verifyTicket: (t) =>
+      Promise.resolve(
+        t === "good"
+          ? { user_id: "u1", expires_at: new Date(Date.now() + 60_000).toISOString() }
+          : t === "expired"
+          ? { user_id: "u1", expires_at: new Date(Date.now() - 1).toISOString() }
+          : null,
+      ),
+    membership: (ws, user) =>
+      Promise.resolve({
+        role: ws === "w1" && user === "u1" ? "viewer" : ws === "gone" ? "owner" : null,
+        workspace_status: ws === "gone" ? "deleted" : ws === "w1" ? "active" : null,
+      }),
+    getPost: (id) => Promise.resolve(id === "p1" ? { post_id: "p1", workspace_id: "w1" } : null),
+    ...overrides,
+  };
+}
+
+function upgradeRequest(query: string): Request {
+  return new Request(`http://collab.internal/ws?${query}`, {
+    headers: { upgrade: "websocket", connection: "Upgrade" },
+  });
+}
+
+Deno.test("the upgrade is refused with an HTTP status before any socket opens", () =>
+  withHub(async (hub) => {
+    const handle = createWsHandler({ hub, access: access(), logger, pingSeconds: 30 });
+    const cases: [string, number, string][] = [
+      ["ticket=bad&docId=p1&workspaceId=w1", 401, "Invalid or expired ticket"],
+      ["ticket=expired&docId=p1&workspaceId=w1", 401, "Invalid or expired ticket"],
+      ["docId=p1&workspaceId=w1", 400, "ticket is required"],
+      [
+        `ticket=good&docId=${"x".repeat(300)}&workspaceId=w1`,
+        400,
+        "docId must be at most 200 characters",
+      ],
+      ["ticket=good&docId=p1&workspaceId=w2", 403, "Not a workspace member"],
+      ["ticket=good&docId=p1&workspaceId=gone", 404, "Workspace not found"],
+      ["ticket=good&docId=p2&workspaceId=w1", 404, "Post not found"],
+    ];
+    for (const [query, status, error] of cases) {
+      const res = await handle(upgradeRequest(query));
+      assert.equal(res.status, status, query);
+      assert.deepEqual(await res.json(), { error }, query);
+    }
+    const plain = await handle(new Request("http://collab.internal/ws?ticket=good"));
+    assert.equal(plain.status, 426);
+    await plain.body?.cancel();
+  }));
+
+Deno.test("a post in another workspace is not found even for a member of both", () =>
+  withHub(async (hub) => {
+    const handle = createWsHandler({
+      hub,
+      logger,
+      pingSeconds: 30,
+      access: access({
+        membership: () => Promise.resolve({ role: "owner", workspace_status: "active" }),
+        getPost: () => Promise.resolve({ post_id: "p1", workspace_id: "elsewhere" }),
+      }),
+    });
+    const res = await handle(upgradeRequest("ticket=good&docId=p1&workspaceId=w1"));
+    assert.equal(res.status, 404);
+    assert.deepEqual(await res.json(), { error: "Post not found" });
+  }));

@@ -1,0 +1,139 @@
+import { z } from "zod";
+import { AppError } from "../../shared/http/app_error.ts";
+import { InternalClient } from "../../shared/internal_client.ts";
+import type { ServiceDirectory } from "../../shared/service_directory.ts";
+
+/** A post as peers see it (the same shape as the REST answer). */
+export const postRecordSchema = z.object({
+  post_id: z.string(),
+  workspace_id: z.string(),
+  title: z.string(),
+  content: z.string(),
+  status: z.enum(["draft", "in_review", "approved", "scheduled", "published"]),
+  author_id: z.string(),
+  author_name: z.string(),
+  source_idea_id: z.string().nullable(),
+  tags: z.array(z.string()),
+  scheduled_at: z.string().nullable(),
+  published_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type PostRecord = z.infer<typeof postRecordSchema>;
+
+/** What collab needs at WebSocket connect: whose post it is and in which workspace. */
+export const postInfoSchema = z.object({
+  post_id: z.string(),
+  workspace_id: z.string(),
+  author_id: z.string(),
+  title: z.string(),
+});
+export type PostInfo = z.infer<typeof postInfoSchema>;
+
+export const examplePostSchema = z.object({
+  example_id: z.string(),
+  workspace_id: z.string(),
+  title: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  created_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ExamplePost = z.infer<typeof examplePostSchema>;
+
+export const postStatsSchema = z.object({
+  total_posts: z.number().int(),
+  posts_published_last_30_days: z.number().int(),
+});
+export type PostStats = z.infer<typeof postStatsSchema>;
+
+const errorBody = z.object({ error: z.string() });
+const enc = encodeURIComponent;
+
+/** The typed client other services (collab, genai, mcp, admin) use to reach posts' internals. */
+export class PostsClient {
+  readonly #client: InternalClient;
+
+  constructor(directory: ServiceDirectory, secret: string) {
+    this.#client = new InternalClient("posts", directory.handler("posts"), secret);
+  }
+
+  /**
+   * The post's owner and workspace only, without asking collab for the live text: what collab
+   * checks at WebSocket connect. Null when there is no such post.
+   */
+  getPostInfo(postId: string): Promise<PostInfo | null> {
+    return this.#client.json(postInfoSchema, "GET", `/internal/posts/${enc(postId)}?live=false`);
+  }
+
+  /**
+   * The whole post with its current text (the live collab document's when there is one).
+   * With `workspaceId`, null unless the post belongs to that workspace.
+   */
+  getPost(postId: string, workspaceId?: string): Promise<PostRecord | null> {
+    const query = workspaceId ? `?workspaceId=${enc(workspaceId)}` : "";
+    return this.#client.json(postRecordSchema, "GET", `/internal/posts/${enc(postId)}${query}`);
+  }
+
+  /** The workspace's example posts, newest first (genai ranks them by tag overlap). */
+  async listExamples(workspaceId: string): Promise<ExamplePost[]> {
+    const found = await this.#client.json(
+      z.object({ items: z.array(examplePostSchema) }),
+      "GET",
+      `/internal/examples?workspaceId=${enc(workspaceId)}`,
+    );
+    return found?.items ?? [];
+  }
+
+  /**
+   * Creates a post as `author_id` (MCP generate_post; the caller has checked membership).
+   * With `source_idea_id` the idea becomes converted, as on REST create. AppError 400/404/409
+   * are passed on as answered.
+   */
+  async createPost(input: {
+    workspace_id: string;
+    title?: string;
+    content?: string;
+    tags?: string[];
+    author_id: string;
+    author_name?: string;
+    source_idea_id?: string | null;
+  }): Promise<PostRecord> {
+    return await this.#expect(
+      await this.#client.request("POST", "/internal/posts", { body: input }),
+    );
+  }
+
+  /**
+   * Replaces the post's text (MCP iterate_post): stored, and sent to every connected editor.
+   * With `workspaceId`, 404 unless the post belongs to that workspace.
+   */
+  async setContent(postId: string, content: string, workspaceId?: string): Promise<PostRecord> {
+    return await this.#expect(
+      await this.#client.request("PUT", `/internal/posts/${enc(postId)}/content`, {
+        body: { content, ...(workspaceId ? { workspace_id: workspaceId } : {}) },
+      }),
+    );
+  }
+
+  /** The admin metrics figures. */
+  async stats(): Promise<PostStats> {
+    return await this.#client.json(postStatsSchema, "GET", "/internal/stats") ??
+      { total_posts: 0, posts_published_last_30_days: 0 };
+  }
+
+  async #expect(res: Response): Promise<PostRecord> {
+    const body = await res.json().catch(() => null);
+    if (res.ok) {
+      const parsed = postRecordSchema.safeParse(body);
+      if (parsed.success) return parsed.data;
+      throw new AppError(502, "The posts service gave an unexpected answer");
+    }
+    const error = errorBody.safeParse(body);
+    if ([400, 403, 404, 409].includes(res.status) && error.success) {
+      throw new AppError(res.status as 400 | 403 | 404 | 409, error.data.error);
+    }
+    throw new AppError(502, `The posts service answered ${res.status}`);
+  }
+}

@@ -1,0 +1,94 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import { AppError, notFound } from "../../shared/http/app_error.ts";
+import {
+  describeZodError,
+  type ServiceApp,
+  type ServiceEnv,
+} from "../../shared/http/service_app.ts";
+import { toIso } from "../../shared/time.ts";
+import type { PostOperations } from "./operations.ts";
+import { ID_MAX, internalContentBody, internalCreatePostBody, POST_NOT_FOUND } from "./schemas.ts";
+import type { PostsStore } from "./store.ts";
+
+/** Published within this many days counts for the admin metric. */
+const PUBLISHED_WINDOW_DAYS = 30;
+
+async function parseBody<T>(c: Context<ServiceEnv>, schema: z.ZodType<T>): Promise<T> {
+  const parsed = schema.safeParse(await c.req.json().catch(() => undefined));
+  if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
+  return parsed.data;
+}
+
+/** A path id; an over-long one names no post (and must not reach a key). */
+function postId(value: string | undefined): string {
+  if (!value || value.length > ID_MAX) throw notFound(POST_NOT_FOUND);
+  return value;
+}
+
+/**
+ * Routes for peers only (never routed by the gateway, left out of the public document):
+ * collab checks a post at WebSocket connect, genai reads posts and examples, MCP creates posts
+ * and replaces their text, admin reads the figures.
+ */
+export function mountPostsInternal(
+  app: ServiceApp,
+  deps: { store: PostsStore; posts: PostOperations },
+): void {
+  const { store, posts } = deps;
+
+  /**
+   * The post by id. `workspaceId`: 404 unless it is in that workspace. `live=false`: the four
+   * fields collab checks at connect, without asking collab for the text.
+   */
+  app.get("/internal/posts/:id", async (c) => {
+    const record = await store.findPost(postId(c.req.param("id")));
+    const ws = c.req.query("workspaceId");
+    if (!record || (ws && record.workspace_id !== ws)) throw notFound(POST_NOT_FOUND);
+    if (c.req.query("live") === "false") {
+      return c.json({
+        post_id: record.post_id,
+        workspace_id: record.workspace_id,
+        author_id: record.author_id,
+        title: record.title,
+      });
+    }
+    return c.json(await posts.read(record));
+  });
+
+  /** MCP generate_post: a post by `author_id` (whose membership MCP has checked). */
+  app.post("/internal/posts", async (c) => {
+    const input = await parseBody(c, internalCreatePostBody);
+    const post = await posts.create({ ...input, author_name: input.author_name ?? "" });
+    return c.json(post, 201);
+  });
+
+  /** MCP iterate_post: the text replaced, in the live document and the stored copy. */
+  app.put("/internal/posts/:id/content", async (c) => {
+    const id = postId(c.req.param("id"));
+    const input = await parseBody(c, internalContentBody);
+    const record = await store.findPost(id);
+    if (!record || (input.workspace_id && record.workspace_id !== input.workspace_id)) {
+      throw notFound(POST_NOT_FOUND);
+    }
+    return c.json(await posts.update(record.workspace_id, id, { content: input.content }));
+  });
+
+  /** The workspace's example posts (genai). */
+  app.get("/internal/examples", async (c) => {
+    const ws = c.req.query("workspaceId") ?? "";
+    if (!ws.trim()) throw new AppError(400, "workspaceId is required");
+    const items = ws.length > ID_MAX ? [] : await store.listExamples(ws);
+    return c.json({ items, count: items.length });
+  });
+
+  /** Admin metrics: maintained count, and posts published in the last 30 days. */
+  app.get("/internal/stats", async (c) => {
+    const since = toIso(new Date(Date.now() - PUBLISHED_WINDOW_DAYS * 86_400_000));
+    const stats = await store.stats(since);
+    return c.json({
+      total_posts: stats.total_posts,
+      posts_published_last_30_days: stats.published_since,
+    });
+  });
+}

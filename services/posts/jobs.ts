@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { type Deliverer, deliverJobSchema } from "../../shared/delivery/mod.ts";
+import { errorMessage, type Logger } from "../../shared/log.ts";
+import type { QueueHandlers } from "../../shared/queue.ts";
+import type { LiveDocs } from "./live_docs.ts";
+import { COMMENT_ACTIONS } from "./schemas.ts";
+import type { PostsStore } from "./store.ts";
+
+/**
+ * The posts service's queue messages, each enqueued in the commit of the write that causes it:
+ * - `deliver`: a direct message (CONTRACT section 6);
+ * - `broadcast`: a comment event for every socket on the post, sent through collab;
+ * - `purge_post`: a deleted post's comments, replies and live document;
+ * - `purge_comment`: a deleted comment's replies.
+ */
+export const postsJobSchema = z.discriminatedUnion("type", [
+  deliverJobSchema,
+  z.object({
+    type: z.literal("broadcast"),
+    post_id: z.string(),
+    action: z.enum(COMMENT_ACTIONS),
+    comment_id: z.string(),
+  }),
+  z.object({ type: z.literal("purge_post"), post_id: z.string() }),
+  z.object({ type: z.literal("purge_comment"), post_id: z.string(), comment_id: z.string() }),
+]);
+export type PostsJob = z.infer<typeof postsJobSchema>;
+
+export function postsJobHandlers(deps: {
+  store: PostsStore;
+  liveDocs: LiveDocs;
+  deliverer: Deliverer;
+  logger: Logger;
+}): QueueHandlers<PostsJob> {
+  const { store, liveDocs, deliverer, logger } = deps;
+  return {
+    deliver: async (job, id) => {
+      await deliverer.deliver(job.message, id);
+    },
+    broadcast: async (job) => {
+      // Best effort (spec, Events): a late event would only make clients re-fetch for nothing,
+      // so a failure is logged and not retried.
+      try {
+        await liveDocs.broadcast(job.post_id, {
+          type: "comment",
+          action: job.action,
+          postId: job.post_id,
+          commentId: job.comment_id,
+        });
+      } catch (err) {
+        logger.warn("comment broadcast failed", {
+          post_id: job.post_id,
+          action: job.action,
+          error: errorMessage(err),
+        });
+      }
+    },
+    purge_post: async (job) => {
+      await store.purgePostComments(job.post_id);
+      await liveDocs.deleteDoc(job.post_id);
+    },
+    purge_comment: async (job) => {
+      await store.purgeCommentReplies(job.post_id, job.comment_id);
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { createDeliverer } from "../../shared/delivery/mod.ts";
+import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { openServiceKv } from "../../shared/kv.ts";
+import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { type ServiceFactory, startListening } from "../../shared/service.ts";
+import { AuthClient } from "../auth/client.ts";
+import { IdeasClient } from "../ideas/client.ts";
+import { WorkspacesClient } from "../workspaces/client.ts";
+import { mountCommentRoutes } from "./comment_routes.ts";
+import { parsePostsConfig } from "./config.ts";
+import { mountPostsInternal } from "./internal_routes.ts";
+import { postsJobHandlers, postsJobSchema } from "./jobs.ts";
+import { collabLiveDocs } from "./live_docs.ts";
+import { PostOperations } from "./operations.ts";
+import { mountExampleRoutes, mountPostRoutes } from "./routes.ts";
+import { PostsStore } from "./store.ts";
+
+/**
+ * The posts service: posts (whose live text is collab's document), example posts, and comment
+ * threads with their DMs and real-time broadcasts, both sent through this service's KV queue.
+ */
+export const createPostsService: ServiceFactory = async ({ env, base, directory, logger }) => {
+  const config = parsePostsConfig(env, base);
+  const kv = await openServiceKv(base.dataDir, "posts");
+  const store = new PostsStore(kv);
+  const queue = new ServiceQueue(nativeKvQueue(kv), postsJobSchema, logger);
+  const deliverer = createDeliverer({ kv, logger, ...config.delivery });
+  const liveDocs = collabLiveDocs(directory, base.internalSecret);
+  const workspaces = new WorkspacesClient(directory, base.internalSecret);
+  const posts = new PostOperations({
+    store,
+    liveDocs,
+    ideas: new IdeasClient(directory, base.internalSecret),
+    queue,
+    logger,
+  });
+  const app = createServiceApp({ logger, internalSecret: base.internalSecret });
+  let ready = false;
+  mountServiceInternals(app, () => ready, kv);
+  mountPostsInternal(app, { store, posts });
+  mountPostRoutes(app, { store, posts, workspaces });
+  mountCommentRoutes(app, {
+    store,
+    queue,
+    auth: new AuthClient(directory, base.internalSecret),
+    workspaces,
+    logger,
+  });
+  mountExampleRoutes(app, { store, posts, workspaces });
+  return {
+    name: "posts",
+    fetch: app.fetch,
+    start: async () => {
+      await startListening(
+        () => queue.listen(postsJobHandlers({ store, liveDocs, deliverer, logger })),
+        logger,
+      );
+      ready = true;
+    },
+    close: () => {
+      kv.close();
+      return Promise.resolve();
+    },
+  };
+};

@@ -1,0 +1,273 @@
+import { z } from "@hono/zod-openapi";
+import { toIso } from "../../shared/time.ts";
+
+/** Ids end up in KV keys (2 KiB at most), so they are length-checked before anything else. */
+export const ID_MAX = 200;
+export const TITLE_MAX = 500;
+/** A post's text; the store keeps it in chunks, so it may exceed one KV value. */
+export const CONTENT_MAX = 40_000;
+/** An example post is kept in one KV value (64 KiB), so its text is smaller. */
+export const EXAMPLE_CONTENT_MAX = 20_000;
+export const TAG_MAX = 100;
+export const TAGS_MAX = 50;
+export const COMMENT_BODY_MAX = 10_000;
+export const MARK_ID_MAX = 200;
+export const TEXT_EXCERPT_MAX = 2_000;
+
+export const POST_STATUSES = ["draft", "in_review", "approved", "scheduled", "published"] as const;
+export type PostStatus = typeof POST_STATUSES[number];
+
+export const POST_NOT_FOUND = "Post not found";
+export const COMMENT_NOT_FOUND = "Comment not found";
+export const REPLY_NOT_FOUND = "Reply not found";
+export const EXAMPLE_NOT_FOUND = "Example not found";
+export const IDEA_NOT_FOUND = "Idea not found";
+
+const requiredId = (field: string) =>
+  z.string({ error: `${field} is required` }).trim().min(1, `${field} is required`).max(
+    ID_MAX,
+    `${field} is longer than ${ID_MAX} characters`,
+  );
+
+const title = z.string({ error: "title must be a string" }).max(
+  TITLE_MAX,
+  `title is longer than ${TITLE_MAX} characters`,
+);
+const content = (max: number) =>
+  z.string({ error: "content must be a string" }).max(
+    max,
+    `content is longer than ${max} characters`,
+  );
+export const tagsSchema = z.array(
+  z.string({ error: "tags must be strings" }).max(
+    TAG_MAX,
+    `tags: each tag is at most ${TAG_MAX} characters`,
+  ),
+  { error: "tags must be an array of strings" },
+).max(TAGS_MAX, `tags: at most ${TAGS_MAX} tags`);
+
+/** An ISO 8601 date-time with an offset, stored in the wire form (`+00:00`, milliseconds). */
+const timestamp = z.string({ error: "scheduled_at must be a timestamp or null" }).refine(
+  (v) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
+    Number.isFinite(Date.parse(v)),
+  "scheduled_at must be an ISO 8601 timestamp with an offset",
+).transform((v) => toIso(new Date(v)));
+
+const nonBlank = (field: string, max: number) =>
+  z.string({ error: `${field} is required` }).refine(
+    (v) => v.trim().length > 0,
+    `${field} is required`,
+  ).refine((v) => v.length <= max, `${field} is longer than ${max} characters`);
+
+// ---------------------------------------------------------------- records
+
+export const postSchema = z.object({
+  post_id: z.string(),
+  workspace_id: z.string(),
+  title: z.string(),
+  content: z.string().openapi({ description: "the current text, live edits included" }),
+  status: z.enum(POST_STATUSES),
+  author_id: z.string(),
+  author_name: z.string(),
+  source_idea_id: z.string().nullable(),
+  tags: z.array(z.string()),
+  scheduled_at: z.string().nullable(),
+  published_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}).openapi("Post");
+export type Post = z.infer<typeof postSchema>;
+
+/** What the store keeps of a post: everything but the text, which lives in its own keys. */
+export type PostRecord = Omit<Post, "content">;
+
+export const exampleSchema = z.object({
+  example_id: z.string(),
+  workspace_id: z.string(),
+  title: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  created_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}).openapi("ExamplePost");
+export type Example = z.infer<typeof exampleSchema>;
+
+export const replySchema = z.object({
+  reply_id: z.string(),
+  body: z.string(),
+  created_by: z.string(),
+  created_by_name: z.string(),
+  created_at: z.string(),
+}).openapi("CommentReply");
+export type Reply = z.infer<typeof replySchema>;
+
+export const commentSchema = z.object({
+  comment_id: z.string(),
+  post_id: z.string(),
+  workspace_id: z.string(),
+  mark_id: z.string().optional(),
+  text_excerpt: z.string().optional(),
+  body: z.string(),
+  created_by: z.string(),
+  created_by_name: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  resolved_at: z.string().nullable(),
+  resolved_by: z.string().nullable(),
+  replies: z.array(replySchema),
+}).openapi("Comment");
+export type Comment = z.infer<typeof commentSchema>;
+/** A comment as stored: its replies live under their own keys. */
+export type CommentRecord = Omit<Comment, "replies">;
+
+export const COMMENT_ACTIONS = [
+  "created",
+  "deleted",
+  "resolved",
+  "unresolved",
+  "reply_added",
+  "reply_deleted",
+] as const;
+export type CommentAction = typeof COMMENT_ACTIONS[number];
+
+/** The real-time payload of the spec's Events section (camelCase by the spec's convention). */
+export const commentBroadcastSchema = z.object({
+  type: z.literal("comment"),
+  action: z.enum(COMMENT_ACTIONS),
+  postId: z.string(),
+  commentId: z.string(),
+});
+export type CommentBroadcast = z.infer<typeof commentBroadcastSchema>;
+
+// ---------------------------------------------------------------- requests
+
+export const createPostBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  title: title.optional(),
+  content: content(CONTENT_MAX).optional(),
+  tags: tagsSchema.optional(),
+  source_idea_id: z.string({ error: "source_idea_id must be a string or null" }).trim().max(
+    ID_MAX,
+    `source_idea_id is longer than ${ID_MAX} characters`,
+  ).nullable().optional(),
+}).openapi("CreatePostRequest");
+
+export const updatePostBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  title: title.optional(),
+  content: content(CONTENT_MAX).optional(),
+  tags: tagsSchema.optional(),
+  scheduled_at: timestamp.nullable().optional(),
+}).openapi("UpdatePostRequest");
+export type PostChanges = Omit<z.infer<typeof updatePostBody>, "workspace_id">;
+
+export const postStatusBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  status: z.string({ error: "status is required" }).refine(
+    (v) => (POST_STATUSES as readonly string[]).includes(v),
+    `status must be one of: ${POST_STATUSES.join(", ")}`,
+  ).transform((v) => v as PostStatus),
+}).openapi("PostStatusRequest");
+
+export const workspaceQuery = z.object({ workspaceId: requiredId("workspaceId") });
+
+/** An empty query value (`?status=`) is no filter at all. */
+const emptyIsAbsent = (v: unknown) => (v === "" ? undefined : v);
+
+export const listPostsQuery = z.object({
+  workspaceId: requiredId("workspaceId"),
+  status: z.preprocess(
+    emptyIsAbsent,
+    z.string().refine(
+      (v) => (POST_STATUSES as readonly string[]).includes(v),
+      `status must be one of: ${POST_STATUSES.join(", ")}`,
+    ).optional(),
+  ),
+  authorId: z.preprocess(
+    emptyIsAbsent,
+    z.string().max(ID_MAX, `authorId is longer than ${ID_MAX} characters`).optional(),
+  ),
+});
+
+export const createExampleBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  title: title.optional(),
+  content: content(EXAMPLE_CONTENT_MAX).optional(),
+  tags: tagsSchema.optional(),
+}).openapi("CreateExampleRequest");
+
+export const updateExampleBody = createExampleBody.openapi("UpdateExampleRequest");
+
+export const createCommentBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  body: nonBlank("body", COMMENT_BODY_MAX),
+  mark_id: z.string({ error: "mark_id must be a string" }).max(
+    MARK_ID_MAX,
+    `mark_id is longer than ${MARK_ID_MAX} characters`,
+  ).optional(),
+  text_excerpt: z.string({ error: "text_excerpt must be a string" }).max(
+    TEXT_EXCERPT_MAX,
+    `text_excerpt is longer than ${TEXT_EXCERPT_MAX} characters`,
+  ).optional(),
+}).openapi("CreateCommentRequest");
+
+export const workspaceBody = z.object({ workspace_id: requiredId("workspace_id") }).openapi(
+  "WorkspaceRequest",
+);
+
+export const createReplyBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  body: nonBlank("body", COMMENT_BODY_MAX),
+}).openapi("CreateReplyRequest");
+
+const pathId = (name: string) =>
+  z.string().min(1, `${name} is required`).max(
+    ID_MAX,
+    `${name} is longer than ${ID_MAX} characters`,
+  )
+    .openapi({ param: { name, in: "path" } });
+
+export const postIdParam = z.object({ id: pathId("id") });
+export const commentParams = z.object({ id: pathId("id"), comment_id: pathId("comment_id") });
+export const replyParams = z.object({
+  id: pathId("id"),
+  comment_id: pathId("comment_id"),
+  reply_id: pathId("reply_id"),
+});
+
+// ---------------------------------------------------------------- internal requests
+
+export const internalCreatePostBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  title: title.optional(),
+  content: content(CONTENT_MAX).optional(),
+  tags: tagsSchema.optional(),
+  author_id: requiredId("author_id"),
+  author_name: z.string().max(TITLE_MAX, "author_name is too long").optional(),
+  source_idea_id: z.string().trim().max(ID_MAX, "source_idea_id is too long").nullable()
+    .optional(),
+});
+
+export const internalContentBody = z.object({
+  content: content(CONTENT_MAX),
+  workspace_id: z.string().max(ID_MAX, "workspace_id is too long").optional(),
+});
+
+// ---------------------------------------------------------------- responses
+
+export const postListSchema = z.object({
+  items: z.array(postSchema),
+  count: z.number().int(),
+}).openapi("PostList");
+export const exampleListSchema = z.object({
+  items: z.array(exampleSchema),
+  count: z.number().int(),
+}).openapi("ExamplePostList");
+export const commentListSchema = z.object({
+  items: z.array(commentSchema),
+  count: z.number().int(),
+}).openapi("CommentList");
+export const errorSchema = z.object({ error: z.string() }).openapi("Error");
+export const deletedSchema = z.object({ deleted: z.literal(true) }).openapi("Deleted");

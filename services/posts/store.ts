@@ -1,0 +1,489 @@
+/**
+ * The only code that touches the posts service's KV.
+ *
+ * Keys:
+ * - `["posts", workspaceId, postId]` → StoredPost (no text; ULID ids, so a reverse prefix list is
+ *   newest first)
+ * - `["post_workspaces", postId]` → workspaceId (peers address a post by id alone)
+ * - `["post_content", postId, n]` → chunk `n` of the post's text as last written through REST
+ *   or a peer (the live text is the collab service's document; this copy never loses the text
+ *   when collab is absent). Chunked so a long text never exceeds one KV value.
+ * - `["posts_by_published_at", publishedAt, postId]` → workspaceId, while the post is published
+ * - `["post_counters", "total"]` → KvU64, the number of posts
+ * - `["examples", workspaceId, exampleId]` → Example
+ * - `["comments", postId, commentId]` → CommentRecord (ULIDs: insertion order)
+ * - `["comment_replies", postId, commentId, replyId]` → Reply
+ *
+ * Writes that cause a message take an `also(op)` callback, so a queue message is enqueued in
+ * the same atomic commit as the write that causes it.
+ */
+import { retryCommit } from "../../shared/kv.ts";
+import type {
+  Comment,
+  CommentRecord,
+  Example,
+  Post,
+  PostRecord,
+  PostStatus,
+  Reply,
+} from "./schemas.ts";
+
+/** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
+export const CONTENT_CHUNK = 16_000;
+const U64_WRAP = 1n << 64n;
+
+export interface StoredPost extends PostRecord {
+  /** how many `["post_content", postId, n]` chunks hold the text */
+  content_chunks: number;
+}
+
+export type Also = (op: Deno.AtomicOperation) => void;
+type Attempt<T> = Promise<{ ok: true; value: T } | { ok: false }>;
+
+export function postKey(workspaceId: string, postId: string): Deno.KvKey {
+  return ["posts", workspaceId, postId];
+}
+export function workspacePostsPrefix(workspaceId: string): Deno.KvKey {
+  return ["posts", workspaceId];
+}
+export function postWorkspaceKey(postId: string): Deno.KvKey {
+  return ["post_workspaces", postId];
+}
+export function postContentKey(postId: string, chunk: number): Deno.KvKey {
+  return ["post_content", postId, chunk];
+}
+export function postContentPrefix(postId: string): Deno.KvKey {
+  return ["post_content", postId];
+}
+export function publishedIndexKey(publishedAt: string, postId: string): Deno.KvKey {
+  return ["posts_by_published_at", publishedAt, postId];
+}
+export function publishedIndexPrefix(): Deno.KvKey {
+  return ["posts_by_published_at"];
+}
+export function postCountKey(): Deno.KvKey {
+  return ["post_counters", "total"];
+}
+export function exampleKey(workspaceId: string, exampleId: string): Deno.KvKey {
+  return ["examples", workspaceId, exampleId];
+}
+export function workspaceExamplesPrefix(workspaceId: string): Deno.KvKey {
+  return ["examples", workspaceId];
+}
+export function commentKey(postId: string, commentId: string): Deno.KvKey {
+  return ["comments", postId, commentId];
+}
+export function postCommentsPrefix(postId: string): Deno.KvKey {
+  return ["comments", postId];
+}
+export function replyKey(postId: string, commentId: string, replyId: string): Deno.KvKey {
+  return ["comment_replies", postId, commentId, replyId];
+}
+export function commentRepliesPrefix(postId: string, commentId: string): Deno.KvKey {
+  return ["comment_replies", postId, commentId];
+}
+export function postRepliesPrefix(postId: string): Deno.KvKey {
+  return ["comment_replies", postId];
+}
+
+function splitContent(content: string): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < content.length; i += CONTENT_CHUNK) {
+    chunks.push(content.slice(i, i + CONTENT_CHUNK));
+  }
+  return chunks;
+}
+
+/** Writes the text's chunks into `op` and deletes the ones a longer earlier text left. */
+function writeContent(
+  op: Deno.AtomicOperation,
+  postId: string,
+  content: string,
+  previousChunks: number,
+): number {
+  const chunks = splitContent(content);
+  chunks.forEach((chunk, n) => op.set(postContentKey(postId, n), chunk));
+  for (let n = chunks.length; n < previousChunks; n++) op.delete(postContentKey(postId, n));
+  return chunks.length;
+}
+
+function publicRecord(stored: StoredPost): PostRecord {
+  const { content_chunks: _chunks, ...record } = stored;
+  return record;
+}
+
+export interface PostUpdate {
+  title?: string;
+  tags?: string[];
+  scheduled_at?: string | null;
+  status?: PostStatus;
+  content?: string;
+}
+
+export class PostsStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  // ------------------------------------------------------------ posts
+
+  /** The post, if it exists in that workspace (a post addressed elsewhere is not found). */
+  async getPost(workspaceId: string, postId: string): Promise<PostRecord | null> {
+    const entry = await this.kv.get<StoredPost>(postKey(workspaceId, postId));
+    return entry.value ? publicRecord(entry.value) : null;
+  }
+
+  /** The post by id alone (peers). */
+  async findPost(postId: string): Promise<PostRecord | null> {
+    const ws = await this.kv.get<string>(postWorkspaceKey(postId));
+    if (!ws.value) return null;
+    return await this.getPost(ws.value, postId);
+  }
+
+  /** Every post of the workspace, newest first. */
+  async listPosts(workspaceId: string): Promise<PostRecord[]> {
+    const out: PostRecord[] = [];
+    const iter = this.kv.list<StoredPost>({ prefix: workspacePostsPrefix(workspaceId) }, {
+      reverse: true,
+    });
+    for await (const entry of iter) out.push(publicRecord(entry.value));
+    return out;
+  }
+
+  /** The stored text of a post ("" when it has none). */
+  async storedContent(postId: string): Promise<string> {
+    let text = "";
+    for await (const entry of this.kv.list<string>({ prefix: postContentPrefix(postId) })) {
+      text += entry.value;
+    }
+    return text;
+  }
+
+  /** Stores a new post with its text and counts it. */
+  async createPost(record: PostRecord, content: string, also?: Also): Promise<PostRecord> {
+    const key = postKey(record.workspace_id, record.post_id);
+    const op = this.kv.atomic()
+      .check({ key, versionstamp: null })
+      .check({ key: postWorkspaceKey(record.post_id), versionstamp: null });
+    const chunks = writeContent(op, record.post_id, content, 0);
+    op.set(key, { ...record, content_chunks: chunks } satisfies StoredPost)
+      .set(postWorkspaceKey(record.post_id), record.workspace_id)
+      .sum(postCountKey(), 1n);
+    if (record.status === "published" && record.published_at) {
+      op.set(publishedIndexKey(record.published_at, record.post_id), record.workspace_id);
+    }
+    also?.(op);
+    const res = await op.commit();
+    if (!res.ok) throw new Error(`Post ${record.post_id} already exists`);
+    return record;
+  }
+
+  /**
+   * Read-modify-write of one post: the changes given, `updated_at` refreshed, and moving to
+   * `published` from another status stamps `published_at`. Null when the post is not in that
+   * workspace.
+   */
+  async updatePost(
+    workspaceId: string,
+    postId: string,
+    update: PostUpdate,
+    now: string,
+  ): Promise<{ before: PostRecord; after: PostRecord } | null> {
+    const key = postKey(workspaceId, postId);
+    return await retryCommit(
+      async (): Attempt<{ before: PostRecord; after: PostRecord } | null> => {
+        const entry = await this.kv.get<StoredPost>(key);
+        if (!entry.value) return { ok: true, value: null };
+        const before = entry.value;
+        const after: StoredPost = { ...before, updated_at: now };
+        if (update.title !== undefined) after.title = update.title;
+        if (update.tags !== undefined) after.tags = update.tags;
+        if (update.scheduled_at !== undefined) after.scheduled_at = update.scheduled_at;
+        if (update.status !== undefined) {
+          after.status = update.status;
+          if (update.status === "published" && before.status !== "published") {
+            after.published_at = now;
+          }
+        }
+        const op = this.kv.atomic().check(entry);
+        if (update.content !== undefined) {
+          after.content_chunks = writeContent(op, postId, update.content, before.content_chunks);
+        }
+        const wasIndexed = before.status === "published" && before.published_at;
+        const isIndexed = after.status === "published" && after.published_at;
+        if (wasIndexed && (!isIndexed || before.published_at !== after.published_at)) {
+          op.delete(publishedIndexKey(before.published_at!, postId));
+        }
+        if (isIndexed) op.set(publishedIndexKey(after.published_at!, postId), workspaceId);
+        op.set(key, after);
+        const res = await op.commit();
+        return res.ok
+          ? { ok: true, value: { before: publicRecord(before), after: publicRecord(after) } }
+          : { ok: false };
+      },
+    );
+  }
+
+  /**
+   * Removes the post, its text and its index entries, and uncounts it; its comments are left to
+   * `purgePostComments` (a job enqueued by `also`), since they may be more than one commit holds.
+   */
+  async deletePost(workspaceId: string, postId: string, also?: Also): Promise<PostRecord | null> {
+    const key = postKey(workspaceId, postId);
+    return await retryCommit(async (): Attempt<PostRecord | null> => {
+      const entry = await this.kv.get<StoredPost>(key);
+      if (!entry.value) return { ok: true, value: null };
+      const post = entry.value;
+      const op = this.kv.atomic().check(entry).delete(key).delete(postWorkspaceKey(postId))
+        .sum(postCountKey(), U64_WRAP - 1n);
+      for (let n = 0; n < post.content_chunks; n++) op.delete(postContentKey(postId, n));
+      if (post.status === "published" && post.published_at) {
+        op.delete(publishedIndexKey(post.published_at, postId));
+      }
+      also?.(op);
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: publicRecord(post) } : { ok: false };
+    });
+  }
+
+  /** The admin figures: posts in all, and posts published (and still so) since `sinceIso`. */
+  async stats(sinceIso: string): Promise<{ total_posts: number; published_since: number }> {
+    const total = (await this.kv.get<Deno.KvU64>(postCountKey())).value?.value ?? 0n;
+    let published = 0;
+    const iter = this.kv.list({
+      prefix: publishedIndexPrefix(),
+      start: [...publishedIndexPrefix(), sinceIso],
+    });
+    for await (const _ of iter) published++;
+    // A count that wrapped below zero (it never should) reads as zero, not as 2^64 - 1.
+    return { total_posts: total >= 1n << 63n ? 0 : Number(total), published_since: published };
+  }
+
+  // ------------------------------------------------------------ comments
+
+  /** Stores a comment on a post that, checked in the same commit, still exists; else null. */
+  async addComment(
+    workspaceId: string,
+    comment: CommentRecord,
+    also?: Also,
+  ): Promise<CommentRecord | null> {
+    const key = commentKey(comment.post_id, comment.comment_id);
+    return await retryCommit(async (): Attempt<CommentRecord | null> => {
+      const post = await this.kv.get<StoredPost>(postKey(workspaceId, comment.post_id));
+      if (!post.value) return { ok: true, value: null };
+      const op = this.kv.atomic().check(post).check({ key, versionstamp: null }).set(key, comment);
+      also?.(op);
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: comment } : { ok: false };
+    });
+  }
+
+  async getComment(postId: string, commentId: string): Promise<CommentRecord | null> {
+    return (await this.kv.get<CommentRecord>(commentKey(postId, commentId))).value;
+  }
+
+  /** The comment with its replies, oldest reply first. */
+  async getCommentWithReplies(postId: string, commentId: string): Promise<Comment | null> {
+    const comment = await this.getComment(postId, commentId);
+    if (!comment) return null;
+    const replies: Reply[] = [];
+    for await (
+      const entry of this.kv.list<Reply>({ prefix: commentRepliesPrefix(postId, commentId) })
+    ) {
+      replies.push(entry.value);
+    }
+    return { ...comment, replies };
+  }
+
+  /** Every comment on the post, in insertion order, each with its replies. */
+  async listComments(postId: string): Promise<Comment[]> {
+    const comments: Comment[] = [];
+    const byId = new Map<string, Comment>();
+    for await (const entry of this.kv.list<CommentRecord>({ prefix: postCommentsPrefix(postId) })) {
+      const comment: Comment = { ...entry.value, replies: [] };
+      comments.push(comment);
+      byId.set(comment.comment_id, comment);
+    }
+    for await (const entry of this.kv.list<Reply>({ prefix: postRepliesPrefix(postId) })) {
+      // Replies of a deleted comment wait for their purge job; they are never shown.
+      byId.get(String(entry.key[2]))?.replies.push(entry.value);
+    }
+    return comments;
+  }
+
+  /** Removes the comment (its replies go with the purge job `also` enqueues); null if none. */
+  async deleteComment(
+    postId: string,
+    commentId: string,
+    also?: Also,
+  ): Promise<CommentRecord | null> {
+    const key = commentKey(postId, commentId);
+    return await retryCommit(async (): Attempt<CommentRecord | null> => {
+      const entry = await this.kv.get<CommentRecord>(key);
+      if (!entry.value) return { ok: true, value: null };
+      const op = this.kv.atomic().check(entry).delete(key);
+      also?.(op);
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: entry.value } : { ok: false };
+    });
+  }
+
+  /**
+   * Toggles resolution: an open comment becomes resolved by `userId` now, a resolved one opens
+   * again. `also` learns which way it went. Null when there is no such comment.
+   */
+  async toggleResolved(
+    postId: string,
+    commentId: string,
+    userId: string,
+    now: string,
+    also?: (op: Deno.AtomicOperation, resolved: boolean) => void,
+  ): Promise<CommentRecord | null> {
+    const key = commentKey(postId, commentId);
+    return await retryCommit(async (): Attempt<CommentRecord | null> => {
+      const entry = await this.kv.get<CommentRecord>(key);
+      if (!entry.value) return { ok: true, value: null };
+      const resolving = entry.value.resolved_at === null;
+      const next: CommentRecord = {
+        ...entry.value,
+        resolved_at: resolving ? now : null,
+        resolved_by: resolving ? userId : null,
+        updated_at: now,
+      };
+      const op = this.kv.atomic().check(entry).set(key, next);
+      also?.(op, resolving);
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: next } : { ok: false };
+    });
+  }
+
+  /** Adds a reply to a comment that, checked in the same commit, still exists; else null. */
+  async addReply(
+    postId: string,
+    commentId: string,
+    reply: Reply,
+    also?: Also,
+  ): Promise<Reply | null> {
+    const key = replyKey(postId, commentId, reply.reply_id);
+    return await retryCommit(async (): Attempt<Reply | null> => {
+      const comment = await this.kv.get<CommentRecord>(commentKey(postId, commentId));
+      if (!comment.value) return { ok: true, value: null };
+      const op = this.kv.atomic().check(comment).check({ key, versionstamp: null }).set(key, reply);
+      also?.(op);
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: reply } : { ok: false };
+    });
+  }
+
+  async getReply(postId: string, commentId: string, replyId: string): Promise<Reply | null> {
+    return (await this.kv.get<Reply>(replyKey(postId, commentId, replyId))).value;
+  }
+
+  async deleteReply(
+    postId: string,
+    commentId: string,
+    replyId: string,
+    also?: Also,
+  ): Promise<Reply | null> {
+    const key = replyKey(postId, commentId, replyId);
+    return await retryCommit(async (): Attempt<Reply | null> => {
+      const entry = await this.kv.get<Reply>(key);
+      if (!entry.value) return { ok: true, value: null };
+      const op = this.kv.atomic().check(entry).delete(key);
+      also?.(op);
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: entry.value } : { ok: false };
+    });
+  }
+
+  /** Deletes everything under `prefix` in commits of at most 500 keys (idempotent). */
+  async #purge(prefix: Deno.KvKey): Promise<number> {
+    let removed = 0;
+    while (true) {
+      const keys: Deno.KvKey[] = [];
+      for await (const entry of this.kv.list({ prefix }, { limit: 500 })) keys.push(entry.key);
+      if (keys.length === 0) return removed;
+      const op = this.kv.atomic();
+      for (const key of keys) op.delete(key);
+      await op.commit();
+      removed += keys.length;
+    }
+  }
+
+  /** The replies of a deleted comment. */
+  purgeCommentReplies(postId: string, commentId: string): Promise<number> {
+    return this.#purge(commentRepliesPrefix(postId, commentId));
+  }
+
+  /** Every comment and reply of a deleted post. */
+  async purgePostComments(postId: string): Promise<number> {
+    return await this.#purge(postCommentsPrefix(postId)) +
+      await this.#purge(postRepliesPrefix(postId));
+  }
+
+  // ------------------------------------------------------------ examples
+
+  async getExample(workspaceId: string, exampleId: string): Promise<Example | null> {
+    return (await this.kv.get<Example>(exampleKey(workspaceId, exampleId))).value;
+  }
+
+  /** The workspace's example posts, newest first. */
+  async listExamples(workspaceId: string): Promise<Example[]> {
+    const out: Example[] = [];
+    const iter = this.kv.list<Example>({ prefix: workspaceExamplesPrefix(workspaceId) }, {
+      reverse: true,
+    });
+    for await (const entry of iter) out.push(entry.value);
+    return out;
+  }
+
+  async createExample(example: Example): Promise<Example> {
+    const key = exampleKey(example.workspace_id, example.example_id);
+    const res = await this.kv.atomic().check({ key, versionstamp: null }).set(key, example)
+      .commit();
+    if (!res.ok) throw new Error(`Example ${example.example_id} already exists`);
+    return example;
+  }
+
+  async updateExample(
+    workspaceId: string,
+    exampleId: string,
+    change: (current: Example) => Example,
+  ): Promise<Example | null> {
+    const key = exampleKey(workspaceId, exampleId);
+    return await retryCommit(async (): Attempt<Example | null> => {
+      const entry = await this.kv.get<Example>(key);
+      if (!entry.value) return { ok: true, value: null };
+      const next = change(structuredClone(entry.value));
+      const res = await this.kv.atomic().check(entry).set(key, next).commit();
+      return res.ok ? { ok: true, value: next } : { ok: false };
+    });
+  }
+
+  async deleteExample(workspaceId: string, exampleId: string): Promise<Example | null> {
+    const key = exampleKey(workspaceId, exampleId);
+    return await retryCommit(async (): Attempt<Example | null> => {
+      const entry = await this.kv.get<Example>(key);
+      if (!entry.value) return { ok: true, value: null };
+      const res = await this.kv.atomic().check(entry).delete(key).commit();
+      return res.ok ? { ok: true, value: entry.value } : { ok: false };
+    });
+  }
+}
+
+/** A post as the wire shows it: the record with its text. */
+export function withContent(record: PostRecord, content: string): Post {
+  return {
+    post_id: record.post_id,
+    workspace_id: record.workspace_id,
+    title: record.title,
+    content,
+    status: record.status,
+    author_id: record.author_id,
+    author_name: record.author_name,
+    source_idea_id: record.source_idea_id,
+    tags: record.tags,
+    scheduled_at: record.scheduled_at,
+    published_at: record.published_at,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
