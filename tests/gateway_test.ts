@@ -98,6 +98,28 @@ Deno.test("gateway", e2e, async (t) => {
       assert.equal(list.status, 200);
     });
 
+    await t.step("a JSON body sent without a media type is read as JSON", async () => {
+      const user = await createUser(stack);
+      const variants: Record<string, string>[] = [{}, {
+        "content-type": "text/plain;charset=UTF-8",
+      }];
+      for (const headers of variants) {
+        const res = await fetch(`${stack.url}/api/workspaces`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${user.access_token}`, ...headers },
+          body: new TextEncoder().encode(JSON.stringify({ name: "Untyped" })),
+        });
+        assert.equal(res.status, 201);
+        assert.equal((await res.json()).name, "Untyped");
+      }
+      const notObject = await api(stack, "POST", "/api/workspaces", {
+        token: user.access_token,
+        body: [1, 2],
+      });
+      assert.equal(notObject.status, 400);
+      assert.match(notObject.body.error, /^Request body: /);
+    });
+
     await t.step("bodies over 1 MiB answer 413 with an error body", async () => {
       const user = await createUser(stack);
       const res = await api(stack, "POST", "/api/workspaces", {

@@ -113,6 +113,15 @@ function forwardRequest(
   headers.set(REQUEST_ID_HEADER, opts.requestId);
   if (opts.callerHeader) headers.set(CALLER_HEADER, opts.callerHeader);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  // The REST API speaks JSON: a body sent without a media type (or as text/plain, as some
+  // script and bookmarklet clients do) is read as JSON rather than refused with 415.
+  const type = headers.get("content-type");
+  if (
+    hasBody && (!type || type.startsWith("text/plain")) &&
+    new URL(req.url).pathname.startsWith("/api/")
+  ) {
+    headers.set("content-type", "application/json");
+  }
   return new Request(req.url, {
     method: req.method,
     headers,

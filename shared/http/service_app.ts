@@ -33,7 +33,7 @@ export function describeZodError(error: ZodError): string {
   if (!issue) return "Invalid request";
   const field = issue.path.map(String).join(".");
   const message = issue.message;
-  if (!field) return message;
+  if (!field) return `Request body: ${message}`;
   if (/received undefined/.test(message)) return `${field} is required`;
   if (message.startsWith(field)) return message;
   return `${field}: ${message}`;
