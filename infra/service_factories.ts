@@ -9,6 +9,7 @@ import { createActionsService } from "../services/actions/mod.ts";
 import { createCollabService } from "../services/collab/mod.ts";
 import { createPostsService } from "../services/posts/mod.ts";
 import { createAdminService } from "../services/admin/mod.ts";
+import { createMcpService } from "../services/mcp/mod.ts";
 
 /** Every service this build has, by name. Later services add themselves here. */
 export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
@@ -21,4 +22,5 @@ export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
   collab: createCollabService,
   posts: createPostsService,
   admin: createAdminService,
+  mcp: createMcpService,
 };

@@ -47,7 +47,7 @@ export class AiBackend {
     });
     this.#model = settings.model;
     this.#timeoutMs = settings.timeoutMs;
-    this.#backoffMs = options.backoffMs ?? THROTTLE_BACKOFF_MS;
+    this.#backoffMs = options.backoffMs ?? settings.backoffMs ?? THROTTLE_BACKOFF_MS;
     this.#logger = logger;
   }
 

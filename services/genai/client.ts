@@ -1,9 +1,27 @@
+import type { z } from "zod";
+import { AppError } from "../../shared/http/app_error.ts";
+import type { Caller } from "../../shared/http/identity.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
 import { errorMessage } from "../../shared/log.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 import { fallbackTitle } from "./fallback_title.ts";
-import { titleResponseSchema } from "./schemas.ts";
+import {
+  type generateBody,
+  type GenerateResponse,
+  generateResponse,
+  type iterateBody,
+  type IterateResponse,
+  iterateResponse,
+  type proofreadBody,
+  type ProofreadResponse,
+  proofreadResponse,
+  titleResponseSchema,
+} from "./schemas.ts";
+
+/** The statuses the AI operations answer on purpose; passed on to the caller as they are. */
+const PASSED_ON = [400, 403, 404, 429, 500, 503] as const;
+type PassedOn = typeof PASSED_ON[number];
 
 /** How long a capture waits for an AI title before it uses the fallback. */
 export const TITLE_DEADLINE_MS = 5_000;
@@ -55,5 +73,44 @@ export class GenaiClient {
       body: { text },
     });
     return answer?.title ?? null;
+  }
+
+  /**
+   * REST generate on behalf of `caller` (MCP generate_post): the same checks and answers.
+   * Throws AppError with the genai service's status and message (400, 403, 404, 429, 500,
+   * 503); 502 for anything else.
+   */
+  generate(caller: Caller, body: z.input<typeof generateBody>): Promise<GenerateResponse> {
+    return this.#operation(generateResponse, "/internal/generate", caller, body);
+  }
+
+  /** REST iterate on behalf of `caller` (MCP iterate_post); errors as for generate. */
+  iterate(caller: Caller, body: z.input<typeof iterateBody>): Promise<IterateResponse> {
+    return this.#operation(iterateResponse, "/internal/iterate", caller, body);
+  }
+
+  /** REST proofread on behalf of `caller` (MCP proofread_post); errors as for generate. */
+  proofread(caller: Caller, body: z.input<typeof proofreadBody>): Promise<ProofreadResponse> {
+    return this.#operation(proofreadResponse, "/internal/proofread", caller, body);
+  }
+
+  async #operation<T>(
+    schema: z.ZodType<T>,
+    path: string,
+    caller: Caller,
+    body: unknown,
+  ): Promise<T> {
+    const res = await this.#client.request("POST", path, { body, caller });
+    const answer = await res.json().catch(() => null);
+    if (res.ok) {
+      const parsed = schema.safeParse(answer);
+      if (parsed.success) return parsed.data;
+      throw new AppError(502, "The genai service gave an unexpected answer");
+    }
+    const message = typeof answer?.error === "string" ? answer.error : null;
+    if ((PASSED_ON as readonly number[]).includes(res.status) && message) {
+      throw new AppError(res.status as PassedOn, message);
+    }
+    throw new AppError(502, `The genai service answered ${res.status} to POST ${path}`);
   }
 }

@@ -1,30 +1,56 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { openServiceKv } from "../../shared/kv.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
+import { IdeasClient } from "../ideas/client.ts";
+import { PostsClient } from "../posts/client.ts";
+import { PromptsClient } from "../prompts/client.ts";
+import { WorkspacesClient } from "../workspaces/client.ts";
 import { AiBackend } from "./ai_backend.ts";
 import { parseGenaiConfig } from "./config.ts";
 import { mountGenaiInternal } from "./internal.ts";
+import { GenaiOperations } from "./operations.ts";
+import { mountGenaiRoutes } from "./routes.ts";
+import { GenaiStore } from "./store.ts";
 
 /**
- * The genai service: the one place that talks to the AI backend. Today it makes idea titles
- * (for ideas, through GenaiClient); generate, iterate and proofread join it as public routes.
+ * The genai service: the one place that talks to the AI backend. It makes idea titles (for
+ * ideas, through GenaiClient) and answers generate, iterate and proofread (REST, and the same
+ * operations over `/internal` for MCP). Its KV holds only the per-user AI call counters, which
+ * are transient, so it takes no part in backups.
  */
-export const createGenaiService: ServiceFactory = ({ env, base, logger }) => {
+export const createGenaiService: ServiceFactory = async ({ env, base, directory, logger }) => {
   const config = parseGenaiConfig(env, base);
   const backend = config.backend ? new AiBackend(config.backend, logger) : null;
   if (!backend) {
-    logger.warn("no AI backend configured (OPENAI_BASE_URL / OPENAI_API_KEY); titles fall back");
+    logger.warn(
+      "no AI backend configured (OPENAI_BASE_URL / OPENAI_API_KEY); titles fall back and " +
+        "generate, iterate and proofread answer 503",
+    );
   }
+  const kv = await openServiceKv(base.dataDir, "genai");
+  const secret = base.internalSecret;
+  const ops = new GenaiOperations({
+    backend,
+    store: new GenaiStore(kv),
+    workspaces: new WorkspacesClient(directory, secret),
+    ideas: new IdeasClient(directory, secret),
+    prompts: new PromptsClient(directory, secret),
+    posts: new PostsClient(directory, secret),
+    aiCallsPerMinute: config.aiCallsPerMinute,
+    logger,
+  });
   let ready = false;
-  const app = createServiceApp({ logger, internalSecret: base.internalSecret });
-  mountGenaiInternal(app, { backend, logger });
+  const app = createServiceApp({ logger, internalSecret: secret });
+  mountGenaiRoutes(app, ops);
+  mountGenaiInternal(app, { backend, logger, ops });
   mountServiceInternals(app, () => ready);
-  return Promise.resolve({
+  return {
     name: "genai",
     fetch: app.fetch,
     start: () => {
       ready = true;
       return Promise.resolve();
     },
-    close: () => Promise.resolve(),
-  });
+    close: () => Promise.resolve(kv.close()),
+  };
 };

@@ -1,4 +1,5 @@
-import { z } from "zod";
+import { z } from "@hono/zod-openapi";
+import { ANNOTATION_TYPES } from "./proofread.ts";
 
 /** POST /internal/titles: the free-form text an idea was captured with. */
 export const titleRequestSchema = z.object({
@@ -11,3 +12,98 @@ export const titleResponseSchema = z.object({
   source: z.enum(["ai", "fallback"]),
 });
 export type TitleResponse = z.infer<typeof titleResponseSchema>;
+
+/** Ids are at most this long (an overlong id is a 400, never a KV error). */
+export const ID_MAX = 200;
+
+/** The spec's truncation lengths: these inputs are cut, never rejected. */
+export const TRUNCATE = {
+  audience: 200,
+  tone: 100,
+  language: 50,
+  instruction: 2_000,
+  current_content: 40_000,
+  content: 40_000,
+  /** not in the spec's list; cut like the others rather than rejected */
+  system_instruction: 20_000,
+} as const;
+
+const requiredId = (field: string) =>
+  z.string({ error: `${field} is required` }).trim().min(1, `${field} is required`).max(
+    ID_MAX,
+    `${field} is longer than ${ID_MAX} characters`,
+  );
+
+/** An optional id: blank or null counts as not given. */
+const optionalId = (field: string) =>
+  z.string({ error: `${field} must be a string` }).trim().max(
+    ID_MAX,
+    `${field} is longer than ${ID_MAX} characters`,
+  ).nullish().transform((v) => v || undefined);
+
+/** Optional text cut to `max` characters; null counts as not given. */
+const truncated = (field: string, max: number) =>
+  z.string({ error: `${field} must be a string` }).nullish().transform((v) =>
+    v == null ? undefined : v.slice(0, max)
+  );
+
+export const generateBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  idea_id: requiredId("idea_id"),
+  prompt_id: optionalId("prompt_id"),
+  overrides: z.object({
+    system_instruction: truncated("overrides.system_instruction", TRUNCATE.system_instruction),
+  }, { error: "overrides must be an object" }).nullish(),
+  audience: truncated("audience", TRUNCATE.audience),
+  tone: truncated("tone", TRUNCATE.tone),
+  language: truncated("language", TRUNCATE.language),
+  /** one of the six presets; any other value is ignored */
+  length: z.string({ error: "length must be a string" }).nullish(),
+}).openapi("GenerateRequest");
+export type GenerateBody = z.infer<typeof generateBody>;
+
+export const generateResponse = z.object({
+  content: z.string(),
+  idea_id: z.string(),
+}).openapi("GenerateResponse");
+export type GenerateResponse = z.infer<typeof generateResponse>;
+
+export const iterateBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  post_id: requiredId("post_id"),
+  instruction: z.string({ error: "instruction is required" }).refine(
+    (v) => v.trim().length > 0,
+    "instruction is required",
+  ).transform((v) => v.slice(0, TRUNCATE.instruction)),
+  current_content: truncated("current_content", TRUNCATE.current_content),
+  prompt_id: optionalId("prompt_id"),
+}).openapi("IterateRequest");
+export type IterateBody = z.infer<typeof iterateBody>;
+
+export const iterateResponse = z.object({
+  suggestion: z.string(),
+  post_id: z.string(),
+}).openapi("IterateResponse");
+export type IterateResponse = z.infer<typeof iterateResponse>;
+
+export const proofreadBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  post_id: requiredId("post_id"),
+  content: truncated("content", TRUNCATE.content),
+}).openapi("ProofreadRequest");
+export type ProofreadBody = z.infer<typeof proofreadBody>;
+
+export const annotationSchema = z.object({
+  range: z.tuple([z.number().int(), z.number().int()]),
+  type: z.enum(ANNOTATION_TYPES),
+  message: z.string(),
+  suggestion: z.string(),
+}).openapi("Annotation");
+
+export const proofreadResponse = z.object({
+  annotations: z.array(annotationSchema),
+  post_id: z.string(),
+}).openapi("ProofreadResponse");
+export type ProofreadResponse = z.infer<typeof proofreadResponse>;
+
+export const errorSchema = z.object({ error: z.string() }).openapi("Error");

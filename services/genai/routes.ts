@@ -1,0 +1,102 @@
+import { createRoute, type z } from "@hono/zod-openapi";
+import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import type { GenaiOperations } from "./operations.ts";
+import {
+  errorSchema,
+  generateBody,
+  generateResponse,
+  iterateBody,
+  iterateResponse,
+  proofreadBody,
+  proofreadResponse,
+} from "./schemas.ts";
+
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+const err = (description: string) => json(errorSchema, description);
+const body = <T extends z.ZodTypeAny>(schema: T) => ({
+  body: { content: { "application/json": { schema } }, required: true },
+});
+const security = [{ bearer: [] }];
+const tags = ["GenAI"];
+
+/** The answers every AI route shares beyond its own 200, 400 and 404. */
+const common = {
+  403: err("Not a workspace member"),
+  429: err("The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows"),
+  500: err("The AI backend failed (throttling that persisted after 3 retries, or an error)"),
+  503: err("AI backend not configured"),
+};
+
+const generate = createRoute({
+  method: "post",
+  path: "/api/genai/generate",
+  tags,
+  security,
+  summary: "Draft a post from an idea (nothing is stored)",
+  description: "The prompt is layered: built-in persona, saved prompt (`prompt_id`, else the " +
+    "caller's default), `overrides.system_instruction`, then `audience`, `tone`, `language` " +
+    "and `length` (very_short, short, medium, long, very_long, extra_long; other values are " +
+    "ignored). Up to 5 example posts, most shared tags with the idea first, are added. " +
+    "`audience`, `tone` and `language` are cut to 200, 100 and 50 characters.",
+  request: body(generateBody),
+  responses: {
+    200: json(generateResponse, "The drafted post text"),
+    400: err("workspace_id or idea_id missing"),
+    404: err("Idea not found, or `prompt_id` given but no such prompt"),
+    ...common,
+  },
+});
+
+const iterate = createRoute({
+  method: "post",
+  path: "/api/genai/iterate",
+  tags,
+  security,
+  summary: "Rewrite content on an instruction (the post is not modified)",
+  description: "`instruction` is cut to 2000 characters and `current_content` to 40000. An " +
+    "unresolved `prompt_id` falls back to the built-in editor persona.",
+  request: body(iterateBody),
+  responses: {
+    200: json(iterateResponse, "The rewritten text"),
+    400: err("workspace_id, post_id or instruction missing"),
+    ...common,
+  },
+});
+
+const proofread = createRoute({
+  method: "post",
+  path: "/api/genai/proofread",
+  tags,
+  security,
+  summary: "Annotate a draft",
+  description: "The model's annotations (`[]` when its answer is not a JSON array), then the " +
+    "service's own checks: over 3000 characters, more than 5 hashtags, more than 10 emoji. " +
+    "`content` is cut to 40000 characters; ranges are offsets into it.",
+  request: body(proofreadBody),
+  responses: {
+    200: json(proofreadResponse, "The annotations"),
+    400: err("workspace_id or post_id missing"),
+    ...common,
+  },
+});
+
+/** The public GenAI routes: thin, every check lives in GenaiOperations. */
+export function mountGenaiRoutes(app: ServiceApp, ops: GenaiOperations): void {
+  app.openapi(generate, async (c) => {
+    const caller = requireCaller(c);
+    return c.json(await ops.generate(caller, c.req.valid("json")), 200);
+  });
+
+  app.openapi(iterate, async (c) => {
+    const caller = requireCaller(c);
+    return c.json(await ops.iterate(caller, c.req.valid("json")), 200);
+  });
+
+  app.openapi(proofread, async (c) => {
+    const caller = requireCaller(c);
+    return c.json(await ops.proofread(caller, c.req.valid("json")), 200);
+  });
+}

@@ -1,0 +1,4 @@
+import { runStandalone } from "../../infra/standalone.ts";
+import { createMcpService } from "./mod.ts";
+
+await runStandalone("mcp", createMcpService);

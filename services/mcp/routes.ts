@@ -1,0 +1,71 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import { buildMcpServer, type ToolDeps } from "./tools.ts";
+
+export const MCP_PATH = "/mcp";
+
+/**
+ * `POST /mcp`: the Streamable HTTP transport of the Model Context Protocol, stateless (no
+ * session id; a new server and transport per request) with plain JSON answers, so any process
+ * of a multi-process deployment can answer any request. The gateway has verified the bearer
+ * token (access "approved") and passes the caller, for whom every tool acts.
+ */
+export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
+  app.post(MCP_PATH, async (c) => {
+    const caller = requireCaller(c);
+    const server = buildMcpServer(caller, deps);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      // The JSON answer is complete by now; the per-request server has nothing left to do.
+      await server.close().catch(() => {});
+    }
+  });
+
+  // Stateless: there is no server-initiated stream to open (GET) and no session to end (DELETE).
+  const notAllowed = () =>
+    Response.json({ error: "Method not allowed: use POST /mcp" }, {
+      status: 405,
+      headers: { allow: "POST" },
+    });
+  app.get(MCP_PATH, notAllowed);
+  app.delete(MCP_PATH, notAllowed);
+
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: MCP_PATH,
+    summary: "Tool interface for AI clients (Model Context Protocol, Streamable HTTP)",
+    description: "JSON-RPC 2.0 messages of the Model Context Protocol over Streamable HTTP, " +
+      "stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` " +
+      "and `Accept: application/json, text/event-stream`. Tools: list_workspaces, list_ideas, " +
+      "create_idea, update_idea, generate_post, iterate_post, proofread_post; each returns its " +
+      "JSON-encoded result in one text content item, and a refused call is a result with " +
+      "`isError` true. See docs/mcp.md.",
+    security: [{ bearer: [] }],
+    request: {
+      body: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              description: "A JSON-RPC request, notification or batch",
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      200: { description: "The JSON-RPC response(s)" },
+      202: { description: "Accepted (notifications and responses only)" },
+      400: { description: "Not a valid JSON-RPC message" },
+      401: { description: "Missing or invalid token, or account not approved" },
+      406: { description: "The Accept header does not allow application/json" },
+    },
+  });
+}

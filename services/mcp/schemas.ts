@@ -1,0 +1,117 @@
+import { z } from "zod";
+
+/** Ids become KV key parts in the peers: an over-long one is refused here, never a 500 there. */
+export const ID_MAX = 200;
+export const IDEA_TITLE_MAX = 500;
+export const DESCRIPTION_MAX = 20_000;
+export const TAG_MAX = 200;
+export const TAGS_MAX = 100;
+
+const id = (field: string, what: string) =>
+  z.string()
+    .trim()
+    .min(1, `${field} is required`)
+    .max(ID_MAX, `${field} is at most ${ID_MAX} characters`)
+    .describe(what);
+
+const workspaceId = () =>
+  id("workspace_id", "The workspace's id (list_workspaces gives the ones you belong to)");
+
+const tags = z.array(z.string().max(TAG_MAX, `each tag is at most ${TAG_MAX} characters`))
+  .max(TAGS_MAX, `at most ${TAGS_MAX} tags`);
+
+/** Free text the genai service truncates to its own limits; never a reason to refuse a call. */
+const optionalText = (what: string) => z.string().optional().describe(what);
+
+/**
+ * The input schema of every tool, as raw zod shapes (what `McpServer.registerTool` takes).
+ * Each field is described: the descriptions are what an AI client reads to call the tool.
+ */
+export const toolInputs = {
+  list_workspaces: {},
+  list_ideas: {
+    workspace_id: workspaceId(),
+    status: z.string().max(ID_MAX, `status is at most ${ID_MAX} characters`).default("")
+      .describe(
+        "Only ideas with exactly this status (`new` or `converted`); empty for every idea",
+      ),
+  },
+  create_idea: {
+    workspace_id: workspaceId(),
+    title: z.string().trim().min(1, "title is required")
+      .max(IDEA_TITLE_MAX, `title is at most ${IDEA_TITLE_MAX} characters`)
+      .describe("The idea's title, stored exactly as given (no AI title)"),
+    description: z.string().max(DESCRIPTION_MAX, `description is at most ${DESCRIPTION_MAX}`)
+      .default("")
+      .describe("Longer free-form text about the idea"),
+    tags: tags.nullish().describe("Tags for the idea; omitted or null for none"),
+  },
+  update_idea: {
+    idea_id: id("idea_id", "The idea's id"),
+    workspace_id: workspaceId(),
+    status: z.enum(["", "new", "converted"], {
+      error: "status must be one of: new, converted (or empty to keep it)",
+    }).default("")
+      .describe("The new status, `new` or `converted`; empty leaves the status unchanged"),
+    tags: tags.nullish().describe(
+      "The idea's new tags, replacing the old ones; an empty list clears them, omitted or null " +
+        "leaves them unchanged",
+    ),
+  },
+  generate_post: {
+    workspace_id: workspaceId(),
+    idea_id: id("idea_id", "The idea to draft a post from"),
+    prompt_id: id("prompt_id", "A saved prompt of the workspace; omitted for the default")
+      .optional(),
+    audience: optionalText("Who the post is for; overrides the prompt's default audience"),
+    tone: optionalText(
+      "The tone: professional, casual, provocative, educational or storytelling",
+    ),
+    language: optionalText("The language to write in; overrides the prompt's default language"),
+    length: optionalText(
+      "very_short, short, medium, long, very_long or extra_long; an unknown value is ignored",
+    ),
+  },
+  iterate_post: {
+    workspace_id: workspaceId(),
+    post_id: id("post_id", "The post whose text is rewritten"),
+    instruction: z.string().trim().min(1, "instruction is required")
+      .describe("What to change, e.g. `make it shorter` or `add a call to action`"),
+    prompt_id: id("prompt_id", "A saved prompt whose persona edits the text; optional")
+      .optional(),
+  },
+  proofread_post: {
+    workspace_id: workspaceId(),
+    post_id: id("post_id", "The post to proofread"),
+  },
+} as const;
+
+export type ToolName = keyof typeof toolInputs;
+
+/** What each tool is for, as the AI client sees it. */
+export const toolDescriptions: Record<ToolName, string> = {
+  list_workspaces: "List the workspaces you belong to, with your role in each. Returns " +
+    "`{workspaces: [{workspace_id, name, member_role}]}`.",
+  list_ideas: "List a workspace's post ideas, newest first. Returns `{ideas: [{idea_id, " +
+    "workspace_id, title, description, status, tags, created_at, updated_at}]}`.",
+  create_idea: "Capture a new post idea in a workspace; the title is stored as given. Returns " +
+    "`{idea_id, workspace_id, title, status, created_at}`.",
+  update_idea: "Change an existing idea's status (`new` or `converted`) and/or tags. Returns " +
+    "`{idea_id, workspace_id, status, updated_at}`.",
+  generate_post: "Draft a post from an idea with the AI model (the workspace's prompt, " +
+    "example posts and the given audience, tone, language and length) and save it as a new " +
+    "draft post. Returns `{post_id, workspace_id, idea_id, content}`.",
+  iterate_post: "Rewrite a post's text with the AI model following an instruction, and replace " +
+    "the post's content with the result (editors connected to the post see it at once). " +
+    "Returns `{post_id, content}`.",
+  proofread_post: "Proofread a post's current text. Returns `{post_id, annotations: [{range: " +
+    "[start, end], type: grammar|tone|suggestion, message, suggestion}]}`; nothing is changed.",
+};
+
+export const annotationSchema = z.object({
+  range: z.tuple([z.number().int(), z.number().int()]),
+  type: z.enum(["grammar", "tone", "suggestion"]),
+  message: z.string(),
+  suggestion: z.string(),
+});
+export type Annotation = z.infer<typeof annotationSchema>;
