@@ -6,7 +6,6 @@ import { SERVICE_NAMES } from "../../shared/config.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import {
   CALLER_HEADER,
-  encodeCaller,
   INTERNAL_SECRET_HEADER,
   REQUEST_ID_HEADER,
 } from "../../shared/http/identity.ts";
@@ -77,12 +76,12 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     if (target.access !== "public") {
       const auth = req.headers.get("authorization") ?? "";
       const match = /^Bearer\s+(\S+)$/i.exec(auth);
-      const caller = match ? await verifier.verify(match[1]) : null;
-      if (!caller) return c.json({ error: "Unauthorized" }, 401);
-      if (target.access === "approved" && !caller.approved) {
+      const verified = match ? await verifier.verifyWithHeader(match[1]) : null;
+      if (!verified) return c.json({ error: "Unauthorized" }, 401);
+      if (target.access === "approved" && !verified.caller.approved) {
         return c.json({ error: "Unauthorized" }, 401);
       }
-      callerHeader = encodeCaller(caller);
+      callerHeader = verified.header;
     }
     const forwarded = forwardRequest(req, {
       secret: config.base.internalSecret,

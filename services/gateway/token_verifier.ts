@@ -1,6 +1,6 @@
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import { z } from "zod";
-import type { Caller } from "../../shared/http/identity.ts";
+import { type Caller, encodeCaller } from "../../shared/http/identity.ts";
 
 const claimsSchema = z.object({
   sub: z.string().min(1),
@@ -25,7 +25,7 @@ export interface TokenVerifierOptions {
  * until the token expires, so repeated requests with one token skip verification.
  */
 export class TokenVerifier {
-  readonly #cache = new Map<string, { caller: Caller; expiresAt: number }>();
+  readonly #cache = new Map<string, { caller: Caller; header: string; expiresAt: number }>();
   #jwks: ReturnType<typeof createLocalJWKSet> | null = null;
   #jwksLoadedAt = 0;
 
@@ -33,10 +33,15 @@ export class TokenVerifier {
 
   /** The caller a token proves, or null when it is invalid, expired or lacks `sub`. */
   async verify(token: string): Promise<Caller | null> {
+    return (await this.verifyWithHeader(token))?.caller ?? null;
+  }
+
+  /** The caller and its encoded identity header (kept with the cached verification). */
+  async verifyWithHeader(token: string): Promise<{ caller: Caller; header: string } | null> {
     const now = Date.now();
     const cached = this.#cache.get(token);
     if (cached) {
-      if (cached.expiresAt > now) return cached.caller;
+      if (cached.expiresAt > now) return cached;
       this.#cache.delete(token);
     }
     const claims = await this.#verifySignature(token);
@@ -53,8 +58,9 @@ export class TokenVerifier {
       const oldest = this.#cache.keys().next().value;
       if (oldest !== undefined) this.#cache.delete(oldest);
     }
-    this.#cache.set(token, { caller, expiresAt: claims.exp * 1000 });
-    return caller;
+    const entry = { caller, header: encodeCaller(caller), expiresAt: claims.exp * 1000 };
+    this.#cache.set(token, entry);
+    return entry;
   }
 
   async #verifySignature(token: string): Promise<z.infer<typeof claimsSchema> | null> {

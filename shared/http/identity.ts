@@ -22,12 +22,22 @@ export function encodeCaller(caller: Caller): string {
   return encodeURIComponent(JSON.stringify(caller));
 }
 
+/** Decoded identity headers by their text: one token's requests repeat the same header. */
+const decoded = new Map<string, Caller | null>();
+const DECODED_MAX = 10_000;
+
 export function decodeCaller(header: string | null | undefined): Caller | null {
   if (!header) return null;
+  const known = decoded.get(header);
+  if (known !== undefined) return known;
+  let caller: Caller | null = null;
   try {
     const parsed = callerSchema.safeParse(JSON.parse(decodeURIComponent(header)));
-    return parsed.success ? parsed.data : null;
+    caller = parsed.success ? parsed.data : null;
   } catch {
-    return null;
+    caller = null;
   }
+  if (decoded.size >= DECODED_MAX) decoded.clear();
+  decoded.set(header, caller);
+  return caller;
 }
