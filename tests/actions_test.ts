@@ -214,6 +214,25 @@ Deno.test("actions: routes, statuses and direct messages", e2e, async (t) => {
       assert.deepEqual(none.body, { items: [], count: 0 });
     });
 
+    await t.step("a blank list filter is no filter, not a match on the empty string", async () => {
+      for (const filter of ["status=", "assigneeId=", "linkedPostId=%20", "status=&assigneeId="]) {
+        const res = await api(stack, "GET", `/api/actions?workspaceId=${ws}&${filter}`, {
+          token: assignee.access_token,
+        });
+        assert.equal(res.status, 200, filter);
+        assert.equal(res.body.count, 2, filter);
+      }
+    });
+
+    await t.step("an action created without priority or due_date has them as strings", () => {
+      // The spec's Action table types both as string (only linked_post_id, completed_at are
+      // "or null").
+      assert.equal(second.priority, "");
+      assert.equal(second.due_date, "");
+      assert.equal(second.description, "");
+      assert.equal(second.linked_post_id, null);
+    });
+
     await t.step("list answers 400 without workspaceId and 403 to a non-member", async () => {
       const missing = await api(stack, "GET", "/api/actions", { token: creator.access_token });
       assert.equal(missing.status, 400);

@@ -82,16 +82,18 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       default_audience: "engineers",
       default_language: "Spanish",
     });
-    const SAVED_SYSTEM = "You are Ana, a CTO who writes plainly.\n\nFor this post:\n" +
+    const SAVED_SYSTEM = "You are Ana, a CTO who writes plainly.";
+    const SAVED_BRIEF = "For this post:\n" +
       "- Audience: engineers\n- Tone: casual\n- Language: write the post in Spanish";
     const SAVED_USER = `Write about Remote work wins (${IDEA_TEXT}) for engineers, tone casual, ` +
       "in Spanish, the length that suits the idea. Keep {unknown_thing}.";
 
     await t.step(
-      "a saved prompt (prompt_id) replaces the persona and fills its template",
+      "a saved prompt (prompt_id) is the system message and its filled template the last user one",
       async () => {
         assert.deepEqual(await generate({ prompt_id: savedId }), [
           { role: "system", content: SAVED_SYSTEM },
+          { role: "user", content: SAVED_BRIEF },
           { role: "user", content: SAVED_USER },
         ]);
       },
@@ -114,14 +116,13 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       });
       assert.equal(set.status, 200);
       assert.deepEqual(await generate({}), [
-        {
-          role: "system",
-          content: "You are the default voice.\n\nFor this post:\n- Tone: educational",
-        },
+        { role: "system", content: "You are the default voice." },
+        { role: "user", content: "For this post:\n- Tone: educational" },
         { role: "user", content: "Default template for Remote work wins." },
       ]);
       assert.deepEqual(await generate({ prompt_id: savedId }), [
         { role: "system", content: SAVED_SYSTEM },
+        { role: "user", content: SAVED_BRIEF },
         { role: "user", content: SAVED_USER },
       ], "prompt_id wins over the default");
     });
@@ -131,11 +132,12 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       async () => {
         const override = { system_instruction: "You are a pirate." };
         assert.deepEqual(await generate({ prompt_id: savedId, overrides: override }), [
-          { role: "system", content: SAVED_SYSTEM.replace(/^[^\n]*/, "You are a pirate.") },
+          { role: "system", content: "You are a pirate." },
+          { role: "user", content: SAVED_BRIEF },
           { role: "user", content: SAVED_USER },
         ]);
         const [system] = await generate({ overrides: override });
-        assert.equal(system.content, "You are a pirate.\n\nFor this post:\n- Tone: educational");
+        assert.deepEqual(system, { role: "system", content: "You are a pirate." });
       },
     );
 
@@ -149,9 +151,10 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
         length: "short",
       });
       assert.deepEqual(messages, [
+        { role: "system", content: "You are a pirate." },
         {
-          role: "system",
-          content: "You are a pirate.\n\nFor this post:\n- Audience: founders\n" +
+          role: "user",
+          content: "For this post:\n- Audience: founders\n" +
             "- Tone: provocative\n- Language: write the post in French\n" +
             `- Length: ${LENGTH_PRESETS.short}`,
         },
@@ -165,37 +168,37 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
 
     await t.step("each length preset asks for its target size", async () => {
       for (const [length, target] of Object.entries(LENGTH_PRESETS)) {
-        const [system, user] = await generate({ prompt_id: savedId, length });
-        assert.equal(system.content, `${SAVED_SYSTEM}\n- Length: ${target}`, length);
+        const [, brief, user] = await generate({ prompt_id: savedId, length });
+        assert.equal(brief.content, `${SAVED_BRIEF}\n- Length: ${target}`, length);
         assert.ok(user.content.includes(`in Spanish, ${target}.`), length);
       }
     });
 
     await t.step("an unknown length gives exactly the prompt that no length gives", async () => {
       const none = await generate({ prompt_id: savedId });
-      for (const length of ["gigantic", "SHORT", "", null]) {
+      for (const length of ["gigantic", "SHORT", "", null, 3, true, ["short"]]) {
         assert.deepEqual(await generate({ prompt_id: savedId, length }), none, String(length));
       }
     });
 
     await t.step("audience, tone and language are cut at 200, 100 and 50 characters", async () => {
-      const [system, user] = await generate({
+      const [, brief, user] = await generate({
         prompt_id: savedId,
         audience: "a".repeat(201),
         tone: "t".repeat(101),
         language: "l".repeat(51),
       });
-      assert.ok(system.content.includes(`- Audience: ${"a".repeat(200)}\n`));
-      assert.ok(!system.content.includes("a".repeat(201)));
-      assert.ok(system.content.includes(`- Tone: ${"t".repeat(100)}\n`));
-      assert.ok(!system.content.includes("t".repeat(101)));
-      assert.ok(system.content.endsWith(`in ${"l".repeat(50)}`));
+      assert.ok(brief.content.includes(`- Audience: ${"a".repeat(200)}\n`));
+      assert.ok(!brief.content.includes("a".repeat(201)));
+      assert.ok(brief.content.includes(`- Tone: ${"t".repeat(100)}\n`));
+      assert.ok(!brief.content.includes("t".repeat(101)));
+      assert.ok(brief.content.endsWith(`in ${"l".repeat(50)}`));
       assert.ok(user.content.includes(`for ${"a".repeat(200)}, tone ${"t".repeat(100)}, in `));
       assert.ok(user.content.includes(`in ${"l".repeat(50)}, the length`));
     });
 
     await t.step(
-      "the 5 examples sharing most tags go after a template without {examples}",
+      "the 5 examples sharing most tags go before a template without {examples}",
       async () => {
         const examples: [string, string[]][] = [
           ["Cooking", ["food"]],
@@ -219,7 +222,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
           });
           assert.equal(res.status, 201, JSON.stringify(res.body));
         }
-        const [, user] = await generate({ prompt_id: savedId });
+        const messages = await generate({ prompt_id: savedId });
         const block = [
           "Example 1: All three\nAll three body",
           "Example 2: Remote writing\nRemote writing body",
@@ -227,11 +230,15 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
           "Example 4: Teams\nTeams body",
           "Example 5: Newest untagged\nNewest untagged body",
         ].join("\n\n");
-        assert.equal(
-          user.content,
-          `${SAVED_USER}\n\nExample posts in this workspace's voice (match their style, not ` +
-            `their topics):\n\n${block}`,
-        );
+        assert.deepEqual(messages, [
+          { role: "system", content: SAVED_SYSTEM },
+          {
+            role: "user",
+            content: `${SAVED_BRIEF}\n\nExample posts in this workspace's voice (match their ` +
+              `style, not their topics):\n\n${block}`,
+          },
+          { role: "user", content: SAVED_USER },
+        ], "the filled template stays the last user message");
       },
     );
 
@@ -241,7 +248,9 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
         system_instruction: "Inline voice.",
         user_template: "Voice samples:\n{examples}\nNow: {idea_title}",
       });
-      const [, user] = await generate({ prompt_id: inlineId });
+      const messages = await generate({ prompt_id: inlineId });
+      const user = messages[messages.length - 1];
+      assert.ok(!messages[1].content.includes("Example 1"), "the examples are placed once");
       assert.ok(user.content.startsWith("Voice samples:\nExample 1: All three\nAll three body"));
       assert.ok(user.content.endsWith("Newest untagged body\nNow: Remote work wins"));
       assert.equal(user.content.match(/Example \d/g)?.length, 5);
@@ -504,9 +513,10 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
         length: "medium",
       });
       assert.deepEqual(generated, { content: "[]", idea_id: ideaId });
-      assert.equal(
-        ai.requests[0].messages[0].content,
-        `${SAVED_SYSTEM}\n- Length: ${LENGTH_PRESETS.medium}`,
+      assert.ok(
+        ai.requests[0].messages[1].content.startsWith(
+          `${SAVED_BRIEF}\n- Length: ${LENGTH_PRESETS.medium}\n\n`,
+        ),
       );
       assert.deepEqual(
         await client.iterate(caller(owner), { workspace_id: ws, post_id: "p", instruction: "x" }),

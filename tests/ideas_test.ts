@@ -142,6 +142,11 @@ Deno.test("ideas", e2e, async (t) => {
           token: as(owner),
         });
         assert.equal(badStatus.status, 400);
+        // A blank filter is no filter, like an absent one.
+        const everything = [c.idea_id, b.idea_id, a.idea_id, first.idea_id];
+        assert.deepEqual(await ids("status="), everything);
+        assert.deepEqual(await ids("status=%20&authorId=&tags="), everything);
+        assert.deepEqual(await ids(`status=&authorId=${member.user_id}`), [c.idea_id, b.idea_id]);
       },
     );
 

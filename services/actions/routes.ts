@@ -133,8 +133,9 @@ export function mountActionRoutes(app: ServiceApp, deps: ActionsDeps): void {
         assignee_response: "pending",
         linked_post_id: input.linked_post_id ?? null,
         status: "open",
-        priority: input.priority ?? null,
-        due_date: input.due_date ?? null,
+        // Strings per the spec's Action table (only linked_post_id and completed_at are nullable).
+        priority: input.priority ?? "",
+        due_date: input.due_date ?? "",
         attachments: [],
         created_by: caller.user_id,
         created_at: now,
@@ -160,10 +161,14 @@ export function mountActionRoutes(app: ServiceApp, deps: ActionsDeps): void {
       const caller = requireCaller(c);
       const query = c.req.valid("query");
       await workspaces.requireMember(query.workspaceId, caller.user_id);
+      // A blank filter is no filter (as an absent one), not a match on the empty string.
+      const status = query.status?.trim() || undefined;
+      const assigneeId = query.assigneeId?.trim() || undefined;
+      const linkedPostId = query.linkedPostId?.trim() || undefined;
       const items = (await store.list(query.workspaceId)).filter((a) =>
-        (query.status === undefined || a.status === query.status) &&
-        (query.assigneeId === undefined || a.assignee_id === query.assigneeId) &&
-        (query.linkedPostId === undefined || a.linked_post_id === query.linkedPostId)
+        (status === undefined || a.status === status) &&
+        (assigneeId === undefined || a.assignee_id === assigneeId) &&
+        (linkedPostId === undefined || a.linked_post_id === linkedPostId)
       );
       return c.json({ items, count: items.length }, 200);
     },

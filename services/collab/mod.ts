@@ -54,7 +54,12 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   });
   return {
     name: "collab",
-    fetch: (req) => new URL(req.url).pathname === "/ws" ? handleWs(req) : app.fetch(req),
+    fetch: (req) => {
+      // y-websocket appends "/<room name>" to its server URL, so /ws/<anything> is the socket
+      // too; docId and workspaceId come from the query either way.
+      const path = new URL(req.url).pathname;
+      return path === "/ws" || path.startsWith("/ws/") ? handleWs(req) : app.fetch(req);
+    },
     start: () => {
       hub.start();
       ready = true;

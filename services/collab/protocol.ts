@@ -12,6 +12,16 @@ export const MESSAGE_SYNC = 0;
 export const MESSAGE_AWARENESS = 1;
 export const MESSAGE_AUTH = 2;
 export const MESSAGE_QUERY_AWARENESS = 3;
+/** This server's own type: an application event (comment broadcast) as a JSON string. */
+export const MESSAGE_APP_EVENT = 100;
+
+/** A binary frame carrying an application event's JSON, for sockets that speak Yjs. */
+export function encodeAppEvent(json: string): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_APP_EVENT);
+  encoding.writeVarString(encoder, json);
+  return encoding.toUint8Array(encoder);
+}
 
 /**
  * Close codes the server uses once a socket is open (refusals before it opens are HTTP

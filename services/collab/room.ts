@@ -4,6 +4,7 @@ import {
   awarenessProtocol,
   CloseCode,
   decoding,
+  encodeAppEvent,
   encodeAwareness,
   encodeSyncStep1,
   encodeUpdate,
@@ -55,6 +56,8 @@ interface ConnectionState {
   /** the awareness client ids this connection controls, removed when it leaves */
   clients: Set<number>;
   lastSeen: number;
+  /** whether it has sent a Yjs protocol message (a y-websocket provider does on open) */
+  speaksYjs: boolean;
 }
 
 /**
@@ -117,7 +120,7 @@ export class DocumentRoom {
 
   /** Adds a connection and starts the sync: our sync step 1, and the editors' awareness. */
   join(conn: Connection): void {
-    this.#conns.set(conn, { clients: new Set(), lastSeen: Date.now() });
+    this.#conns.set(conn, { clients: new Set(), lastSeen: Date.now(), speaksYjs: false });
     conn.send(encodeSyncStep1(this.doc));
     const states = this.awareness.getStates();
     if (states.size > 0) conn.send(encodeAwareness(this.awareness, [...states.keys()]));
@@ -157,6 +160,7 @@ export class DocumentRoom {
       const decoder = decoding.createDecoder(data);
       const encoder = encoding.createEncoder();
       const type = decoding.readVarUint(decoder);
+      state.speaksYjs = true;
       switch (type) {
         case MESSAGE_SYNC: {
           const step = decoding.readVarUint(decoder);
@@ -199,10 +203,25 @@ export class DocumentRoom {
     }
   }
 
-  /** Sends a JSON text frame to every connection (stock y-websocket clients ignore it). */
+  /**
+   * Sends an application event (a comment broadcast) to every connection. A plain socket gets
+   * it as a JSON text frame. A socket that speaks the Yjs protocol gets the same JSON in a
+   * binary frame of message type `MESSAGE_APP_EVENT`: a stock y-websocket provider throws on
+   * any text frame (it reads every frame as binary) but skips an unknown message type, and an
+   * app receives the event with `provider.messageHandlers[MESSAGE_APP_EVENT]`
+   * (docs/collab.md).
+   */
   broadcastJson(message: unknown): number {
     const text = JSON.stringify(message);
-    for (const conn of this.#conns.keys()) safeSend(conn, text);
+    let binary: Uint8Array | null = null;
+    for (const [conn, state] of this.#conns) {
+      if (!state.speaksYjs) {
+        safeSend(conn, text);
+        continue;
+      }
+      binary ??= encodeAppEvent(text);
+      safeSend(conn, binary);
+    }
     return this.#conns.size;
   }
 

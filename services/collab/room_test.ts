@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import * as Y from "yjs";
 import { createLogger } from "../../shared/log.ts";
 import { CollabHub } from "./hub.ts";
-import { CloseCode, decoding, encoding, MESSAGE_SYNC, syncProtocol } from "./protocol.ts";
+import {
+  CloseCode,
+  decoding,
+  encoding,
+  MESSAGE_APP_EVENT,
+  MESSAGE_SYNC,
+  syncProtocol,
+} from "./protocol.ts";
 import type { Connection } from "./room.ts";
 import { DocStore } from "./store.ts";
 import { createWsHandler, type WsAccess } from "./websocket.ts";
@@ -180,13 +187,23 @@ Deno.test("a JSON broadcast reaches every connection of the post only", () =>
   withHub(async (hub) => {
     const a = new FakeClient();
     const b = new FakeClient();
+    const plain = new FakeClient();
     const other = new FakeClient();
     await connect(hub, "p1", a);
     await connect(hub, "p1", b);
+    (await hub.acquire("p1", plain.workspaceId)).join(plain); // never speaks Yjs
     await connect(hub, "p2", other);
     const event = { type: "comment", action: "created", postId: "p1", commentId: "c1" };
-    assert.equal(hub.broadcast("p1", event), 2);
-    for (const c of [a, b]) assert.deepEqual(JSON.parse(c.received.at(-1) as string), event);
+    assert.equal(hub.broadcast("p1", event), 3);
+    // A plain socket gets JSON text...
+    assert.deepEqual(JSON.parse(plain.received.at(-1) as string), event);
+    // ...a Yjs client the same JSON in a binary frame of the app-event type, never text.
+    for (const c of [a, b]) {
+      assert.ok(c.received.every((m) => typeof m !== "string"));
+      const decoder = decoding.createDecoder(c.received.at(-1) as Uint8Array);
+      assert.equal(decoding.readVarUint(decoder), MESSAGE_APP_EVENT);
+      assert.deepEqual(JSON.parse(decoding.readVarString(decoder)), event);
+    }
     assert.ok(other.received.every((m) => typeof m !== "string"));
   }));
 

@@ -60,7 +60,8 @@ export function resolveRoute(method: string, path: string): RouteTarget | null {
     return { service, access: "public" };
   }
   if (path === "/api/quick-capture" && method === "POST") return { service, access: "public" };
-  if (path === "/ws") return { service, access: "public" };
+  // y-websocket appends "/<room>" to its server URL: /ws/<anything> is the same socket.
+  if (underPrefix(path, "/ws")) return { service, access: "public" };
   if (underPrefix(path, "/api/auth")) return { service, access: "token" };
   return { service, access: "approved" };
 }

@@ -12,6 +12,9 @@ Deno.test("routing sends each public prefix to its owning service", () => {
   assert.equal(resolveRoute("GET", "/api/examples")?.service, "posts");
   assert.equal(resolveRoute("POST", "/api/ws/ticket")?.service, "auth");
   assert.equal(resolveRoute("GET", "/ws")?.service, "collab");
+  assert.deepEqual(resolveRoute("GET", "/ws/"), { service: "collab", access: "public" });
+  assert.deepEqual(resolveRoute("GET", "/ws/post-1"), { service: "collab", access: "public" });
+  assert.equal(resolveRoute("GET", "/wsx"), null);
   assert.equal(resolveRoute("POST", "/mcp")?.service, "mcp");
 });
 

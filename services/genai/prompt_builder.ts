@@ -158,7 +158,7 @@ export function effectiveSettings(
   };
 }
 
-/** The brief appended to the persona: one line per setting that has a value. */
+/** The brief of the per-call settings: one line per setting that has a value. */
 export function formatBrief(settings: EffectiveSettings): string {
   const lines = [
     settings.audience && `- Audience: ${settings.audience}`,
@@ -170,22 +170,20 @@ export function formatBrief(settings: EffectiveSettings): string {
 }
 
 /**
- * The messages of a generation, in two: the system message is the persona (the override's,
- * else the saved prompt's, else the built-in one) followed by the brief of audience, tone,
- * language and length; the user message is the saved template (or the built-in one) with its
- * placeholders filled, and the examples after it when it has no `{examples}` placeholder.
+ * The messages of a generation (CONTRACT section 7): the system message is the persona alone
+ * (the override's, else the saved prompt's, else the built-in one); the last user message is
+ * the saved template (or the built-in one) with its placeholders filled, and nothing else.
+ * Between them, when there is any, one user message carries the brief of audience, tone,
+ * language and length and the examples a template without `{examples}` did not place.
  */
 export function buildGenerateMessages(input: GenerateInput): ChatMessage[] {
   const { idea, prompt } = input;
   const persona = present(input.overrides?.system_instruction) ??
     present(prompt?.system_instruction) ?? DEFAULT_PERSONA;
   const settings = effectiveSettings(prompt, input.options);
-  const brief = formatBrief(settings);
-  const system = brief ? `${persona}\n\n${brief}` : persona;
-
   const template = present(prompt?.user_template) ?? DEFAULT_USER_TEMPLATE;
   const examples = formatExamples(input.examples);
-  let user = fillTemplate(template, {
+  const user = fillTemplate(template, {
     idea_title: idea.title,
     idea_description: idea.description,
     examples,
@@ -194,10 +192,15 @@ export function buildGenerateMessages(input: GenerateInput): ChatMessage[] {
     language: settings.language ?? PLACEHOLDER_FALLBACKS.language,
     length: settings.length ? LENGTH_PRESETS[settings.length] : PLACEHOLDER_FALLBACKS.length,
   }).trim();
-  if (examples && !template.includes("{examples}")) {
-    user = `${user}\n\n${EXAMPLES_HEADING}\n\n${examples}`;
-  }
-  return [{ role: "system", content: system }, { role: "user", content: user }];
+  const context = [
+    formatBrief(settings),
+    examples && !template.includes("{examples}") ? `${EXAMPLES_HEADING}\n\n${examples}` : "",
+  ].filter(Boolean).join("\n\n");
+  return [
+    { role: "system", content: persona },
+    ...(context ? [{ role: "user" as const, content: context }] : []),
+    { role: "user", content: user },
+  ];
 }
 
 /**

@@ -34,29 +34,33 @@ Deno.test("with no saved prompt the built-in persona and template are used", () 
 });
 
 Deno.test("a saved prompt replaces the persona and its defaults fill the template", () => {
-  const [system, user] = buildGenerateMessages({ idea, prompt: saved, examples: [] });
-  assert.equal(
-    system.content,
-    "You are Ana, a CTO.\n\nFor this post:\n- Audience: engineers\n- Tone: casual\n" +
-      "- Language: write the post in Spanish",
-  );
-  assert.equal(
-    user.content,
-    "Post about Remote work for engineers in Spanish, casual, the length that suits the idea.",
-  );
+  assert.deepEqual(buildGenerateMessages({ idea, prompt: saved, examples: [] }), [
+    { role: "system", content: "You are Ana, a CTO." },
+    {
+      role: "user",
+      content: "For this post:\n- Audience: engineers\n- Tone: casual\n" +
+        "- Language: write the post in Spanish",
+    },
+    {
+      role: "user",
+      content:
+        "Post about Remote work for engineers in Spanish, casual, the length that suits the idea.",
+    },
+  ]);
 });
 
 Deno.test("the override replaces both personas; per-call options beat the prompt's", () => {
-  const [system, user] = buildGenerateMessages({
+  const [system, brief, user] = buildGenerateMessages({
     idea,
     prompt: saved,
     overrides: { system_instruction: "You are a pirate." },
     options: { audience: "founders", tone: "provocative", language: "French", length: "short" },
     examples: [],
   });
+  assert.equal(system.content, "You are a pirate.");
   assert.equal(
-    system.content,
-    "You are a pirate.\n\nFor this post:\n- Audience: founders\n- Tone: provocative\n" +
+    brief.content,
+    "For this post:\n- Audience: founders\n- Tone: provocative\n" +
       `- Language: write the post in French\n- Length: ${LENGTH_PRESETS.short}`,
   );
   assert.equal(
@@ -69,20 +73,21 @@ Deno.test("the override replaces both personas; per-call options beat the prompt
     overrides: { system_instruction: "You are a pirate." },
     examples: [],
   });
-  assert.equal(overrideOnly[0].content, "You are a pirate.");
+  assert.deepEqual(overrideOnly[0], { role: "system", content: "You are a pirate." });
+  assert.equal(overrideOnly.length, 2, "no brief message when nothing sets one");
 });
 
 Deno.test("a blank override or blank option falls through to the layer below", () => {
-  const [system] = buildGenerateMessages({
+  const [system, brief] = buildGenerateMessages({
     idea,
     prompt: saved,
     overrides: { system_instruction: "   " },
     options: { audience: " ", tone: "" },
     examples: [],
   });
-  assert.ok(system.content.startsWith("You are Ana, a CTO."));
-  assert.match(system.content, /Audience: engineers/);
-  assert.match(system.content, /Tone: casual/);
+  assert.equal(system.content, "You are Ana, a CTO.");
+  assert.match(brief.content, /Audience: engineers/);
+  assert.match(brief.content, /Tone: casual/);
 });
 
 Deno.test("each length preset gives its target size; an unknown length changes nothing", () => {
@@ -95,13 +100,13 @@ Deno.test("each length preset gives its target size; an unknown length changes n
     );
   }
   for (const [name, target] of Object.entries(LENGTH_PRESETS)) {
-    const [system, user] = buildGenerateMessages({
+    const [, brief, user] = buildGenerateMessages({
       idea,
       prompt: saved,
       options: { length: name },
       examples: [],
     });
-    assert.ok(system.content.endsWith(`- Length: ${target}`), name);
+    assert.ok(brief.content.endsWith(`- Length: ${target}`), name);
     assert.ok(user.content.includes(target), name);
   }
 });
@@ -111,7 +116,7 @@ Deno.test("placeholders are filled once; unknown ones are left as written", () =
     fillTemplate("{a} {b} {unknown} {a}", { a: "{b}", b: "B" }),
     "{b} B {unknown} {b}",
   );
-  const [, user] = buildGenerateMessages({
+  const [, , user] = buildGenerateMessages({
     idea: { ...idea, title: "{tone} in a title" },
     prompt: { ...saved, user_template: "{idea_title} / {idea_description} / {mood} / {examples}" },
     examples: [],
@@ -140,25 +145,28 @@ Deno.test("examples are ranked by shared tags, ties keeping order, at most 5", (
   assert.deepEqual(rankExamples(examples, [], 3).map((e) => e.title), ["none", "one", "two"]);
 });
 
-Deno.test("examples go into {examples}, or after a template without it", () => {
+Deno.test("examples go into {examples}, or before the template in their own message", () => {
   const examples = [ex("First", ["a"]), ex("Second", [], "x".repeat(EXAMPLE_CONTENT_MAX + 10))];
   const block = formatExamples(examples);
   assert.equal(
     block,
     `Example 1: First\nFirst text\n\nExample 2: Second\n${"x".repeat(EXAMPLE_CONTENT_MAX)}`,
   );
-  const [, inline] = buildGenerateMessages({
+  const inline = buildGenerateMessages({
     idea,
     prompt: { ...saved, user_template: "Voice:\n{examples}\nNow write about {idea_title}." },
     examples,
   });
-  assert.equal(inline.content, `Voice:\n${block}\nNow write about Remote work.`);
-  const [, appended] = buildGenerateMessages({ idea, prompt: null, examples });
-  assert.equal(
-    appended.content,
-    "Write a post about this idea.\n\nIdea: Remote work\n\nWhy async beats meetings." +
-      `\n\n${EXAMPLES_HEADING}\n\n${block}`,
-  );
+  assert.equal(inline.at(-1)?.content, `Voice:\n${block}\nNow write about Remote work.`);
+  assert.ok(!inline[1].content.includes(EXAMPLES_HEADING), "examples placed once");
+  assert.deepEqual(buildGenerateMessages({ idea, prompt: null, examples }), [
+    { role: "system", content: DEFAULT_PERSONA },
+    { role: "user", content: `${EXAMPLES_HEADING}\n\n${block}` },
+    {
+      role: "user",
+      content: "Write a post about this idea.\n\nIdea: Remote work\n\nWhy async beats meetings.",
+    },
+  ]);
 });
 
 Deno.test("iterate uses the saved persona when given, else the editor persona", () => {

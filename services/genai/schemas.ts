@@ -57,8 +57,12 @@ export const generateBody = z.object({
   audience: truncated("audience", TRUNCATE.audience),
   tone: truncated("tone", TRUNCATE.tone),
   language: truncated("language", TRUNCATE.language),
-  /** one of the six presets; any other value is ignored */
-  length: z.string({ error: "length must be a string" }).nullish(),
+  /** one of the six presets; any other value, of any type, is ignored without error */
+  length: z.unknown().optional().transform((v) => typeof v === "string" ? v : undefined).openapi({
+    type: "string",
+    enum: ["very_short", "short", "medium", "long", "very_long", "extra_long"],
+    description: "Any other value is ignored: the prompt is then the one without `length`",
+  }),
 }).openapi("GenerateRequest");
 export type GenerateBody = z.infer<typeof generateBody>;
 

@@ -71,7 +71,11 @@ export const workspaceQuery = z.object({
 
 export const listQuery = z.object({
   workspaceId: requiredId("workspaceId"),
-  status: z.enum(IDEA_STATUSES, { message: "status must be one of: converted, new" }).optional(),
+  /** A blank `status` is no filter, as a blank `authorId` is. */
+  status: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z.enum(IDEA_STATUSES, { message: "status must be one of: converted, new" }).optional(),
+  ),
   tags: z.string().max(4_000, "tags is too long").optional().openapi({
     description: "comma-separated; keeps ideas carrying every listed tag",
   }),

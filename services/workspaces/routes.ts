@@ -163,7 +163,7 @@ export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps
       path: "/api/workspaces/{id}/members",
       tags: ["Workspaces"],
       summary: "Add a registered user, or invite an unregistered email (owner or editor)",
-      description: "A second invite for an email that already has a pending invite answers 409.",
+      description: "Inviting an email again replaces its pending invite (the latest role wins).",
       security,
       request: { params: idParamSchema, ...body(addMemberBodySchema) },
       responses: {
@@ -174,7 +174,7 @@ export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps
         400: err("email missing or invalid, or a bad role (owner included)"),
         403: err("Not a member, or not owner/editor"),
         404: err("Workspace missing or soft-deleted"),
-        409: err("Already a member, or already invited"),
+        409: err("Already a member"),
       },
     }),
     async (c) => {

@@ -19,7 +19,6 @@ export const MESSAGES = {
   ownerLeaves: "The owner cannot leave the workspace; transfer ownership first",
   targetNotMember: "User is not a member of the workspace",
   alreadyMember: "User is already a member of the workspace",
-  alreadyInvited: "This email already has a pending invite to the workspace",
   alreadyDeleted: "Workspace is already deleted",
   notDeleted: "Workspace is not deleted",
 } as const;

@@ -285,7 +285,11 @@ export class WorkspacesStore {
     }, COMMIT_TRIES);
   }
 
-  /** Records a pending invite for an unregistered email; 409 when one is already pending. */
+  /**
+   * Records a pending invite for an unregistered email. Inviting an email again replaces its
+   * pending invite (the latest role wins): the spec answers 201 for any unregistered email and
+   * keeps 409 for an existing member.
+   */
   invite(input: {
     wsId: string;
     callerId: string;
@@ -298,7 +302,6 @@ export class WorkspacesStore {
         [Workspace, MembershipRecord, InviteRecord]
       >([workspaceKey(wsId), membershipKey(wsId, callerId), inviteKey(wsId, email)]);
       this.#checkCanAdd(wsEntry.value, callerEntry.value);
-      if (inviteEntry.value) throw new AppError(409, MESSAGES.alreadyInvited);
       const invite: InviteRecord = {
         workspace_id: wsId,
         email,

@@ -59,7 +59,7 @@ Deno.test("member count follows adds, removes and accepted invites", async () =>
   });
 });
 
-Deno.test("add member refuses a duplicate (409), a viewer (403) and a non-member (403)", async () => {
+Deno.test("add member refuses a duplicate (409), a viewer (403) and a non-member (403); re-invite replaces", async () => {
   await withStore(async (store) => {
     const { workspace_id: id } = await store.create({ ownerId: "o", name: "W" });
     await store.addMember({ wsId: id, callerId: "o", userId: "v", role: "viewer" });
@@ -79,9 +79,12 @@ Deno.test("add member refuses a duplicate (409), a viewer (403) and a non-member
       "Not a workspace member",
     );
     await store.invite({ wsId: id, callerId: "o", email: "p@x.test", role: "viewer" });
-    await rejectsWith(
-      store.invite({ wsId: id, callerId: "o", email: "p@x.test", role: "editor" }),
-      409,
+    await store.invite({ wsId: id, callerId: "o", email: "p@x.test", role: "editor" });
+    const invites = await store.listInvites(id);
+    assert.deepEqual(
+      invites.map((i) => [i.email, i.role]),
+      [["p@x.test", "editor"]],
+      "a second invite replaces the first",
     );
   });
 });
