@@ -204,15 +204,16 @@ export function remapLine(line: BackupLine, ids: ReadonlyMap<string, string>): B
 
 /** Splits a byte stream into lines (without the newline); empty lines are skipped. */
 export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  // One split per chunk: slicing the carry line by line would copy the rest of it each time.
   let carry = "";
   for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-    carry += text;
-    let nl: number;
-    while ((nl = carry.indexOf("\n")) >= 0) {
-      const line = carry.slice(0, nl);
-      carry = carry.slice(nl + 1);
-      if (line.trim()) yield line;
+    if (!text.includes("\n")) {
+      carry += text;
+      continue;
     }
+    const parts = (carry + text).split("\n");
+    carry = parts.pop()!;
+    for (const line of parts) if (line.trim()) yield line;
   }
   if (carry.trim()) yield carry;
 }

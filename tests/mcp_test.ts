@@ -530,6 +530,13 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
         "Post not found",
       );
     });
+    await t.step("create_idea keeps surrounding spaces and refuses a blank title", async () => {
+      const spaced = await call(mcp, "create_idea", { workspace_id: ws, title: "  Spaced  " });
+      assert.equal(spaced.isError, false, spaced.text);
+      assert.equal(spaced.json.title, "  Spaced  ");
+      const blank = await call(mcp, "create_idea", { workspace_id: ws, title: "   " });
+      assert.equal(blank.isError, true);
+    });
   } finally {
     for (const provider of providers) provider.destroy();
     for (const client of clients) await client.close().catch(() => {});

@@ -431,6 +431,8 @@ export async function applyArchive(
           if (n === null) throw new Error(`The ${path.service} service keeps no keyspace`);
           items += n;
         });
+        // With no ids to rewrite the lines go through as they are (validated already).
+        if (idMap.size === 0) return sink;
         const lines = new LineSplitter();
         const send = async (batch: string[]) => {
           if (batch.length === 0) return;

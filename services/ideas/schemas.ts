@@ -129,7 +129,10 @@ export interface CaptureToken {
 
 export const internalCreateBody = z.object({
   workspace_id: requiredId("workspace_id"),
-  title: z.string().trim().min(1, "title is required").max(IDEA_TITLE_MAX, "title is too long"),
+  // MCP create_idea stores the title literally (spec): checked for blankness, never trimmed.
+  title: z.string().refine((v) => v.trim() !== "", "title is required").pipe(
+    z.string().max(IDEA_TITLE_MAX, "title is too long"),
+  ),
   description: z.string().max(DESCRIPTION_MAX, "description is too long").default(""),
   tags: tagsSchema.nullish().transform((v) => v ?? []),
   created_by: requiredId("created_by"),

@@ -38,8 +38,8 @@ export const toolInputs = {
   },
   create_idea: {
     workspace_id: workspaceId(),
-    title: z.string().trim().min(1, "title is required")
-      .max(IDEA_TITLE_MAX, `title is at most ${IDEA_TITLE_MAX} characters`)
+    title: z.string().refine((v) => v.trim() !== "", "title is required")
+      .pipe(z.string().max(IDEA_TITLE_MAX, `title is at most ${IDEA_TITLE_MAX} characters`))
       .describe("The idea's title, stored exactly as given (no AI title)"),
     description: z.string().max(DESCRIPTION_MAX, `description is at most ${DESCRIPTION_MAX}`)
       .default("")

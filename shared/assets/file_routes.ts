@@ -7,7 +7,7 @@
  * - `GET /assets/<key>?expires=...&signature=...` answers the object (404 when absent).
  *
  * An expired URL, a bad signature, or a PUT with another `Content-Type` is 403; a body over
- * 25 MiB is 413; a key that is malformed (`..`, empty segments) is 400 and never touches the disk.
+ * 25 MiB is 413 (4 GiB for an imported backup, `_backups/upload-<timestamp>.zip`); a key that is malformed (`..`, empty segments) is 400 and never touches the disk.
  */
 import { Hono } from "hono";
 import type { BaseConfig } from "../config.ts";
@@ -18,24 +18,35 @@ import { UrlSigner } from "./signing.ts";
 import { keyProblem } from "./store.ts";
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+/**
+ * Imported backups (`_backups/upload-<timestamp>.zip`, the admin upload URL's key) may be as
+ * large as an archive can be: the backup ZIP has no Zip64, so 4 GiB. They are streamed to disk.
+ */
+export const MAX_BACKUP_UPLOAD_BYTES = 0xffff_ffff;
+const BACKUP_UPLOAD_KEY = /^_backups\/upload-[^/]+\.zip$/;
 
 export interface FileRoutesOptions {
   store: FileAssetStore;
   logger: Logger;
+  /** The limit of every upload but an imported backup's */
   maxBytes?: number;
+  /** The limit of an imported backup's upload */
+  backupMaxBytes?: number;
 }
 
 export function createFileAssetRoutes({
   store,
   logger,
-  maxBytes = MAX_UPLOAD_BYTES,
+  maxBytes: attachmentMaxBytes = MAX_UPLOAD_BYTES,
+  backupMaxBytes = MAX_BACKUP_UPLOAD_BYTES,
 }: FileRoutesOptions): Hono {
   const app = new Hono();
-  const limitMiB = Math.round(maxBytes / 1024 / 1024);
 
   app.put(`${FILE_ROUTE_PREFIX}*`, async (c) => {
     const checked = await checkUrl(c.req.raw, "PUT", store.signer);
     if ("error" in checked) return c.json({ error: checked.error }, checked.status);
+    const maxBytes = BACKUP_UPLOAD_KEY.test(checked.key) ? backupMaxBytes : attachmentMaxBytes;
+    const limitMiB = Math.round(maxBytes / 1024 / 1024);
     const declared = c.req.header("content-length");
     if (declared && Number(declared) > maxBytes) {
       await c.req.raw.body?.cancel();

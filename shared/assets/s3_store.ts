@@ -19,6 +19,57 @@ export interface S3Options {
   sessionToken?: string;
   /** The signing clock; tests pin it to reproduce AWS's published examples. */
   now?: () => Date;
+  /** Size of the parts a streamed put is sent in (S3's minimum, 5 MiB, unless set) */
+  partBytes?: number;
+}
+
+/** S3's smallest part but the last, and most parts in one multipart upload. */
+export const MIN_PART_BYTES = 5 * 1024 * 1024;
+const MAX_PARTS = 10_000;
+
+/**
+ * Reads a stream in parts of `size` bytes into one reused buffer: each `next()` answers a view
+ * that is valid until the following call; `full` says whether it filled the buffer, `done`
+ * whether the stream has ended.
+ */
+class PartReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #buffer: Uint8Array;
+  #rest: Uint8Array | null = null;
+  done = false;
+  full = false;
+
+  constructor(stream: ReadableStream<Uint8Array>, size: number) {
+    this.#reader = stream.getReader();
+    this.#buffer = new Uint8Array(size);
+  }
+
+  async next(): Promise<Uint8Array> {
+    let length = 0;
+    while (length < this.#buffer.length) {
+      let chunk = this.#rest;
+      this.#rest = null;
+      if (!chunk) {
+        const read = await this.#reader.read();
+        if (read.done) {
+          this.done = true;
+          break;
+        }
+        chunk = read.value;
+      }
+      const room = this.#buffer.length - length;
+      if (chunk.length > room) this.#rest = chunk.subarray(room);
+      this.#buffer.set(chunk.subarray(0, room), length);
+      length += Math.min(room, chunk.length);
+    }
+    this.full = length === this.#buffer.length;
+    return this.#buffer.subarray(0, length);
+  }
+
+  async cancel(): Promise<void> {
+    if (!this.done) await this.#reader.cancel().catch(() => {});
+    this.#reader.releaseLock();
+  }
 }
 
 /**
@@ -83,19 +134,89 @@ export class S3AssetStore implements AssetStore {
     return signed.url;
   }
 
+  /**
+   * Stores `body` without holding it whole: bytes go up in one PUT; a stream is read into one
+   * part-sized buffer, and goes up in one PUT when it fits in it, else as a multipart upload
+   * (aborted on failure, so no parts are left behind). Not a temp file and one PUT: Deno's
+   * fetch sends a streamed body chunked, without the Content-Length S3 requires.
+   */
   async put(
     key: string,
     body: Uint8Array | ReadableStream<Uint8Array>,
     contentType: string,
   ): Promise<void> {
-    // S3 needs a Content-Length on PUT, so a stream is read whole first.
-    const bytes = body instanceof Uint8Array ? body : await new Response(body).bytes();
+    if (body instanceof Uint8Array) return await this.#putBytes(key, body, contentType);
+    const parts = new PartReader(body, this.options.partBytes ?? MIN_PART_BYTES);
+    try {
+      const first = await parts.next();
+      if (!parts.full) return await this.#putBytes(key, first, contentType);
+      await this.#multipart(key, contentType, first, parts);
+    } finally {
+      await parts.cancel();
+    }
+  }
+
+  async #putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
     const res = await this.#client.fetch(this.objectUrl(key), {
       method: "PUT",
       body: bytes as Uint8Array<ArrayBuffer>,
       headers: { "content-type": contentType, "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
     });
     await expectOk(res, `PUT ${key}`);
+  }
+
+  async #multipart(key: string, contentType: string, first: Uint8Array, parts: PartReader) {
+    const url = this.objectUrl(key);
+    const created = await this.#client.fetch(`${url}?uploads`, {
+      method: "POST",
+      headers: { "content-type": contentType },
+    });
+    if (!created.ok) return await failed(created, `create multipart upload of ${key}`);
+    const uploadId = tag(await created.text(), "UploadId");
+    if (!uploadId) throw new Error(`S3 create multipart upload of ${key} answered no UploadId`);
+    const upload = `uploadId=${encodeRfc3986(uploadId)}`;
+    try {
+      const etags: string[] = [];
+      for (
+        let bytes: Uint8Array | null = first;
+        bytes;
+        bytes = parts.done ? null : await parts.next()
+      ) {
+        if (bytes.length === 0 && etags.length > 0) break;
+        const number = etags.length + 1;
+        if (number > MAX_PARTS) throw new Error(`S3 PUT ${key}: more than ${MAX_PARTS} parts`);
+        const res = await this.#client.fetch(`${url}?partNumber=${number}&${upload}`, {
+          method: "PUT",
+          body: bytes as Uint8Array<ArrayBuffer>,
+          headers: { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
+        });
+        if (!res.ok) return await failed(res, `upload part ${number} of ${key}`);
+        await res.body?.cancel();
+        const etag = res.headers.get("etag");
+        if (!etag) throw new Error(`S3 upload part ${number} of ${key} answered no ETag`);
+        etags.push(etag);
+      }
+      const xml = "<CompleteMultipartUpload>" +
+        etags.map((etag, i) =>
+          `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag></Part>`
+        ).join("") + "</CompleteMultipartUpload>";
+      const done = await this.#client.fetch(`${url}?${upload}`, {
+        method: "POST",
+        body: xml,
+        headers: { "content-type": "application/xml" },
+      });
+      // S3 may answer 200 with an error in the body once the parts are being joined.
+      const text = done.ok ? await done.text() : "";
+      if (!done.ok || text.includes("<Error>")) {
+        if (!done.ok) return await failed(done, `complete multipart upload of ${key}`);
+        throw new Error(`S3 complete multipart upload of ${key} failed: ${text.slice(0, 200)}`);
+      }
+    } catch (err) {
+      const res = await this.#client.fetch(`${url}?${upload}`, { method: "DELETE" })
+        .catch(() => null);
+      await res?.body?.cancel();
+      throw err;
+    }
   }
 
   async get(key: string): Promise<AssetBody | null> {
@@ -175,6 +296,10 @@ export function parseListObjectsV2(xml: string): {
 function tag(xml: string, name: string): string | null {
   const match = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(xml);
   return match ? decodeXml(match[1]) : null;
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/[<>&]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[c]!);
 }
 
 function decodeXml(s: string): string {
