@@ -8,7 +8,14 @@ const DURATION = Deno.env.get("BENCH_SECONDS") ?? "10";
 
 async function startChild(script: string, args: string[] = []) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(script, import.meta.url).pathname, ...args],
+    // The service runs as `deno task start` runs it.
+    args: [
+      "run",
+      "-A",
+      "--v8-flags=--expose-gc",
+      new URL(script, import.meta.url).pathname,
+      ...args,
+    ],
     stdout: "piped",
     stderr: "inherit",
     env: { LOG_LEVEL: "warn" },

@@ -5,7 +5,7 @@
  * 256 MiB for both (the archive is streamed, never held whole in memory).
  *
  * Env: BENCH_ENTRIES (100000), BENCH_ASSETS (1000), BENCH_ASSET_BYTES (104857),
- * BENCH_V8_FLAGS (none; e.g. `--max-old-space-size=128` to hold the V8 heap down).
+ * BENCH_V8_FLAGS (none; added to the start tasks' `--expose-gc`, e.g. `--max-old-space-size=128`).
  */
 import { startAllInOne } from "../all_in_one.ts";
 
@@ -130,7 +130,8 @@ async function runChild(phaseName: string, dataDir: string, key = "") {
     args: [
       "run",
       "-A",
-      ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []),
+      // As `deno task start` runs the stack (--expose-gc lets backups collect as they go).
+      `--v8-flags=${["--expose-gc", ...(V8_FLAGS ? [V8_FLAGS] : [])].join(",")}`,
       new URL(import.meta.url).pathname,
       phaseName,
       dataDir,

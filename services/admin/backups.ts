@@ -17,7 +17,7 @@
 import { z } from "zod";
 import { SERVICE_NAMES, type ServiceName } from "../../shared/config.ts";
 import { type AssetStore, keyProblem } from "../../shared/assets/store.ts";
-import { decodeLine, remapLine } from "../../shared/kv_backup.ts";
+import { decodeLine, gcNow, remapLine } from "../../shared/kv_backup.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import { toIso } from "../../shared/time.ts";
 import type { UserProfile } from "../auth/client.ts";
@@ -82,6 +82,7 @@ export async function createBackup(deps: BackupDeps): Promise<CreatedBackup> {
     key = `${BACKUP_PREFIX}${timestamp}.zip`;
   }
   const createdAt = toIso(date);
+  gcNow();
   const writer = new ZipWriter(deps.tmpDir);
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
@@ -232,6 +233,7 @@ export async function validateArchive(
 ): Promise<ArchivePlan> {
   const found = await assets.get(key);
   if (!found) throw new RestoreValidationError(`Backup not found: ${key}`);
+  gcNow();
   let total = 0;
   let manifestBytes: Uint8Array | null = null;
   const kvCounts = new Map<ServiceName, number>();
@@ -415,6 +417,7 @@ export async function applyArchive(
   const { assets, keyspaces } = deps;
   const found = await assets.get(key);
   if (!found) throw new Error(`Backup not found: ${key}`);
+  gcNow();
   const contentTypes = new Map(plan.manifest.assets.map((a) => [a.key, a.content_type]));
   const imported = new Set<ServiceName>();
   const encoder = new TextEncoder();

@@ -14,6 +14,7 @@
  */
 import { crc32 } from "node:zlib";
 import { Deflate, Unzip, UnzipInflate } from "fflate";
+import { gcPace } from "../../shared/kv_backup.ts";
 
 const LOCAL_HEADER = 0x04034b50;
 const CENTRAL_HEADER = 0x02014b50;
@@ -91,6 +92,7 @@ export class ZipWriter {
       const file = await Deno.open(tmp, { read: true });
       for await (const chunk of file.readable) {
         this.#offset += chunk.length;
+        gcPace(chunk.length);
         yield chunk;
       }
       this.#entries.push(entry);
@@ -145,6 +147,7 @@ async function spool(
       if (chunk.length === 0) continue;
       crc = crc32(chunk, crc);
       size += chunk.length;
+      gcPace(chunk.length);
       if (size > MAX_U32) throw new ZipLimitError("An entry is larger than 4 GiB");
       if (deflater) deflater.push(chunk, false);
       else pending.push(chunk);
@@ -267,6 +270,7 @@ export async function readZip(
         continue;
       }
       options.onBytes?.(ev.data.length);
+      gcPace(ev.data.length);
       const sink = sinks[ev.index];
       if (sink) {
         if (ev.data.length) await sink.write(ev.data);
@@ -297,8 +301,9 @@ export async function readZip(
       chunk = head;
     }
     for (let i = 0; i < chunk.length; i += SLICE) {
-      // A copy: fflate keeps the first slice of every entry, which must not pin a big buffer.
-      push(chunk.slice(i, i + SLICE), false);
+      // No copy: fflate keeps the slices of the newest entries only (forgetStartedEntries), so
+      // a view pins at most a couple of source chunks, and copying would double the garbage.
+      push(chunk.subarray(i, i + SLICE), false);
       forgetStartedEntries(unzip);
       await drain();
     }
