@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { workspaceRecordSchema } from "../workspaces/client.ts";
 
 export const errorSchema = z.object({ error: z.string() }).openapi("Error");
 
@@ -47,17 +48,8 @@ export const enabledBodySchema = z.object({
 
 // ------------------------------------------------------------------ workspaces
 
-export const adminWorkspaceSchema = z.object({
-  workspace_id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  owner_id: z.string(),
-  status: z.enum(["active", "deleted"]),
-  default_prompt_id: z.string().nullable(),
-  publishing_slots: z.array(z.string()),
-  created_at: z.string(),
-  updated_at: z.string(),
-  deleted_at: z.string().optional(),
+/** A workspace as the workspaces service stores it, with its owner's name and email. */
+export const adminWorkspaceSchema = workspaceRecordSchema.extend({
   owner_name: z.string(),
   owner_email: z.string(),
 }).openapi("AdminWorkspace");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../shared/http/app_error.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
+import { exampleSchema } from "./schemas.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 
 /** A post as peers see it (the same shape as the REST answer). */
@@ -30,16 +31,8 @@ export const postInfoSchema = z.object({
 });
 export type PostInfo = z.infer<typeof postInfoSchema>;
 
-export const examplePostSchema = z.object({
-  example_id: z.string(),
-  workspace_id: z.string(),
-  title: z.string(),
-  content: z.string(),
-  tags: z.array(z.string()),
-  created_by: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+/** The example post record, validated with the schema the posts routes answer with. */
+export const examplePostSchema = exampleSchema;
 export type ExamplePost = z.infer<typeof examplePostSchema>;
 
 export const postStatsSchema = z.object({
