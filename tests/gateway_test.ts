@@ -56,6 +56,28 @@ Deno.test("gateway", e2e, async (t) => {
       assert.equal(res.status, 401);
     });
 
+    await t.step("with a valid token, a forged identity header changes nothing", async () => {
+      const user = await createUser(stack);
+      const forged = encodeURIComponent(JSON.stringify({
+        user_id: "someone-else",
+        email: TEST_ADMIN.email,
+        name: "F",
+        role: "admin",
+        approved: true,
+      }));
+      const me = await api(stack, "GET", "/api/auth/me", {
+        token: user.access_token,
+        headers: { "x-cp-caller": forged, "x-cp-internal": "guess" },
+      });
+      assert.equal(me.status, 200);
+      assert.equal(me.body.user_id, user.user_id);
+      const admin = await api(stack, "GET", "/api/admin/users", {
+        token: user.access_token,
+        headers: { "x-cp-caller": forged },
+      });
+      assert.deepEqual([admin.status, admin.body], [403, { error: "Admin access required" }]);
+    });
+
     await t.step("unknown routes and /internal answer 404 with an error body", async () => {
       const unknown = await api(stack, "GET", "/api/nothing-here");
       assert.equal(unknown.status, 404);

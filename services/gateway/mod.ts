@@ -5,7 +5,9 @@ import type { ServiceName } from "../../shared/config.ts";
 import { SERVICE_NAMES } from "../../shared/config.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import {
+  type Caller,
   CALLER_HEADER,
+  inProcessPasses,
   INTERNAL_SECRET_HEADER,
   REQUEST_ID_HEADER,
 } from "../../shared/http/identity.ts";
@@ -73,6 +75,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     }
     const requestId = req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
     let callerHeader: string | null = null;
+    let caller: Caller | null = null;
     if (target.access !== "public") {
       const auth = req.headers.get("authorization") ?? "";
       const match = /^Bearer\s+(\S+)$/i.exec(auth);
@@ -82,15 +85,20 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
         return c.json({ error: "Unauthorized" }, 401);
       }
       callerHeader = verified.header;
+      caller = verified.caller;
+    }
+    const handler: FetchHandler = directory.handler(target.service);
+    if (!remote && !needsJsonType(req)) {
+      // In process: the request itself goes on, with the verified caller beside it.
+      inProcessPasses.set(req, { caller, requestId });
+      return await handler(req);
     }
     const forwarded = forwardRequest(req, {
       secret: config.base.internalSecret,
       callerHeader,
       requestId,
     });
-    const handler: FetchHandler = directory.handler(target.service);
-    const res = await handler(forwarded);
-    return res;
+    return await handler(forwarded);
   });
 
   return app;
@@ -112,15 +120,7 @@ function forwardRequest(
   headers.set(REQUEST_ID_HEADER, opts.requestId);
   if (opts.callerHeader) headers.set(CALLER_HEADER, opts.callerHeader);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  // The REST API speaks JSON: a body sent without a media type (or as text/plain, as some
-  // script and bookmarklet clients do) is read as JSON rather than refused with 415.
-  const type = headers.get("content-type");
-  if (
-    hasBody && (!type || type.startsWith("text/plain")) &&
-    new URL(req.url).pathname.startsWith("/api/")
-  ) {
-    headers.set("content-type", "application/json");
-  }
+  if (needsJsonType(req)) headers.set("content-type", "application/json");
   return new Request(req.url, {
     method: req.method,
     headers,
@@ -190,4 +190,14 @@ async function mergedOpenApi(
     }
   }
   return merged;
+}
+
+/**
+ * The REST API speaks JSON: a body sent without a media type (or as text/plain, as some script
+ * and bookmarklet clients do) is read as JSON rather than refused with 415.
+ */
+function needsJsonType(req: Request): boolean {
+  if (req.method === "GET" || req.method === "HEAD" || req.body === null) return false;
+  const type = req.headers.get("content-type");
+  return (!type || type.startsWith("text/plain")) && new URL(req.url).pathname.startsWith("/api/");
 }

@@ -41,3 +41,15 @@ export function decodeCaller(header: string | null | undefined): Caller | null {
   decoded.set(header, caller);
   return caller;
 }
+
+/**
+ * In one process the gateway hands a request to a service without copying it: the verified
+ * caller travels beside the request object itself, which no client can reach or forge (a
+ * client's own identity headers on it are never read). Across processes the headers above
+ * carry it instead.
+ */
+export interface InProcessPass {
+  caller: Caller | null;
+  requestId: string;
+}
+export const inProcessPasses = new WeakMap<Request, InProcessPass>();

@@ -11,6 +11,7 @@ import {
   type Caller,
   CALLER_HEADER,
   decodeCaller,
+  inProcessPasses,
   INTERNAL_SECRET_HEADER,
   REQUEST_ID_HEADER,
 } from "./identity.ts";
@@ -98,7 +99,8 @@ export function createServiceApp({ logger, internalSecret }: ServiceAppOptions):
 
 function requestContext(logger: Logger): MiddlewareHandler<ServiceEnv> {
   return async (c, next) => {
-    const requestId = c.req.header(REQUEST_ID_HEADER) ?? crypto.randomUUID();
+    const requestId = inProcessPasses.get(c.req.raw)?.requestId ??
+      c.req.header(REQUEST_ID_HEADER) ?? crypto.randomUUID();
     c.set("requestId", requestId);
     c.set("logger", logger.child({ request_id: requestId }));
     const started = performance.now();
@@ -116,6 +118,11 @@ function requestContext(logger: Logger): MiddlewareHandler<ServiceEnv> {
 /** Refuses (401) any request that did not come through the gateway or another service. */
 function gatewayGuard(internalSecret: string): MiddlewareHandler<ServiceEnv> {
   return async (c, next) => {
+    const pass = inProcessPasses.get(c.req.raw);
+    if (pass) {
+      c.set("caller", pass.caller);
+      return await next();
+    }
     const secret = c.req.header(INTERNAL_SECRET_HEADER) ?? "";
     if (!timingSafeEqual(secret, internalSecret)) {
       return c.json({ error: "Unauthorized" }, 401);
