@@ -1,21 +1,11 @@
 import { z } from "zod";
 import { AppError } from "../../shared/http/app_error.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
+import { ideaSchema } from "./schemas.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 
-export const ideaRecordSchema = z.object({
-  idea_id: z.string(),
-  workspace_id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  tags: z.array(z.string()),
-  source_url: z.string(),
-  status: z.enum(["new", "converted"]),
-  created_by: z.string(),
-  linked_post_id: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+/** An idea as peers see it: the schema the ideas routes answer with. */
+export const ideaRecordSchema = ideaSchema;
 export type IdeaRecord = z.infer<typeof ideaRecordSchema>;
 
 const errorBody = z.object({ error: z.string() });

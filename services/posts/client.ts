@@ -1,25 +1,12 @@
 import { z } from "zod";
 import { AppError } from "../../shared/http/app_error.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
-import { exampleSchema } from "./schemas.ts";
+import { exampleSchema, postSchema } from "./schemas.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 
 /** A post as peers see it (the same shape as the REST answer). */
-export const postRecordSchema = z.object({
-  post_id: z.string(),
-  workspace_id: z.string(),
-  title: z.string(),
-  content: z.string(),
-  status: z.enum(["draft", "in_review", "approved", "scheduled", "published"]),
-  author_id: z.string(),
-  author_name: z.string(),
-  source_idea_id: z.string().nullable(),
-  tags: z.array(z.string()),
-  scheduled_at: z.string().nullable(),
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+/** A post as peers see it: the schema the posts routes answer with. */
+export const postRecordSchema = postSchema;
 export type PostRecord = z.infer<typeof postRecordSchema>;
 
 /** What collab needs at WebSocket connect: whose post it is and in which workspace. */
