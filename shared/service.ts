@@ -1,5 +1,5 @@
 import type { BaseConfig, ServiceName } from "./config.ts";
-import { createLogger, type Logger } from "./log.ts";
+import type { Logger } from "./log.ts";
 import type { FetchHandler, ServiceDirectory } from "./service_directory.ts";
 
 /** What every service factory is given: its environment, the shared settings, where peers are. */
@@ -29,8 +29,4 @@ export function startListening(listen: () => Promise<void>, logger: Logger): Pro
   const running = listen();
   running.catch((err) => logger.error("queue listener stopped", { error: String(err) }));
   return Promise.resolve();
-}
-
-export function serviceLogger(name: string): Logger {
-  return createLogger(name);
 }

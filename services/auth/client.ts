@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { AppError } from "../../shared/http/app_error.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 
@@ -119,11 +118,6 @@ export class AuthClient {
   async stats(): Promise<AuthStats> {
     return await this.#client.json(authStatsSchema, "GET", "/internal/stats") ??
       { total_users: 0, pending_users: 0, active_users_last_7_days: 0 };
-  }
-
-  /** Fails loudly when the auth service cannot be reached at all. */
-  static unavailable(): never {
-    throw new AppError(503, "The auth service is not available");
   }
 }
 
