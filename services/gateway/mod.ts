@@ -11,6 +11,11 @@ import {
   INTERNAL_SECRET_HEADER,
   REQUEST_ID_HEADER,
 } from "../../shared/http/identity.ts";
+import {
+  CLIENT_ADDRESS_HEADER,
+  peerAddress,
+  recordClientAddress,
+} from "../../shared/http/client_address.ts";
 import { errorResponse } from "../../shared/http/service_app.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -28,7 +33,7 @@ export interface GatewayOptions {
   extraRoutes?: Hono;
 }
 
-const STRIPPED_HEADERS = [INTERNAL_SECRET_HEADER, CALLER_HEADER];
+const STRIPPED_HEADERS = [INTERNAL_SECRET_HEADER, CALLER_HEADER, CLIENT_ADDRESS_HEADER];
 
 /**
  * The one public entry: verifies the JWT once (signature, exp, iss, aud), enforces approval,
@@ -91,12 +96,14 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     if (!remote && !needsJsonType(req)) {
       // In process: the request itself goes on, with the verified caller beside it.
       inProcessPasses.set(req, { caller, requestId });
+      recordClientAddress(req, peerAddress(c.env));
       return await handler(req);
     }
     const forwarded = forwardRequest(req, {
       secret: config.base.internalSecret,
       callerHeader,
       requestId,
+      clientAddress: peerAddress(c.env),
     });
     return await handler(forwarded);
   });
@@ -111,13 +118,14 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
  */
 function forwardRequest(
   req: Request,
-  opts: { secret: string; callerHeader: string | null; requestId: string },
+  opts: { secret: string; callerHeader: string | null; requestId: string; clientAddress: string },
 ): Request {
   if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return req;
   const headers = new Headers(req.headers);
   for (const h of STRIPPED_HEADERS) headers.delete(h);
   headers.set(INTERNAL_SECRET_HEADER, opts.secret);
   headers.set(REQUEST_ID_HEADER, opts.requestId);
+  headers.set(CLIENT_ADDRESS_HEADER, opts.clientAddress);
   if (opts.callerHeader) headers.set(CALLER_HEADER, opts.callerHeader);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   if (needsJsonType(req)) headers.set("content-type", "application/json");

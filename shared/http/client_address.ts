@@ -1,0 +1,42 @@
+import type { Context } from "hono";
+import { inProcessPasses } from "./identity.ts";
+
+/**
+ * The client's network address as the gateway saw it (the TCP peer of the public listener), for
+ * per-address rate limits. Like the caller, it travels beside the request in one process and in
+ * a header across processes; the gateway strips any copy a client sends and sets its own, and a
+ * service only reads the header on a request that proved the internal secret.
+ */
+export const CLIENT_ADDRESS_HEADER = "x-cp-client-address";
+
+/** The address used when the gateway recorded none (a peer service, a unit test). */
+export const UNKNOWN_ADDRESS = "unknown";
+
+const MAX_LENGTH = 100;
+const inProcessAddresses = new WeakMap<Request, string>();
+
+/** The gateway records the peer address of a request it hands on in process. */
+export function recordClientAddress(req: Request, address: string): void {
+  inProcessAddresses.set(req, address.slice(0, MAX_LENGTH));
+}
+
+/** The peer address Deno.serve reported for a request (Hono passes its info as `c.env`). */
+export function peerAddress(env: unknown): string {
+  const addr = (env as { remoteAddr?: { hostname?: unknown } } | undefined)?.remoteAddr;
+  return typeof addr?.hostname === "string" && addr.hostname
+    ? addr.hostname.slice(0, MAX_LENGTH)
+    : UNKNOWN_ADDRESS;
+}
+
+/**
+ * The client address the gateway recorded for this request. In process the request itself is
+ * the client's (its headers are the client's own), so only the side table is read; otherwise
+ * the header the gateway set. `unknown` when neither is there.
+ */
+export function clientAddress(c: Context): string {
+  const req = c.req.raw;
+  const recorded = inProcessAddresses.get(req);
+  if (recorded) return recorded;
+  if (inProcessPasses.has(req)) return UNKNOWN_ADDRESS;
+  return c.req.header(CLIENT_ADDRESS_HEADER)?.slice(0, MAX_LENGTH) || UNKNOWN_ADDRESS;
+}
