@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { UserAccess } from "../../shared/access_cache.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 
@@ -33,6 +34,14 @@ export const wsTicketSchema = z.object({
   expires_at: z.string(),
 });
 export type WsTicket = z.infer<typeof wsTicketSchema>;
+
+export type { UserAccess };
+
+export const userAccessSchema = z.object({
+  user_id: z.string(),
+  active: z.boolean(),
+  role: z.enum(["admin", "member"]),
+});
 
 /** The typed client other services use to reach the auth service's `/internal` routes. */
 export class AuthClient {
@@ -73,7 +82,18 @@ export class AuthClient {
     return found?.users ?? [];
   }
 
-  /** A WebSocket ticket's snapshot, or null when it is unknown or expired. */
+  /**
+   * The user's live access state (`active` false for a disabled or rejected account), or null
+   * for an unknown user. Callers on a hot path wrap it in `AccessCache` (shared/access_cache.ts).
+   */
+  access(userId: string): Promise<UserAccess | null> {
+    return this.#client.json(userAccessSchema, "GET", `/internal/users/${enc(userId)}/access`);
+  }
+
+  /**
+   * A WebSocket ticket's snapshot, or null when it is unknown or expired or its account has been
+   * disabled or rejected since; the role is the lower of the snapshot's and the live one.
+   */
   verifyWsTicket(ticket: string): Promise<WsTicket | null> {
     return this.#client.json(wsTicketSchema, "GET", `/internal/ws-tickets/${enc(ticket)}`);
   }

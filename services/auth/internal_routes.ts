@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
+import { effectiveRole, type UserAccess } from "../../shared/access_cache.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import {
   describeZodError,
@@ -35,6 +36,15 @@ function userId(c: Context<ServiceEnv>): string {
   const id = c.req.param("id") ?? "";
   if (!id || id.length > MAX_ID) throw new AppError(404, "User not found");
   return id;
+}
+
+/** Active unless disabled or rejected; a pending account is active (its token says unapproved). */
+function toAccess(user: UserRecord): UserAccess {
+  return {
+    user_id: user.user_id,
+    active: user.enabled && user.status !== "rejected",
+    role: user.role,
+  };
 }
 
 function found(result: { after: UserRecord } | null) {
@@ -75,6 +85,14 @@ export function mountInternalRoutes(
     const user = await store.getUser(userId(c));
     if (!user) throw new AppError(404, "User not found");
     return c.json(toProfile(user));
+  });
+
+  // The live access state the gateway, ideas and collab check on every request (through
+  // shared/access_cache.ts): revocation lands within seconds, not at the token's expiry.
+  app.get("/internal/users/:id/access", async (c) => {
+    const user = await store.getUser(userId(c));
+    if (!user) throw new AppError(404, "User not found");
+    return c.json(toAccess(user));
   });
 
   app.post("/internal/users/:id/approve", async (c) => {
@@ -123,9 +141,14 @@ export function mountInternalRoutes(
     const ticket = c.req.param("ticket");
     const record = ticket.length <= 100 ? await store.getWsTicket(ticket) : null;
     if (!record) throw new AppError(404, "Ticket not found");
+    // A ticket of an account disabled or rejected since it was minted opens nothing, and a
+    // demoted admin's ticket carries the lower role (CONTRACT 11).
+    const user = await store.getUser(record.user_id);
+    const access = user ? toAccess(user) : null;
+    if (!access?.active) throw new AppError(404, "Ticket not found");
     return c.json({
       user_id: record.user_id,
-      role: record.role,
+      role: effectiveRole(record.role, access.role),
       approved: record.approved,
       expires_at: toIso(new Date(record.expires_at)),
     });

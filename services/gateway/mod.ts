@@ -1,12 +1,14 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import { Hono } from "hono";
-import type { JSONWebKeySet } from "jose";
+import { decodeJwt, type JSONWebKeySet } from "jose";
 import type { ServiceName } from "../../shared/config.ts";
 import { SERVICE_NAMES } from "../../shared/config.ts";
+import { AccessCache, effectiveRole } from "../../shared/access_cache.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import {
   type Caller,
   CALLER_HEADER,
+  encodeCaller,
   inProcessPasses,
   INTERNAL_SECRET_HEADER,
   REQUEST_ID_HEADER,
@@ -20,6 +22,7 @@ import { errorResponse } from "../../shared/http/service_app.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { FetchHandler, ServiceDirectory } from "../../shared/service_directory.ts";
+import { AuthClient } from "../auth/client.ts";
 import type { GatewayConfig } from "./config.ts";
 import { resolveRoute } from "./routing.ts";
 import { TokenVerifier } from "./token_verifier.ts";
@@ -52,6 +55,11 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       return await res.json() as JSONWebKeySet;
     },
   });
+
+  // Live access (CONTRACT 11): a disabled or rejected account is refused and a demotion applies
+  // within seconds, not when the token expires. Cached per user for at most 2 s.
+  const authClient = new AuthClient(directory, config.base.internalSecret);
+  const access = new AccessCache((userId) => authClient.access(userId));
 
   const app = new Hono();
   app.onError((err, c) => errorResponse(err, c, logger));
@@ -91,6 +99,19 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       }
       callerHeader = verified.header;
       caller = verified.caller;
+      let live = await access.get(caller.user_id);
+      if (live?.active && effectiveRole(caller.role, live.role) !== caller.role) {
+        // Rare: the token's role is above the cached live one. Either a demotion (keep it) or
+        // a promotion newer than the cached answer: ask again unless the answer is newer.
+        live = await access.get(caller.user_id, { fetchedAfter: issuedAtMs(match![1]) });
+      }
+      if (!live?.active) return c.json({ error: "Unauthorized" }, 401);
+      const role = effectiveRole(caller.role, live.role);
+      if (role !== caller.role) {
+        // Demoted since the token was issued: services see the lower role at once.
+        caller = { ...caller, role };
+        callerHeader = encodeCaller(caller);
+      }
     }
     const handler: FetchHandler = directory.handler(target.service);
     if (!remote && !needsJsonType(req)) {
@@ -109,6 +130,19 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   });
 
   return app;
+}
+
+/**
+ * The latest moment a token may have been issued (its `iat` rounded up to the second), read
+ * without verification: the token was verified already.
+ */
+function issuedAtMs(token: string): number {
+  try {
+    const iat = decodeJwt(token).iat;
+    return typeof iat === "number" ? iat * 1000 + 1000 : Date.now();
+  } catch {
+    return Date.now();
+  }
 }
 
 /**

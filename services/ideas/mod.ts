@@ -1,6 +1,8 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { AccessCache } from "../../shared/access_cache.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
+import { AuthClient } from "../auth/client.ts";
 import { GenaiClient } from "../genai/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { parseIdeasConfig } from "./config.ts";
@@ -22,7 +24,12 @@ export const createIdeasService: ServiceFactory = async ({ env, base, directory,
   let ready = false;
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   mountIdeaRoutes(app, deps);
-  mountQuickCapture(app, deps, config.captureUrl);
+  const auth = new AuthClient(directory, base.internalSecret);
+  mountQuickCapture(app, deps, {
+    captureUrl: config.captureUrl,
+    capturesPerMinute: config.capturesPerMinute,
+    access: new AccessCache((userId) => auth.access(userId)),
+  });
   mountIdeasInternal(app, store);
   mountServiceInternals(app, () => ready, kv);
   return {

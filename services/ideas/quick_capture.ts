@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { AccessCache } from "../../shared/access_cache.ts";
 import { AppError, badRequest, unauthorized } from "../../shared/http/app_error.ts";
 import { describeZodError, requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import { randomToken, sha256Hex } from "../../shared/ids.ts";
@@ -19,6 +20,18 @@ const TOKEN_MAX_LENGTH = 512;
 export const MISSING_TOKEN = "Missing X-Capture-Token header";
 export const INVALID_TOKEN = "Invalid or revoked capture token";
 export const TITLE_REQUIRED = "title is required";
+export const tooManyCaptures = (limit: number, retryAfterSeconds: number) =>
+  `Too many captures with this token: at most ${limit} a minute; try again in ` +
+  `${retryAfterSeconds} s`;
+
+export interface QuickCaptureOptions {
+  /** The capture route's public address, handed out with every token. */
+  captureUrl: string;
+  /** Captures one token may make per minute; 0 turns the limit off. */
+  capturesPerMinute: number;
+  /** The token owner's live access state (auth), cached for at most 2 s. */
+  access: AccessCache;
+}
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   content: { "application/json": { schema } },
@@ -58,18 +71,26 @@ const deleteToken = createRoute({
 
 /**
  * Quick capture: POST /api/quick-capture (no JWT; `X-Capture-Token`) and the token routes.
- * The capture checks run in the documented order: header, token, membership, title.
+ * The capture checks run in the documented order: header, token (which also stops working once
+ * its user is disabled or rejected, CONTRACT 11), the token's rate limit, membership, title.
  */
 export function mountQuickCapture(
   app: ServiceApp,
   { store, workspaces, genai }: IdeasDeps,
-  captureUrl: string,
+  { captureUrl, capturesPerMinute, access }: QuickCaptureOptions,
 ): void {
+  const limitText = capturesPerMinute > 0
+    ? ` Each token may capture at most ${capturesPerMinute} ideas a minute ` +
+      "(`CAPTURES_PER_MINUTE`); beyond that the answer is 429."
+    : "";
   app.openAPIRegistry.registerPath({
     method: "post",
     path: "/api/quick-capture",
     tags,
     summary: "Capture an idea without login, with a capture token",
+    description: "Creates an idea from `title` with a generated title. The token stops working " +
+      "(401) once its user is disabled or rejected, and answers 403 once its user left the " +
+      "workspace." + limitText,
     request: {
       headers: z.object({ "x-capture-token": z.string() }),
       body: { content: { "application/json": { schema: captureBody } }, required: true },
@@ -77,8 +98,9 @@ export function mountQuickCapture(
     responses: {
       201: json(captureResultSchema, "Captured"),
       400: err("title is required"),
-      401: err("Header missing, or token unknown or revoked"),
+      401: err("Header missing, or token unknown or revoked, or its user disabled or rejected"),
       403: err("Not a workspace member"),
+      429: err("Too many captures with this token in this minute"),
     },
   });
 
@@ -86,8 +108,16 @@ export function mountQuickCapture(
     const token = c.req.header(CAPTURE_HEADER)?.trim();
     if (!token) throw unauthorized(MISSING_TOKEN);
     if (token.length > TOKEN_MAX_LENGTH) throw unauthorized(INVALID_TOKEN);
-    const record = await store.findCaptureToken(await sha256Hex(token));
+    const tokenHash = await sha256Hex(token);
+    const record = await store.findCaptureToken(tokenHash);
     if (!record || record.revoked) throw unauthorized(INVALID_TOKEN);
+    const owner = await access.get(record.user_id);
+    if (!owner?.active) throw unauthorized(INVALID_TOKEN);
+    const decision = await store.takeCapture(tokenHash, capturesPerMinute);
+    if (!decision.allowed) {
+      c.header("Retry-After", String(decision.retryAfterSeconds));
+      throw new AppError(429, tooManyCaptures(capturesPerMinute, decision.retryAfterSeconds));
+    }
     await workspaces.requireMember(record.workspace_id, record.user_id);
     const raw = await c.req.json().catch(() => null) as Record<string, unknown> | null;
     const title = raw && typeof raw === "object" ? raw.title : undefined;

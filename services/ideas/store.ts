@@ -13,6 +13,19 @@ const totalIdeasKey = () => ["counters", "total_ideas"];
 const captureTokenKey = (tokenHash: string) => ["qc_tokens", tokenHash];
 const activeTokenByUserKey = (userId: string) => ["qc_active_by_user", userId];
 const activeTokenByWorkspaceKey = (workspaceId: string) => ["qc_active_by_workspace", workspaceId];
+/** Captures made with one token in one fixed minute window; expires on its own. */
+const captureRateKey = (tokenHash: string, windowStart: number) => [
+  "qc_rate",
+  tokenHash,
+  windowStart,
+];
+
+/** The length of one capture rate-limit window. */
+export const CAPTURE_WINDOW_MS = 60_000;
+
+export type CaptureDecision =
+  | { allowed: true; used: number }
+  | { allowed: false; retryAfterSeconds: number };
 
 /** KV values are at most 64 KiB; an idea stays well under it or is refused with a 400. */
 const IDEA_VALUE_MAX_BYTES = 60_000;
@@ -47,7 +60,7 @@ export type StatusChange =
   | { kind: "conflict"; current: IdeaStatus };
 
 export class IdeasStore {
-  constructor(private readonly kv: Deno.Kv) {}
+  constructor(private readonly kv: Deno.Kv, private readonly now: () => number = Date.now) {}
 
   async create(input: NewIdea): Promise<Idea> {
     const now = nowIso();
@@ -267,5 +280,33 @@ export class IdeasStore {
       const res = await op.commit();
       return res.ok ? { ok: true, value: true } : { ok: false };
     });
+  }
+
+  /**
+   * Counts one capture with the token `tokenHash` when fewer than `limit` were made in this
+   * minute's window, in one atomic check-and-set (two concurrent captures cannot both take the
+   * last slot). `limit` 0 turns the limit off: every capture is allowed and nothing is stored.
+   */
+  async takeCapture(tokenHash: string, limit: number): Promise<CaptureDecision> {
+    if (limit <= 0) return { allowed: true, used: 0 };
+    const at = this.now();
+    const windowStart = at - (at % CAPTURE_WINDOW_MS);
+    const key = captureRateKey(tokenHash, windowStart);
+    return await retryCommit<CaptureDecision>(async () => {
+      const entry = await this.kv.get<number>(key);
+      const used = entry.value ?? 0;
+      if (used >= limit) {
+        const retryAfterSeconds = Math.max(
+          1,
+          Math.ceil((windowStart + CAPTURE_WINDOW_MS - at) / 1000),
+        );
+        return { ok: true, value: { allowed: false, retryAfterSeconds } };
+      }
+      const res = await this.kv.atomic()
+        .check(entry)
+        .set(key, used + 1, { expireIn: 2 * CAPTURE_WINDOW_MS })
+        .commit();
+      return res.ok ? { ok: true, value: { allowed: true, used: used + 1 } } : { ok: false };
+    }, 50);
   }
 }
