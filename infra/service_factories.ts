@@ -10,6 +10,7 @@ import { createCollabService } from "../services/collab/mod.ts";
 import { createPostsService } from "../services/posts/mod.ts";
 import { createAdminService } from "../services/admin/mod.ts";
 import { createMcpService } from "../services/mcp/mod.ts";
+import { createWebService } from "../services/web/mod.ts";
 
 /** Every service this build has, by name. Later services add themselves here. */
 export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
@@ -23,4 +24,5 @@ export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
   posts: createPostsService,
   admin: createAdminService,
   mcp: createMcpService,
+  web: createWebService,
 };

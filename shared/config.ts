@@ -14,6 +14,7 @@ export const SERVICE_NAMES = [
   "collab",
   "admin",
   "mcp",
+  "web",
 ] as const;
 export type ServiceName = typeof SERVICE_NAMES[number];
 
@@ -39,6 +40,7 @@ export const baseEnvShape = {
   COLLAB_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   ADMIN_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   MCP_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
+  WEB_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
 };
 
 export const optionalUrl = z.preprocess(emptyToUndefined, httpUrl.optional());

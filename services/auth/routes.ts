@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
 import { AppError } from "../../shared/http/app_error.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import { base64url, timingSafeEqual } from "../../shared/ids.ts";
@@ -22,6 +23,7 @@ import {
   tokenResponseSchema,
 } from "./schemas.ts";
 import { TOKEN_TTL_SECONDS } from "./tokens.ts";
+import { REFRESH_TOKEN_TTL_MS } from "./store.ts";
 
 export const SIGNUP_MESSAGE =
   "Signup successful. Check your email for the 6-digit confirmation code.";
@@ -35,6 +37,10 @@ export const INVALID_AUTH_CODE = "Invalid, used or expired authorization code";
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const error = (description: string) => ({ description, ...json(errorSchema) });
+/** Refresh and logout: `refresh_token` in the body, or else the `cp_refresh` cookie. */
+const refreshOrCookieSchema = refreshBodySchema.partial().openapi("RefreshRequest");
+const refreshResponseSchema = tokenResponseSchema.partial({ refresh_token: true })
+  .openapi("RefreshResponse");
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: json(schema) });
 
 /** The caller the gateway verified; 401 `no sub` without one. */
@@ -172,19 +178,22 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
       path: "/api/auth/refresh",
       tags: ["Auth"],
       summary: "Exchange a refresh token for new tokens (rotation)",
-      request: jsonBody(refreshBodySchema),
+      description: "The refresh token comes in the body or, when the body has none, in the " +
+        "`cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body.",
+      request: jsonBody(refreshOrCookieSchema),
       responses: {
-        200: { description: "New tokens and a new refresh token", ...json(tokenResponseSchema) },
+        200: { description: "New tokens and a new refresh token", ...json(refreshResponseSchema) },
         400: error("refresh_token missing"),
         401: error("Unknown, used or expired refresh token (a reused one revokes its family)"),
         403: error("Account disabled or rejected"),
       },
     }),
     async (c) => {
-      const { refresh_token } = c.req.valid("json");
+      const { token: refresh_token, fromCookie } = refreshTokenOf(c, c.req.valid("json"));
       const rotated = await store.rotateRefreshToken(refresh_token);
       if (rotated.kind !== "rotated") {
         if (rotated.kind === "reused") logger.warn("refresh token reused; family revoked");
+        if (fromCookie) c.header("set-cookie", refreshCookie("", config.secureCookie));
         throw new AppError(401, INVALID_REFRESH);
       }
       const user = await store.getUser(rotated.user_id);
@@ -199,6 +208,11 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
         throw err;
       }
       const tokens = await accounts.tokensFor(user);
+      if (fromCookie) {
+        c.header("set-cookie", refreshCookie(rotated.refresh_token, config.secureCookie));
+        c.header("cache-control", "no-store");
+        return c.json(tokens, 200);
+      }
       return c.json({ ...tokens, refresh_token: rotated.refresh_token }, 200);
     },
   );
@@ -209,15 +223,18 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
       path: "/api/auth/logout",
       tags: ["Auth"],
       summary: "Revoke a refresh token (and its rotation family)",
-      request: jsonBody(refreshBodySchema),
+      description: "The refresh token comes in the body or, when the body has none, in the " +
+        "`cp_refresh` cookie; the cookie is cleared either way.",
+      request: jsonBody(refreshOrCookieSchema),
       responses: {
         204: { description: "Revoked (also when the token was unknown)" },
         400: error("refresh_token missing"),
       },
     }),
     async (c) => {
-      const { refresh_token } = c.req.valid("json");
-      await store.revokeRefreshToken(refresh_token);
+      const { token } = refreshTokenOf(c, c.req.valid("json"));
+      await store.revokeRefreshToken(token);
+      c.header("set-cookie", refreshCookie("", config.secureCookie));
       return c.body(null, 204);
     },
   );
@@ -231,7 +248,8 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
       request: jsonBody(callbackBodySchema),
       responses: {
         200: {
-          description: "Tokens; also sets the `svc_token` cookie to the id token",
+          description: "Tokens; also sets the `svc_token` cookie to the id token and the " +
+            "HttpOnly `cp_refresh` cookie (Path=/api/auth) to a new refresh token",
           headers: { "Set-Cookie": { schema: { type: "string" } } },
           ...json(callbackResponseSchema),
         },
@@ -259,6 +277,8 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
       accounts.requireUsable(user);
       const tokens = await accounts.tokensFor(user);
       c.header("set-cookie", svcTokenCookie(tokens.id_token, config.secureCookie));
+      const refresh = await store.issueRefreshToken(user.user_id);
+      c.header("set-cookie", refreshCookie(refresh, config.secureCookie), { append: true });
       c.header("cache-control", "no-store");
       return c.json(tokens, 200);
     },
@@ -324,6 +344,28 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
 export async function pkceChallenge(verifier: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
   return base64url(new Uint8Array(digest));
+}
+
+/** The web app's refresh token cookie: out of reach of scripts, sent only to /api/auth. */
+export const REFRESH_COOKIE = "cp_refresh";
+
+/** `cp_refresh=<token>`; an empty token clears the cookie. */
+export function refreshCookie(token: string, secure: boolean): string {
+  const maxAge = token ? Math.floor(REFRESH_TOKEN_TTL_MS / 1000) : 0;
+  return `${REFRESH_COOKIE}=${token}; HttpOnly;${
+    secure ? " Secure;" : ""
+  } SameSite=Strict; Path=/api/auth; Max-Age=${maxAge}`;
+}
+
+/** The body's refresh token, else the cookie's (the web app); 400 naming the field without. */
+function refreshTokenOf(
+  c: Context<ServiceEnv>,
+  body: { refresh_token?: string },
+): { token: string; fromCookie: boolean } {
+  if (body.refresh_token) return { token: body.refresh_token, fromCookie: false };
+  const cookie = getCookie(c, REFRESH_COOKIE);
+  if (cookie && cookie.length <= 512) return { token: cookie, fromCookie: true };
+  throw new AppError(400, "refresh_token is required");
 }
 
 export function svcTokenCookie(idToken: string, secure: boolean): string {

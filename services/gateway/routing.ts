@@ -45,6 +45,9 @@ const PREFIXES: [string, ServiceName][] = [
   ["/mcp", "mcp"],
 ];
 
+/** Prefixes the web app never answers (CONTRACT 13); every other path is an app route. */
+const NOT_WEB = ["/api", "/ws", "/mcp", "/oauth", "/.well-known", "/assets", "/healthz"];
+
 function underPrefix(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(prefix + "/");
 }
@@ -53,7 +56,10 @@ function underPrefix(path: string, prefix: string): boolean {
 export function resolveRoute(method: string, path: string): RouteTarget | null {
   if (underPrefix(path, "/internal")) return null;
   const match = PREFIXES.find(([prefix]) => underPrefix(path, prefix));
-  if (!match) return null;
+  if (!match) {
+    if (NOT_WEB.some((prefix) => underPrefix(path, prefix))) return null;
+    return { service: "web", access: "public" };
+  }
   const service = match[1];
   if (method === "POST" && PUBLIC_AUTH_POSTS.has(path)) return { service, access: "public" };
   if (underPrefix(path, "/oauth") || underPrefix(path, "/.well-known")) {

@@ -14,7 +14,7 @@ Deno.test("routing sends each public prefix to its owning service", () => {
   assert.equal(resolveRoute("GET", "/ws")?.service, "collab");
   assert.deepEqual(resolveRoute("GET", "/ws/"), { service: "collab", access: "public" });
   assert.deepEqual(resolveRoute("GET", "/ws/post-1"), { service: "collab", access: "public" });
-  assert.equal(resolveRoute("GET", "/wsx"), null);
+  assert.deepEqual(resolveRoute("GET", "/wsx"), { service: "web", access: "public" });
   assert.equal(resolveRoute("POST", "/mcp")?.service, "mcp");
 });
 
@@ -47,4 +47,21 @@ Deno.test("routing lets only the documented routes through without a JWT", () =>
   assert.equal(resolveRoute("GET", "/api/auth/signup")?.access, "token");
   assert.equal(resolveRoute("POST", "/api/ws/ticket")?.access, "approved");
   assert.equal(resolveRoute("GET", "/api/admin/users")?.access, "approved");
+});
+
+Deno.test("routing sends / and every app path to the web app, never the reserved prefixes", () => {
+  for (
+    const path of ["/", "/workspaces/w1/ideas", "/workspaces/w1/posts/p1", "/admin", "/signup"]
+  ) {
+    assert.deepEqual(resolveRoute("GET", path), { service: "web", access: "public" }, path);
+  }
+  assert.deepEqual(resolveRoute("GET", "/static/index-abc.js"), {
+    service: "web",
+    access: "public",
+  });
+  for (
+    const path of ["/api", "/api/nothing", "/assets/x", "/healthz", "/internal/health", "/internal"]
+  ) {
+    assert.equal(resolveRoute("GET", path), null, path);
+  }
 });

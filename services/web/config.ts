@@ -1,0 +1,31 @@
+import { z } from "zod";
+import type { BaseConfig } from "../../shared/config.ts";
+import { emptyToUndefined, parseEnv } from "../../shared/config.ts";
+
+/** Where `deno task web:build` writes the bundle, beside this file. */
+export const DEFAULT_DIST_DIR = new URL("./dist/", import.meta.url).pathname;
+
+export const webEnvShape = {
+  OAUTH_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().min(1).default("content-pipeline")),
+  WEB_DIST_DIR: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
+};
+
+export interface WebConfig {
+  base: BaseConfig;
+  /** The hosted login client the app signs in with (handed to the page in a meta tag). */
+  oauthClientId: string;
+  /** The built bundle: `index.html` and `static/`. */
+  distDir: string;
+}
+
+export function parseWebConfig(
+  env: Record<string, string | undefined>,
+  base: BaseConfig,
+): WebConfig {
+  const raw = parseEnv(webEnvShape, env);
+  return {
+    base,
+    oauthClientId: raw.OAUTH_CLIENT_ID,
+    distDir: (raw.WEB_DIST_DIR ?? DEFAULT_DIST_DIR).replace(/\/+$/, ""),
+  };
+}

@@ -1,0 +1,4 @@
+import { runStandalone } from "../../infra/standalone.ts";
+import { createWebService } from "./mod.ts";
+
+await runStandalone("web", createWebService);

@@ -1,0 +1,100 @@
+/**
+ * Every screen of the app, by URL (CONTRACT 13 deep links). Each screen is its own chunk
+ * (`import()`), so the editor's code is only loaded on the post route.
+ *
+ * To add a screen: write `screens/<name>.tsx` with a default export taking `ScreenProps`, and
+ * add a line here. `public` screens need no session; `bare` ones render without the top bar.
+ */
+import type { ComponentType } from "preact";
+
+export interface ScreenProps {
+  /** The `:name` parts of the pattern. */
+  params: Record<string, string>;
+}
+
+export interface RouteDef {
+  pattern: string;
+  load: () => Promise<{ default: ComponentType<ScreenProps> }>;
+  /** Reachable signed out (signup, setup, confirm, password reset). */
+  public?: boolean;
+  /** Without the app's top bar. */
+  bare?: boolean;
+  title: string;
+}
+
+export const ROUTES: RouteDef[] = [
+  { pattern: "/", load: () => import("./screens/home.tsx"), title: "Home" },
+  {
+    pattern: "/workspaces/:workspaceId/ideas",
+    load: () => import("./screens/ideas.tsx"),
+    title: "Ideas",
+  },
+  {
+    pattern: "/workspaces/:workspaceId/posts",
+    load: () => import("./screens/posts.tsx"),
+    title: "Posts",
+  },
+  {
+    pattern: "/workspaces/:workspaceId/posts/:postId",
+    load: () => import("./screens/post_editor.tsx"),
+    title: "Post",
+  },
+  {
+    pattern: "/workspaces/:workspaceId/actions",
+    load: () => import("./screens/actions.tsx"),
+    title: "Actions",
+  },
+  {
+    pattern: "/workspaces/:workspaceId/settings",
+    load: () => import("./screens/settings.tsx"),
+    title: "Settings",
+  },
+  {
+    pattern: "/workspaces/:workspaceId/capture",
+    load: () => import("./screens/capture.tsx"),
+    title: "Quick capture",
+  },
+  { pattern: "/capture", load: () => import("./screens/capture.tsx"), title: "Quick capture" },
+  { pattern: "/admin", load: () => import("./screens/admin.tsx"), title: "Admin" },
+  {
+    pattern: "/signup",
+    load: () => import("./screens/signup.tsx"),
+    public: true,
+    bare: true,
+    title: "Sign up",
+  },
+  {
+    pattern: "/setup",
+    load: () => import("./screens/setup.tsx"),
+    public: true,
+    bare: true,
+    title: "Set up",
+  },
+  {
+    pattern: "/confirm",
+    load: () => import("./screens/confirm.tsx"),
+    public: true,
+    bare: true,
+    title: "Confirm your email",
+  },
+  {
+    pattern: "/forgot",
+    load: () => import("./screens/forgot.tsx"),
+    public: true,
+    bare: true,
+    title: "Forgot password",
+  },
+  {
+    pattern: "/reset",
+    load: () => import("./screens/reset.tsx"),
+    public: true,
+    bare: true,
+    title: "Reset password",
+  },
+];
+
+export const NOT_FOUND: RouteDef = {
+  pattern: "*",
+  load: () => import("./screens/not_found.tsx"),
+  title: "Not found",
+};
