@@ -6,15 +6,64 @@
  * again with the same lines gives the same end state.
  */
 
-/** Key prefixes that are neither exported nor wiped nor written: volatile or per-deployment. */
+/**
+ * Key prefixes (first key part; a trailing `*` matches any first part that starts with the
+ * rest) that are neither exported nor wiped nor written: volatile or per-deployment state that
+ * belongs to this deployment, not to the data. One list for every service: each keyspace is
+ * its own, so a name only matters where it is used.
+ */
 export const PRESERVED_PREFIXES: readonly string[] = [
-  // delivery idempotency markers and dead letters belong to this deployment's queue
+  // delivery idempotency markers, dead letters and queued messages belong to this deployment
   "deliveries",
   "dead_letters",
+  // pending queue messages (shared/kv_queue.ts) belong to this deployment's queue too
+  "queue",
+  "queue",
   // signing keys are per-deployment secrets: tokens issued here keep verifying after a restore
   "signing_keys",
   "signing_key_current",
+  // throttles and rate-limit windows: a restore neither brings old ones back nor resets live
+  // ones (auth's login failures, throttles and mail limits, genai's per-user AI calls)
+  "login_failures",
+  "login_tries",
+  "login_throttle*",
+  "mail_limits",
+  "ai_calls",
+  "rate_limits*",
 ];
+
+/**
+ * Sessions and one-time secrets: never exported, dropped from an archive being imported, and
+ * cleared by an import. A restore replaces accounts wholesale (roles, enabled flags, passwords,
+ * ids remapped by email), so a session from before it, or one planted in an archive, must not
+ * survive it: after a restore everyone signs in again. The signing keys are kept (see above),
+ * so access tokens already issued run out their hour and the admin can follow the restore job.
+ */
+export const SESSION_PREFIXES: readonly string[] = [
+  // auth: refresh tokens and their families (and any per-family record), hosted-login codes,
+  // WebSocket tickets, Google sign-in states, email confirmation and password reset codes,
+  // the first-run setup token
+  "refresh_*",
+  "auth_codes",
+  "ws_tickets",
+  "google_states",
+  "confirm_codes",
+  "reset_codes",
+  "password_reset*",
+  "setup_token*",
+  "sessions",
+  "web_sessions*",
+  // OAuth states of outside connections (LinkedIn), bound to a browser and single-use
+  "oauth_states*",
+  "linkedin_states*",
+];
+
+/** Whether `key`'s first part is one of `prefixes` (a trailing `*` matches by start). */
+export function underPrefixes(key: Deno.KvKey, prefixes: readonly string[]): boolean {
+  const first = key[0];
+  if (typeof first !== "string") return false;
+  return prefixes.some((p) => p.endsWith("*") ? first.startsWith(p.slice(0, -1)) : first === p);
+}
 
 /** At most this many mutations and bytes (estimated) per atomic commit (KV: 1000 / 800 KiB). */
 const MAX_MUTATIONS = 1000;
@@ -247,15 +296,15 @@ export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGener
   if (carry.trim()) yield carry;
 }
 
-const preserved = (key: Deno.KvKey, keep: readonly string[]) =>
-  typeof key[0] === "string" && keep.includes(key[0]);
+const preserved = underPrefixes;
 
 // ------------------------------------------------------------------ export and import
 
-/** The whole keyspace (less `keep`) as an NDJSON byte stream, read page by page. */
+/** The whole keyspace (less `keep` and `sessions`) as an NDJSON byte stream, page by page. */
 export function exportKv(
   kv: Deno.Kv,
   keep: readonly string[] = PRESERVED_PREFIXES,
+  sessions: readonly string[] = SESSION_PREFIXES,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let iter: Deno.KvListIterator<unknown> | null = null;
@@ -271,7 +320,7 @@ export function exportKv(
           return;
         }
         const entry = next.value;
-        if (preserved(entry.key, keep)) continue;
+        if (preserved(entry.key, keep) || preserved(entry.key, sessions)) continue;
         out += encodeLine(entry.key, entry.value) + "\n";
       }
       controller.enqueue(encoder.encode(out));
@@ -337,14 +386,16 @@ export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PR
 }
 
 /**
- * Replaces the keyspace (less `keep`) with the entries of `lines`: wipes first, then writes in
- * commits within KV's limits. Every line is decoded before it is written; a malformed line
- * throws (a TypeError) with the line number. Answers how many entries were written.
+ * Replaces the keyspace (less `keep`) with the entries of `lines`: wipes first (sessions
+ * included), then writes in commits within KV's limits, skipping lines under `keep` or
+ * `sessions`. Every line is decoded before it is written; a malformed line throws (a TypeError)
+ * with the line number. Answers how many lines were read.
  */
 export async function importKv(
   kv: Deno.Kv,
   lines: AsyncIterable<string>,
   keep: readonly string[] = PRESERVED_PREFIXES,
+  sessions: readonly string[] = SESSION_PREFIXES,
 ): Promise<number> {
   await wipeKv(kv, keep);
   const batch = new Batcher(kv);
@@ -357,7 +408,7 @@ export async function importKv(
     } catch (err) {
       throw new TypeError(`line ${n}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (preserved(decoded.key, keep)) continue;
+    if (preserved(decoded.key, keep) || preserved(decoded.key, sessions)) continue;
     const ks = keySize(decoded.key);
     await batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
   }

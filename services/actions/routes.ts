@@ -360,10 +360,16 @@ export function mountActionRoutes(app: ServiceApp, deps: ActionsDeps): void {
       if (!(ALLOWED_EXTENSIONS as readonly string[]).includes(extension)) {
         throw badRequest(`filename must end in one of: ${ALLOWED_EXTENSIONS.join(", ")}`);
       }
+      // The type the upload will be served with must be the one its extension says, so a
+      // `.png` can never be served as HTML or script.
+      const expectedType = CONTENT_TYPES[extension];
+      const contentType = input.contentType ?? expectedType;
+      if (contentType.split(";")[0].trim().toLowerCase() !== expectedType) {
+        throw badRequest(`contentType must be ${expectedType} for a .${extension} file`);
+      }
       await loadAction(caller, input.workspace_id, id);
       const assets = requireAssets();
       const key = `workspaces/${input.workspace_id}/actions/${id}/${basename}`;
-      const contentType = input.contentType ?? CONTENT_TYPES[extension];
       let uploadUrl: string;
       try {
         uploadUrl = await assets.presignPut(key, contentType, config.uploadUrlTtl);

@@ -70,7 +70,7 @@ export class ZipWriter {
     if (this.#entries.length >= MAX_ENTRIES) {
       throw new ZipLimitError("The backup has more entries than a ZIP without Zip64 can hold");
     }
-    await Deno.mkdir(this.tmpDir, { recursive: true });
+    await Deno.mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
     const tmp = await Deno.makeTempFile({ dir: this.tmpDir, prefix: "zip-entry-" });
     try {
       const spooled = await spool(tmp, source, options.deflate);

@@ -1,4 +1,3 @@
-import { swaggerUI } from "@hono/swagger-ui";
 import { Hono } from "hono";
 import { decodeJwt, type JSONWebKeySet } from "jose";
 import type { ServiceName } from "../../shared/config.ts";
@@ -19,6 +18,8 @@ import {
   recordClientAddress,
 } from "../../shared/http/client_address.ts";
 import { errorResponse } from "../../shared/http/service_app.ts";
+import { apiDocsRoutes } from "../../shared/http/api_docs.ts";
+import { jsonBodiesOnly, securityHeaders } from "../../shared/http/security_headers.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { FetchHandler, ServiceDirectory } from "../../shared/service_directory.ts";
@@ -63,6 +64,8 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
 
   const app = new Hono();
   app.onError((err, c) => errorResponse(err, c, logger));
+  app.use("*", securityHeaders());
+  app.use("*", jsonBodiesOnly());
 
   app.get("/healthz", async (c) => {
     const ready = await allServicesReady(directory, config.base.internalSecret);
@@ -70,7 +73,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   });
 
   app.get("/api/openapi.json", async (c) => c.json(await mergedOpenApi(directory, internal)));
-  app.get("/api/docs", swaggerUI({ url: "/api/openapi.json", title: "Content Pipeline API" }));
+  app.route("/", apiDocsRoutes("/api/openapi.json"));
 
   if (extraRoutes) app.route("/", extraRoutes);
 
@@ -114,7 +117,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       }
     }
     const handler: FetchHandler = directory.handler(target.service);
-    if (!remote && !needsJsonType(req)) {
+    if (!remote) {
       // In process: the request itself goes on, with the verified caller beside it.
       inProcessPasses.set(req, { caller, requestId });
       recordClientAddress(req, peerAddress(c.env));
@@ -162,7 +165,6 @@ function forwardRequest(
   headers.set(CLIENT_ADDRESS_HEADER, opts.clientAddress);
   if (opts.callerHeader) headers.set(CALLER_HEADER, opts.callerHeader);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  if (needsJsonType(req)) headers.set("content-type", "application/json");
   return new Request(req.url, {
     method: req.method,
     headers,
@@ -232,14 +234,4 @@ async function mergedOpenApi(
     }
   }
   return merged;
-}
-
-/**
- * The REST API speaks JSON: a body sent without a media type (or as text/plain, as some script
- * and bookmarklet clients do) is read as JSON rather than refused with 415.
- */
-function needsJsonType(req: Request): boolean {
-  if (req.method === "GET" || req.method === "HEAD" || req.body === null) return false;
-  const type = req.headers.get("content-type");
-  return (!type || type.startsWith("text/plain")) && new URL(req.url).pathname.startsWith("/api/");
 }

@@ -15,7 +15,7 @@ import { errorMessage, type Logger } from "../log.ts";
 import { parseAssetsUrl } from "./config.ts";
 import { AssetTooLargeError, FILE_ROUTE_PREFIX, FileAssetStore } from "./file_store.ts";
 import { UrlSigner } from "./signing.ts";
-import { keyProblem } from "./store.ts";
+import { downloadDisposition, keyProblem } from "./store.ts";
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 /**
@@ -82,6 +82,8 @@ export function createFileAssetRoutes({
       "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
     });
     if (found.size !== null) headers.set("content-length", String(found.size));
+    const disposition = downloadDisposition(checked.key, found.contentType);
+    if (disposition) headers.set("content-disposition", disposition);
     if (c.req.method === "HEAD") {
       await found.body.cancel();
       return new Response(null, { status: 200, headers });

@@ -8,6 +8,7 @@ import {
   encodeKeyPath,
 } from "./store.ts";
 import type { UrlSigner } from "./signing.ts";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../kv.ts";
 
 /** Raised by `putLimited` when a body grows past its limit; nothing is stored. */
 export class AssetTooLargeError extends Error {}
@@ -64,11 +65,15 @@ export class FileAssetStore implements AssetStore {
   ): Promise<number> {
     assertKey(key);
     const tmpDir = join(this.dir, ".tmp");
-    await Deno.mkdir(tmpDir, { recursive: true });
+    await Deno.mkdir(tmpDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = join(tmpDir, crypto.randomUUID());
     let size = 0;
     try {
-      const file = await Deno.open(tmp, { write: true, createNew: true });
+      const file = await Deno.open(tmp, {
+        write: true,
+        createNew: true,
+        mode: PRIVATE_FILE_MODE,
+      });
       const stream = body instanceof Uint8Array ? ReadableStream.from([body]) : body;
       await stream.pipeThrough(
         new TransformStream<Uint8Array, Uint8Array>({
@@ -81,9 +86,11 @@ export class FileAssetStore implements AssetStore {
       ).pipeTo(file.writable);
       const target = this.path(key);
       const meta = this.metaPath(key);
-      await Deno.mkdir(dirname(target), { recursive: true });
-      await Deno.mkdir(dirname(meta), { recursive: true });
-      await Deno.writeTextFile(meta, JSON.stringify({ content_type: contentType }));
+      await Deno.mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
+      await Deno.mkdir(dirname(meta), { recursive: true, mode: PRIVATE_DIR_MODE });
+      await Deno.writeTextFile(meta, JSON.stringify({ content_type: contentType }), {
+        mode: PRIVATE_FILE_MODE,
+      });
       await Deno.rename(tmp, target);
       return size;
     } catch (err) {

@@ -5,6 +5,7 @@ import {
   type AssetBody,
   type AssetObject,
   type AssetStore,
+  downloadDisposition,
   encodeKeyPath,
   encodeRfc3986,
 } from "./store.ts";
@@ -109,8 +110,13 @@ export class S3AssetStore implements AssetStore {
     return await this.presign("PUT", key, expiresIn, { "content-type": contentType });
   }
 
+  /** SVG and PDF are answered with `Content-Disposition: attachment` (signed into the URL). */
   async presignGet(key: string, expiresIn: number): Promise<string> {
-    return await this.presign("GET", key, expiresIn, {});
+    const disposition = downloadDisposition(key);
+    const query: Record<string, string> = disposition
+      ? { "response-content-disposition": disposition }
+      : {};
+    return await this.presign("GET", key, expiresIn, {}, query);
   }
 
   private async presign(
@@ -118,9 +124,11 @@ export class S3AssetStore implements AssetStore {
     key: string,
     expiresIn: number,
     headers: Record<string, string>,
+    query: Record<string, string> = {},
   ): Promise<string> {
     assertExpiresIn(expiresIn);
     const url = new URL(this.objectUrl(key));
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     url.searchParams.set("X-Amz-Expires", String(expiresIn));
     const signed = await this.#client.sign(url.toString(), {
       method,

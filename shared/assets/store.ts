@@ -82,3 +82,22 @@ export function encodeRfc3986(s: string): string {
     (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase(),
   );
 }
+
+/** Types a browser would render with script or plugins: always downloaded, never shown. */
+const DOWNLOAD_ONLY_TYPES = new Set(["image/svg+xml", "application/pdf"]);
+const DOWNLOAD_ONLY_EXTENSIONS = new Set(["svg", "svgz", "pdf"]);
+
+/**
+ * The `Content-Disposition` an object is served with: `attachment` (with its file name) for SVG
+ * and PDF, by key extension or stored type, so a browser saves rather than renders them (an
+ * SVG or PDF can carry script); null for everything else, which is shown inline.
+ */
+export function downloadDisposition(key: string, contentType?: string | null): string | null {
+  const name = key.split("/").pop() ?? key;
+  const dot = name.lastIndexOf(".");
+  const extension = dot >= 0 ? name.slice(dot + 1).toLowerCase() : "";
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  if (!DOWNLOAD_ONLY_EXTENSIONS.has(extension) && !DOWNLOAD_ONLY_TYPES.has(type)) return null;
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeRfc3986(name)}`;
+}

@@ -36,9 +36,10 @@ function parentDir(file: string): string | undefined {
 
 async function appendLine(file: string, line: string): Promise<void> {
   const dir = parentDir(file);
-  if (dir) await Deno.mkdir(dir, { recursive: true });
+  // Private: the lines hold confirmation and reset codes (0700 directory, 0600 file).
+  if (dir) await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const bytes = new TextEncoder().encode(line);
-  const handle = await Deno.open(file, { append: true, create: true });
+  const handle = await Deno.open(file, { append: true, create: true, mode: 0o600 });
   try {
     // One write call with O_APPEND puts the whole line at the end of the file, so writers in
     // other processes cannot land inside it. A short write (disk full) is finished, not lost.

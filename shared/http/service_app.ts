@@ -6,7 +6,14 @@ import type { ZodError } from "zod";
 import { errorMessage, type Logger } from "../log.ts";
 import { timingSafeEqual } from "../ids.ts";
 import { AppError } from "./app_error.ts";
-import { exportKv, importKv, PRESERVED_PREFIXES, readLines } from "../kv_backup.ts";
+import { rejectMalformedStrings } from "./input_guard.ts";
+import {
+  exportKv,
+  importKv,
+  PRESERVED_PREFIXES,
+  readLines,
+  SESSION_PREFIXES,
+} from "../kv_backup.ts";
 import {
   type Caller,
   CALLER_HEADER,
@@ -49,11 +56,6 @@ export function errorResponse(err: unknown, c: Context, logger: Logger): Respons
       "Bad request";
     return c.json({ error: message }, status);
   }
-  if (
-    err instanceof Deno.errors.InvalidData || (err instanceof TypeError && /key/.test(`${err}`))
-  ) {
-    return c.json({ error: "Request value is too large" }, 400);
-  }
   logger.error("unhandled error", {
     request_id: c.get("requestId" as never),
     method: c.req.method,
@@ -70,8 +72,9 @@ export interface ServiceAppOptions {
 
 /**
  * The Hono app every service is built on: request id and logging, the 1 MiB body limit, the
- * gateway guard (internal secret, caller identity), zod failures as 400 naming the field, and
- * one error mapping.
+ * gateway guard (internal secret, caller identity), strings that are not well-formed UTF-16 and
+ * zod failures as 400 naming the field, and one error mapping (anything but an AppError or
+ * HTTPException is a logged 500: validation keeps bad input from getting that far).
  */
 export function createServiceApp({ logger, internalSecret }: ServiceAppOptions): ServiceApp {
   const app = new OpenAPIHono<ServiceEnv>({
@@ -87,6 +90,8 @@ export function createServiceApp({ logger, internalSecret }: ServiceAppOptions):
   });
   // A keyspace import is a streamed body of any size, from a peer only (internal secret).
   app.use("*", (c, next) => (c.req.path === BACKUP_IMPORT_PATH ? next() : limit(c, next)));
+  // Before any schema: strings that are not well-formed UTF-16 are a 400 naming the field.
+  app.use("*", rejectMalformedStrings());
   app.onError((err, c) => errorResponse(err, c, logger));
   app.notFound((c) => c.json({ error: `No route for ${c.req.method} ${c.req.path}` }, 404));
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
@@ -147,6 +152,8 @@ export interface KeyspaceOptions {
   kv: Deno.Kv;
   /** Key prefixes (first key part) left out of export and untouched by import. */
   preserve?: readonly string[];
+  /** Key prefixes of sessions and one-time secrets: left out of export, cleared by import. */
+  sessions?: readonly string[];
   /** Runs after a successful import (e.g. re-ensuring the bootstrap admin). */
   afterImport?: () => Promise<void>;
 }
@@ -177,15 +184,16 @@ export function mountServiceInternals(
   if (!keyspace) return;
   const options: KeyspaceOptions = keyspace instanceof Deno.Kv ? { kv: keyspace } : keyspace;
   const preserve = options.preserve ?? PRESERVED_PREFIXES;
+  const sessions = options.sessions ?? SESSION_PREFIXES;
   app.get(BACKUP_EXPORT_PATH, () =>
-    new Response(exportKv(options.kv, preserve), {
+    new Response(exportKv(options.kv, preserve, sessions), {
       headers: { "content-type": "application/x-ndjson" },
     }));
   app.post(BACKUP_IMPORT_PATH, async (c) => {
     const body = c.req.raw.body ?? ReadableStream.from<Uint8Array>([]);
     let imported: number;
     try {
-      imported = await importKv(options.kv, readLines(body), preserve);
+      imported = await importKv(options.kv, readLines(body), preserve, sessions);
     } catch (err) {
       if (err instanceof TypeError) throw new AppError(400, `Cannot import: ${err.message}`);
       throw err;
