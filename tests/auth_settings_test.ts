@@ -51,13 +51,25 @@ Deno.test(
       await t.step("with STAGE other than dev the svc_token cookie is Secure", async () => {
         const user = await signupConfirmed(stack);
         const redirectUri = `${stack.env.PUBLIC_URL}/`;
+        // PKCE is required; the challenge is base64url(sha256(verifier)).
+        const verifier = "v".repeat(43);
+        const challenge = btoa(String.fromCharCode(
+          ...new Uint8Array(
+            await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)),
+          ),
+        )).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
         const form = await fetch(`${stack.url}/oauth/authorize`, {
           method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            origin: stack.env.PUBLIC_URL,
+          },
           body: new URLSearchParams({
             response_type: "code",
             client_id: "content-pipeline",
             redirect_uri: redirectUri,
+            code_challenge: challenge,
+            code_challenge_method: "S256",
             email: user.email,
             password: user.password,
           }),
@@ -68,7 +80,11 @@ Deno.test(
         const location = new URL(form.headers.get("location")!);
         assert.equal(location.searchParams.get("state"), null);
         const res = await api(stack, "POST", "/api/auth/callback", {
-          body: { code: location.searchParams.get("code"), redirect_uri: redirectUri },
+          body: {
+            code: location.searchParams.get("code"),
+            redirect_uri: redirectUri,
+            code_verifier: verifier,
+          },
         });
         assert.equal(res.status, 200);
         assert.equal(

@@ -30,26 +30,35 @@ async function pkcePair() {
   return { verifier, challenge: b64url(new Uint8Array(digest)) };
 }
 
+/** The PKCE pair the hosted-login steps use unless they bring their own (PKCE is required). */
+const PKCE = await pkcePair();
+const PKCE_PARAMS = { code_challenge: PKCE.challenge, code_challenge_method: "S256" };
+
 function authorizeQuery(extra: Record<string, string> = {}): string {
   return new URLSearchParams({
     response_type: "code",
     client_id: CLIENT_ID,
     redirect_uri: REDIRECT_URI,
     state: "st-123",
+    ...PKCE_PARAMS,
     ...extra,
   }).toString();
 }
 
-/** Submits the hosted login form the way a browser does. */
+/** Submits the hosted login form the way a browser does (from the page's own origin). */
 async function postAuthorize(stack: TestStack, fields: Record<string, string>) {
   const res = await fetch(`${stack.url}/oauth/authorize`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: stack.env.PUBLIC_URL,
+    },
     body: new URLSearchParams({
       response_type: "code",
       client_id: CLIENT_ID,
       redirect_uri: REDIRECT_URI,
       state: "st-123",
+      ...PKCE_PARAMS,
       ...fields,
     }),
     redirect: "manual",
@@ -179,7 +188,7 @@ Deno.test("auth service end to end", e2e, async (t) => {
     );
 
     await t.step(
-      "signup queues a confirm_email with a 6-digit code; a second signup is 409",
+      "signup queues a confirm_email with a 6-digit code; a second signup of a confirmed email is 409",
       async () => {
         const email = uniqueEmail("dup");
         const res = await signup(stack, {
@@ -194,6 +203,11 @@ Deno.test("auth service end to end", e2e, async (t) => {
         assert.equal(mail.channel, "email");
         assert.equal(mail.template, "confirm_email");
         assert.match(String(mail.data.code), /^\d{6}$/);
+        // An unconfirmed account does not own its email (CONTRACT 11): confirm it first.
+        const confirmed = await api(stack, "POST", "/api/auth/confirm", {
+          body: { email, code: mail.data.code },
+        });
+        assert.equal(confirmed.status, 200);
         const again = await signup(stack, {
           email: `  ${email.toUpperCase()} `,
           password: GOOD_PASSWORD,
@@ -206,12 +220,14 @@ Deno.test("auth service end to end", e2e, async (t) => {
     );
 
     await t.step(
-      "concurrent signups of one email: exactly one wins, the other is 409",
+      "concurrent signups of one email leave exactly one account (the later replaces the unconfirmed one)",
       async () => {
         const email = uniqueEmail("race");
         const body = { email, password: GOOD_PASSWORD, name: "Race", recaptcha_token: "ok" };
         const results = await Promise.all([signup(stack, body), signup(stack, body)]);
-        assert.deepEqual(results.map((r) => r.status).sort(), [200, 409]);
+        assert.deepEqual(results.map((r) => r.status), [200, 200]);
+        const all = await internalJson(stack, "GET", "/internal/users");
+        assert.equal(all.body.users.filter((u: { email: string }) => u.email === email).length, 1);
       },
     );
 
@@ -650,13 +666,17 @@ Deno.test("auth service end to end", e2e, async (t) => {
 
         const mismatched = await authorizationCode(stack, user.email, user.password);
         const mismatch = await api(stack, "POST", "/api/auth/callback", {
-          body: { code: mismatched, redirect_uri: OTHER_REDIRECT_URI },
+          body: {
+            code: mismatched,
+            redirect_uri: OTHER_REDIRECT_URI,
+            code_verifier: PKCE.verifier,
+          },
         });
         assert.equal(mismatch.status, 400);
 
         const code = await authorizationCode(stack, user.email, user.password);
         const ok = await api(stack, "POST", "/api/auth/callback", {
-          body: { code, redirect_uri: REDIRECT_URI },
+          body: { code, redirect_uri: REDIRECT_URI, code_verifier: PKCE.verifier },
         });
         assert.equal(ok.status, 200);
         assert.deepEqual(Object.keys(ok.body).sort(), [
@@ -674,7 +694,7 @@ Deno.test("auth service end to end", e2e, async (t) => {
         const me = await api(stack, "GET", "/api/auth/me", { token: ok.body.access_token });
         assert.equal(me.body.user_id, user.user_id);
         const used = await api(stack, "POST", "/api/auth/callback", {
-          body: { code, redirect_uri: REDIRECT_URI },
+          body: { code, redirect_uri: REDIRECT_URI, code_verifier: PKCE.verifier },
         });
         assert.equal(used.status, 400);
       },
@@ -738,7 +758,8 @@ Deno.test("auth service end to end", e2e, async (t) => {
         assert.equal(sent.redirect_uri, `${stack.env.PUBLIC_URL}/oauth/google/callback`);
         assert.ok(sent.nonce);
 
-        const done = await fetch(back, { redirect: "manual" });
+        const stateCookie = start.headers.get("set-cookie")!.split(";")[0];
+        const done = await fetch(back, { redirect: "manual", headers: { cookie: stateCookie } });
         assert.equal(done.status, 302, await done.clone().text());
         const toClient = new URL(done.headers.get("location")!);
         assert.equal(`${toClient.origin}${toClient.pathname}`, REDIRECT_URI);
@@ -771,7 +792,10 @@ Deno.test("auth service end to end", e2e, async (t) => {
         // The second Google sign-in finds the same account.
         const again = await fetch(new URL(href, stack.url), { redirect: "manual" });
         const g2 = await fetch(again.headers.get("location")!, { redirect: "manual" });
-        const d2 = await fetch(g2.headers.get("location")!, { redirect: "manual" });
+        const d2 = await fetch(g2.headers.get("location")!, {
+          redirect: "manual",
+          headers: { cookie: again.headers.get("set-cookie")!.split(";")[0] },
+        });
         assert.equal(d2.status, 302);
         const code2 = new URL(d2.headers.get("location")!).searchParams.get("code");
         const ex2 = await api(stack, "POST", "/api/auth/callback", {
@@ -793,7 +817,10 @@ Deno.test("auth service end to end", e2e, async (t) => {
         redirect: "manual",
       });
       const atGoogle = await fetch(start.headers.get("location")!, { redirect: "manual" });
-      const done = await fetch(atGoogle.headers.get("location")!, { redirect: "manual" });
+      const done = await fetch(atGoogle.headers.get("location")!, {
+        redirect: "manual",
+        headers: { cookie: start.headers.get("set-cookie")!.split(";")[0] },
+      });
       assert.equal(done.status, 400);
       assert.equal(done.headers.get("location"), null);
       assert.match(await done.text(), /verified email/);

@@ -51,20 +51,20 @@ export class Accounts {
   }
 
   /**
-   * Email and password sign-in: 429 while locked out, 401 for wrong credentials (an unknown
-   * email costs one argon2 verification too), then 403 unconfirmed, rejected or disabled.
+   * Email and password sign-in from the client `address`: 429 while a throttle allowance is
+   * used up, 401 for wrong credentials (an unknown email costs one argon2 verification too),
+   * then 403 unconfirmed, rejected or disabled. The try is counted before the password is
+   * verified (store.beginLoginTry), so concurrent wrong passwords cannot outrun the count.
    */
-  async authenticate(email: string, password: string): Promise<UserRecord> {
+  async authenticate(email: string, password: string, address: string): Promise<UserRecord> {
     const { store } = this.deps;
-    if (await store.isLockedOut(email)) throw new AppError(429, LOCKED_OUT);
+    const attempt = await store.beginLoginTry(email, address);
+    if (!attempt) throw new AppError(429, LOCKED_OUT);
     const user = await store.getUserByEmail(email);
     const hash = user?.password_hash ?? await dummyHash();
     const matches = await verifyPassword(password, hash);
-    if (!matches || !user?.password_hash) {
-      await store.recordLoginFailure(email);
-      throw new AppError(401, INVALID_CREDENTIALS);
-    }
-    await store.clearLoginFailures(email);
+    if (!matches || !user?.password_hash) throw new AppError(401, INVALID_CREDENTIALS);
+    await store.endLoginTry(attempt);
     this.requireUsable(user);
     return user;
   }

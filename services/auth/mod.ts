@@ -10,7 +10,7 @@ import { GoogleSignIn } from "./google.ts";
 import { mountInternalRoutes } from "./internal_routes.ts";
 import { authJobHandlers, authJobSchema } from "./jobs.ts";
 import { mountOAuthRoutes } from "./oauth_routes.ts";
-import { dummyHash } from "./passwords.ts";
+import { closePasswordWorkers, dummyHash } from "./passwords.ts";
 import { mountAuthRoutes } from "./routes.ts";
 import { AuthStore } from "./store.ts";
 import { TokenIssuer } from "./tokens.ts";
@@ -67,6 +67,7 @@ export const createAuthService: ServiceFactory = async ({ env, base, directory, 
     },
     close: () => {
       kv.close();
+      closePasswordWorkers();
       return Promise.resolve();
     },
   };

@@ -1,10 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
 import { AppError } from "../../shared/http/app_error.ts";
+import { clientAddress } from "../../shared/http/client_address.ts";
+import { randomToken, timingSafeEqual } from "../../shared/ids.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import type { Accounts } from "./accounts.ts";
 import { type GoogleSignIn, GoogleSignInError } from "./google.ts";
 import { errorPage, loginPage, type LoginPageOptions, PAGE_HEADERS } from "./pages.ts";
+import { GOOGLE_STATE_TTL_MS } from "./store.ts";
 import {
   authorizeFormSchema,
   type AuthorizeParams,
@@ -17,6 +21,29 @@ type ValidParams = LoginPageOptions["params"];
 
 const html = { content: { "text/html": { schema: z.string() } } };
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/;
+
+/**
+ * Login CSRF defence for POST /oauth/authorize. A browser's POST carries `Origin`, which must
+ * be this service's own (PUBLIC_URL); a POST without one (old browsers, privacy proxies) must
+ * carry the hidden form token that equals the HttpOnly cookie set with the page, which a
+ * cross-site page can neither read nor set.
+ */
+export const LOGIN_CSRF_COOKIE = "cp_login_csrf";
+/** Binds a Google round trip to the browser that started it (checked on the callback). */
+export const GOOGLE_STATE_COOKIE = "cp_google_state";
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+export const CROSS_SITE_LOGIN = "Cross-site sign-in refused: submit the form from this site";
+export const STALE_LOGIN_FORM = "The sign-in form expired; reload the page and try again";
+
+function cookie(
+  name: string,
+  value: string,
+  opts: { path: string; maxAge: number; secure: boolean },
+): string {
+  return `${name}=${value}; Path=${opts.path}; Max-Age=${opts.maxAge}; HttpOnly;${
+    opts.secure ? " Secure;" : ""
+  } SameSite=Lax`;
+}
 
 /**
  * Checks the hosted-login parameters. Nothing here redirects: an unknown client or an
@@ -35,16 +62,14 @@ export function validateAuthorize(
   if (params.response_type !== "code") {
     return { ok: false, error: "response_type must be code" };
   }
+  // PKCE is required (CONTRACT 11), so every code we issue has a challenge to check.
   const challenge = params.code_challenge || null;
-  if (challenge) {
-    if (params.code_challenge_method !== "S256") {
-      return { ok: false, error: "code_challenge_method must be S256" };
-    }
-    if (!PKCE_CHALLENGE.test(challenge)) {
-      return { ok: false, error: "code_challenge must be a base64url S256 challenge" };
-    }
-  } else if (params.code_challenge_method) {
-    return { ok: false, error: "code_challenge is required with code_challenge_method" };
+  if (!challenge) return { ok: false, error: "code_challenge is required (PKCE S256)" };
+  if (params.code_challenge_method !== "S256") {
+    return { ok: false, error: "code_challenge_method must be S256" };
+  }
+  if (!PKCE_CHALLENGE.test(challenge)) {
+    return { ok: false, error: "code_challenge must be a base64url S256 challenge" };
   }
   return {
     ok: true,
@@ -74,6 +99,33 @@ export function mountOAuthRoutes(
   const { store, config, issuer, logger } = accounts.deps;
   const allowed = { clientId: config.clientId, redirectUris: config.redirectUris };
   const publicUrl = config.base.publicUrl;
+  const publicOrigin = new URL(publicUrl).origin;
+  const secure = config.secureCookie;
+
+  /** The browser's login-form token: its cookie's when it has one, else a new one (set). */
+  const csrfToken = (c: Context<ServiceEnv>) => {
+    const existing = getCookie(c, LOGIN_CSRF_COOKIE);
+    if (existing && TOKEN_SHAPE.test(existing)) return existing;
+    const token = randomToken(32);
+    c.header(
+      "set-cookie",
+      cookie(LOGIN_CSRF_COOKIE, token, { path: "/oauth", maxAge: 3600, secure }),
+      { append: true },
+    );
+    return token;
+  };
+
+  /** Null when the form post comes from our own page, else why it is refused (403). */
+  const csrfRefusal = (c: Context<ServiceEnv>, formToken: unknown) => {
+    const origin = c.req.header("origin");
+    if (origin !== undefined) return origin === publicOrigin ? null : CROSS_SITE_LOGIN;
+    const expected = getCookie(c, LOGIN_CSRF_COOKIE);
+    if (
+      typeof formToken !== "string" || !expected || !TOKEN_SHAPE.test(expected) ||
+      !timingSafeEqual(formToken, expected)
+    ) return STALE_LOGIN_FORM;
+    return null;
+  };
 
   const googleUrl = (params: ValidParams) => {
     if (!google) return null;
@@ -126,7 +178,11 @@ export function mountOAuthRoutes(
       if (!checked.ok) return page(c, errorPage(checked.error), 400);
       return page(
         c,
-        loginPage({ params: checked.params, googleUrl: googleUrl(checked.params) }),
+        loginPage({
+          params: checked.params,
+          googleUrl: googleUrl(checked.params),
+          csrfToken: csrfToken(c),
+        }),
         200,
       );
     },
@@ -143,16 +199,25 @@ export function mountOAuthRoutes(
       },
       responses: {
         302: { description: "Signed in: redirect to redirect_uri?code=...&state=..." },
-        400: { description: "Bad parameters", ...html },
+        400: { description: "Bad parameters (PKCE S256 is required)", ...html },
         401: { description: "Wrong credentials: the page again with an error", ...html },
-        403: { description: "Email not confirmed, or account disabled or rejected", ...html },
-        429: { description: "Too many failed logins for this email", ...html },
+        403: {
+          description:
+            "Posted from another site (Origin) or without the form token; email not confirmed, or account disabled or rejected",
+          ...html,
+        },
+        429: {
+          description: "Too many login tries for this account or from this address",
+          ...html,
+        },
       },
     }),
     async (c) => {
       const form = c.req.valid("form");
       const checked = validateAuthorize(form, allowed);
       if (!checked.ok) return page(c, errorPage(checked.error), 400);
+      const refusal = csrfRefusal(c, (await c.req.parseBody())["csrf_token"]);
+      if (refusal) return page(c, errorPage(refusal), 403);
       const email = normalizeEmail(form.email ?? "");
       const again = (error: string) =>
         loginPage({
@@ -160,13 +225,14 @@ export function mountOAuthRoutes(
           email,
           error,
           googleUrl: googleUrl(checked.params),
+          csrfToken: csrfToken(c),
         });
       if (!email || !form.password) {
         return page(c, again("Email and password are required"), 400);
       }
       let user: UserRecord;
       try {
-        user = await accounts.authenticate(email, form.password);
+        user = await accounts.authenticate(email, form.password, clientAddress(c));
       } catch (err) {
         if (err instanceof AppError && [401, 403, 429].includes(err.status)) {
           return page(c, again(err.message), err.status as 401 | 403 | 429);
@@ -208,6 +274,14 @@ export function mountOAuthRoutes(
         params: checked.params,
       });
       c.header("cache-control", "no-store");
+      c.header(
+        "set-cookie",
+        cookie(GOOGLE_STATE_COOKIE, started.state, {
+          path: "/oauth/google",
+          maxAge: GOOGLE_STATE_TTL_MS / 1000,
+          secure,
+        }),
+      );
       return c.redirect(started.url.toString(), 302);
     },
   );
@@ -234,6 +308,20 @@ export function mountOAuthRoutes(
     async (c) => {
       const query = c.req.valid("query");
       if (!google) return page(c, errorPage("Google sign-in is not configured"), 404);
+      // The state must come back to the browser that started the round trip (its cookie), so
+      // nobody can finish their own Google sign-in in someone else's browser (login CSRF).
+      const bound = getCookie(c, GOOGLE_STATE_COOKIE);
+      c.header(
+        "set-cookie",
+        cookie(GOOGLE_STATE_COOKIE, "", { path: "/oauth/google", maxAge: 0, secure }),
+      );
+      if (!query.state || !bound || !timingSafeEqual(bound, query.state)) {
+        return page(
+          c,
+          errorPage("The Google sign-in was not started in this browser; start again"),
+          400,
+        );
+      }
       const saved = query.state ? await store.takeGoogleState(query.state) : null;
       if (!saved || !query.state) {
         return page(c, errorPage("The Google sign-in expired or is unknown; start again"), 400);
@@ -264,6 +352,7 @@ export function mountOAuthRoutes(
               params: saved.params,
               error: err.message,
               googleUrl: googleUrl(saved.params),
+              csrfToken: csrfToken(c),
             }),
             403,
           );

@@ -69,6 +69,8 @@ export interface LoginPageOptions {
   error?: string;
   /** The address of "Sign in with Google", when Google sign-in is configured. */
   googleUrl?: string | null;
+  /** The login-form token bound to the browser's cookie (sent back as `csrf_token`). */
+  csrfToken?: string;
 }
 
 export function loginPage(options: LoginPageOptions): string {
@@ -82,6 +84,7 @@ export function loginPage(options: LoginPageOptions): string {
   if (params.code_challenge !== null) {
     hidden.push(["code_challenge", params.code_challenge], ["code_challenge_method", "S256"]);
   }
+  if (options.csrfToken) hidden.push(["csrf_token", options.csrfToken]);
   const fields = hidden.map(([name, value]) =>
     `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`
   ).join("\n");

@@ -1,5 +1,5 @@
-import { argon2id } from "hash-wasm";
 import { timingSafeEqual } from "../../shared/ids.ts";
+import type { Argon2Answer, Argon2Job } from "./password_worker.ts";
 
 /** OWASP's argon2id parameters: 19 MiB of memory, 2 passes, 1 lane. */
 export const ARGON2_PARAMS = { memorySize: 19456, iterations: 2, parallelism: 1, hashLength: 32 };
@@ -8,11 +8,10 @@ const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Z
 
 /** Hashes a password with argon2id and a random 16-byte salt; the answer is a PHC string. */
 export async function hashPassword(password: string): Promise<string> {
-  return await argon2id({
+  return await argon2Pool().run({
     password,
     salt: crypto.getRandomValues(new Uint8Array(16)),
     ...ARGON2_PARAMS,
-    outputType: "encoded",
   });
 }
 
@@ -26,19 +25,19 @@ export async function verifyPassword(password: string, encoded: string): Promise
   const salt = Uint8Array.from(atob(padBase64(m[4])), (ch) => ch.charCodeAt(0));
   const hashLength = atob(padBase64(m[5])).length;
   try {
-    const again = await argon2id({
+    const again = await argon2Pool().run({
       password,
       salt,
       memorySize: Number(m[1]),
       iterations: Number(m[2]),
       parallelism: Number(m[3]),
       hashLength,
-      outputType: "encoded",
     });
     return timingSafeEqual(again, encoded);
-  } catch {
+  } catch (err) {
     // hash-wasm refuses an empty password or out-of-range parameters: no match.
-    return false;
+    if (err instanceof Argon2Error) return false;
+    throw err;
   }
 }
 
@@ -52,5 +51,155 @@ function padBase64(s: string): string {
  */
 let dummy: Promise<string> | null = null;
 export function dummyHash(): Promise<string> {
-  return dummy ??= hashPassword(crypto.randomUUID());
+  return dummy ??= hashPassword(crypto.randomUUID()).catch((err) => {
+    dummy = null;
+    throw err;
+  });
+}
+
+// ------------------------------------------------------------------ the worker pool
+
+/** hash-wasm refused the input (an answer of "no match" for a verification). */
+export class Argon2Error extends Error {}
+
+type Job = Omit<Argon2Job, "id">;
+interface Pending {
+  job: Job;
+  resolve(encoded: string): void;
+  reject(err: Error): void;
+}
+interface Slot {
+  worker: Worker;
+  busy: Pending | null;
+  jobId: number;
+}
+
+/**
+ * Default pool size: one core is left to the event loop that serves every route (a 2-core host
+ * gets one hashing worker), at most two workers. More workers would verify faster under a
+ * flood of logins but starve /healthz and every other request of CPU; the queue in front of
+ * them is what absorbs a burst (and the login throttle caps what one client can queue).
+ */
+export function defaultPoolSize(): number {
+  const cores = navigator.hardwareConcurrency || 2;
+  return Math.max(1, Math.min(2, cores - 1));
+}
+
+/**
+ * Argon2id in module workers (services/auth/password_worker.ts), so a ~100 ms hash never runs
+ * on the main thread. Jobs queue FIFO in front of `size` workers, started on first use.
+ * Workers idle for IDLE_MS are ended (an idle Worker keeps the process alive); `close()` ends
+ * the idle ones now and the busy ones as soon as the queue drains, and the pool starts workers
+ * again on the next job.
+ */
+export class Argon2Pool {
+  static readonly IDLE_MS = 30_000;
+  readonly #slots: Slot[] = [];
+  readonly #queue: Pending[] = [];
+  #nextId = 1;
+  #closing = false;
+  #idleTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(readonly size = defaultPoolSize()) {}
+
+  run(job: Job): Promise<string> {
+    this.#closing = false;
+    if (this.#idleTimer !== null) {
+      clearTimeout(this.#idleTimer);
+      this.#idleTimer = null;
+    }
+    return new Promise<string>((resolve, reject) => {
+      this.#queue.push({ job, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** Jobs waiting for a worker (not counting the ones being hashed). */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Ends idle workers now and busy ones when nothing is left to do. */
+  close(): void {
+    this.#closing = true;
+    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
+    this.#reap();
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      let slot = this.#slots.find((s) => s.busy === null);
+      if (!slot && this.#slots.length < this.size) slot = this.#spawn();
+      if (!slot) return;
+      const pending = this.#queue.shift()!;
+      slot.busy = pending;
+      slot.jobId = this.#nextId++;
+      const { salt, ...rest } = pending.job;
+      // The salt is copied, so the caller's array stays usable.
+      slot.worker.postMessage({ id: slot.jobId, salt: salt.slice(), ...rest } satisfies Argon2Job);
+    }
+  }
+
+  #spawn(): Slot {
+    const worker = new Worker(new URL("./password_worker.ts", import.meta.url).href, {
+      type: "module",
+    });
+    const slot: Slot = { worker, busy: null, jobId: 0 };
+    worker.onmessage = (event: MessageEvent<Argon2Answer>) => {
+      const pending = slot.busy;
+      if (!pending || event.data.id !== slot.jobId) return;
+      slot.busy = null;
+      if ("encoded" in event.data) pending.resolve(event.data.encoded);
+      else pending.reject(new Argon2Error(event.data.error));
+      this.#pump();
+      this.#afterJob();
+    };
+    worker.onerror = (event: ErrorEvent) => {
+      // A crashed worker is replaced; its job fails rather than hanging.
+      event.preventDefault();
+      const pending = slot.busy;
+      this.#remove(slot);
+      pending?.reject(new Error(`The password worker failed: ${event.message}`));
+      this.#pump();
+      this.#afterJob();
+    };
+    this.#slots.push(slot);
+    return slot;
+  }
+
+  #remove(slot: Slot): void {
+    slot.worker.terminate();
+    const i = this.#slots.indexOf(slot);
+    if (i >= 0) this.#slots.splice(i, 1);
+  }
+
+  #afterJob(): void {
+    if (this.#queue.length > 0) return;
+    if (this.#closing) return this.#reap();
+    if (this.#slots.every((s) => s.busy === null) && this.#idleTimer === null) {
+      const timer = setTimeout(() => {
+        this.#idleTimer = null;
+        this.#reap();
+      }, Argon2Pool.IDLE_MS);
+      Deno.unrefTimer(timer);
+      this.#idleTimer = timer;
+    }
+  }
+
+  #reap(): void {
+    for (const slot of [...this.#slots]) if (slot.busy === null) this.#remove(slot);
+  }
+}
+
+let pool: Argon2Pool | null = null;
+
+/** The process's one pool (every auth instance in a process shares the CPU anyway). */
+export function argon2Pool(): Argon2Pool {
+  return pool ??= new Argon2Pool();
+}
+
+/** Ends the pool's workers (the auth service's close; tests). Later calls start them again. */
+export function closePasswordWorkers(): void {
+  pool?.close();
 }

@@ -1,18 +1,48 @@
 import assert from "node:assert/strict";
-import { dummyHash, hashPassword, verifyPassword } from "./passwords.ts";
+import {
+  Argon2Pool,
+  closePasswordWorkers,
+  dummyHash,
+  hashPassword,
+  verifyPassword,
+} from "./passwords.ts";
 
 Deno.test("passwords are argon2id PHC strings with OWASP parameters and a random salt", async () => {
-  const a = await hashPassword("Secret-Passw0rd!");
-  const b = await hashPassword("Secret-Passw0rd!");
-  assert.match(a, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-  assert.notEqual(a, b);
-  assert.equal(await verifyPassword("Secret-Passw0rd!", a), true);
-  assert.equal(await verifyPassword("Secret-Passw0rd!", b), true);
-  assert.equal(await verifyPassword("secret-Passw0rd!", a), false);
+  try {
+    const a = await hashPassword("Secret-Passw0rd!");
+    const b = await hashPassword("Secret-Passw0rd!");
+    assert.match(a, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    assert.notEqual(a, b);
+    assert.equal(await verifyPassword("Secret-Passw0rd!", a), true);
+    assert.equal(await verifyPassword("Secret-Passw0rd!", b), true);
+    assert.equal(await verifyPassword("secret-Passw0rd!", a), false);
+  } finally {
+    closePasswordWorkers();
+  }
 });
 
 Deno.test("a malformed stored hash never verifies, and the dummy hash matches nothing", async () => {
-  assert.equal(await verifyPassword("x", "plain"), false);
-  assert.equal(await verifyPassword("x", "$argon2id$v=19$m=1,t=1,p=1$$"), false);
-  assert.equal(await verifyPassword("", await dummyHash()), false);
+  try {
+    assert.equal(await verifyPassword("x", "plain"), false);
+    assert.equal(await verifyPassword("x", "$argon2id$v=19$m=1,t=1,p=1$$"), false);
+    assert.equal(await verifyPassword("", await dummyHash()), false);
+  } finally {
+    closePasswordWorkers();
+  }
+});
+
+Deno.test("the pool hashes concurrent jobs on at most `size` workers, in order", async () => {
+  const pool = new Argon2Pool(2);
+  try {
+    const salt = new Uint8Array(16).fill(7);
+    const params = { memorySize: 1024, iterations: 1, parallelism: 1, hashLength: 16 };
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => pool.run({ password: `pw-${i}`, salt, ...params })),
+    );
+    assert.equal(new Set(answers).size, 6);
+    assert.equal(answers[0], await pool.run({ password: "pw-0", salt, ...params }));
+    await assert.rejects(pool.run({ password: "", salt, ...params }));
+  } finally {
+    pool.close();
+  }
 });

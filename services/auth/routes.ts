@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { AppError } from "../../shared/http/app_error.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
+import { clientAddress } from "../../shared/http/client_address.ts";
 import { base64url, timingSafeEqual } from "../../shared/ids.ts";
 import { type Accounts, confirmationCode } from "./accounts.ts";
 import { hashPassword } from "./passwords.ts";
@@ -160,12 +161,14 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
         400: error("email or password missing"),
         401: error("Invalid email or password"),
         403: error("Email not confirmed, or account disabled or rejected"),
-        429: error("Too many failed logins for this email in 15 minutes"),
+        429: error(
+          "Too many login tries in 15 minutes for this account from this address, from this address, or for this account",
+        ),
       },
     }),
     async (c) => {
       const { email, password } = c.req.valid("json");
-      const user = await accounts.authenticate(email, password);
+      const user = await accounts.authenticate(email, password, clientAddress(c));
       const tokens = await accounts.tokensFor(user);
       const refresh_token = await store.issueRefreshToken(user.user_id);
       return c.json({ ...tokens, refresh_token }, 200);
@@ -266,11 +269,11 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
       if (record.redirect_uri !== body.redirect_uri) {
         throw new AppError(400, "redirect_uri does not match the authorization request");
       }
-      if (record.code_challenge !== null) {
-        if (!body.code_verifier) throw new AppError(400, "code_verifier is required");
-        if (!timingSafeEqual(await pkceChallenge(body.code_verifier), record.code_challenge)) {
-          throw new AppError(400, "code_verifier does not match the code_challenge");
-        }
+      // PKCE is required (CONTRACT 11): a code without a challenge is never exchanged.
+      if (!record.code_challenge) throw new AppError(400, INVALID_AUTH_CODE);
+      if (!body.code_verifier) throw new AppError(400, "code_verifier is required");
+      if (!timingSafeEqual(await pkceChallenge(body.code_verifier), record.code_challenge)) {
+        throw new AppError(400, "code_verifier does not match the code_challenge");
       }
       const user = await store.getUser(record.user_id);
       if (!user) throw new AppError(400, INVALID_AUTH_CODE);

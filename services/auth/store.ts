@@ -16,8 +16,21 @@ export const REFRESH_TOKEN_TTL_MS = 30 * DAY;
 export const AUTH_CODE_TTL_MS = 5 * MINUTE;
 export const WS_TICKET_TTL_MS = 8 * HOUR;
 export const GOOGLE_STATE_TTL_MS = 10 * MINUTE;
+/** Login throttle (issue 11): tries counted per window, before the password is verified. */
 export const LOGIN_WINDOW_MS = 15 * MINUTE;
-export const LOGIN_MAX_FAILURES = 10;
+/**
+ * Tries per window and scope. `account_address` (one email from one client address) is what
+ * a guesser gets at an account: a burst gets at most 10 verifications. `address` caps one
+ * client address across every email (spraying one password over many accounts). `account` is
+ * a backstop across all addresses, high enough that one attacker address (held to 10 by the
+ * first limit) can never lock the owner out from another address; only a spread-out attack
+ * from 10+ addresses reaches it. A successful sign-in resets its `account_address` count and
+ * gives its own try back to the other two.
+ */
+export const LOGIN_LIMITS = { account_address: 10, address: 50, account: 100 } as const;
+export const LOGIN_MAX_FAILURES = LOGIN_LIMITS.account_address;
+/** A refresh family (one sign-in) ends this long after the sign-in, however often it rotates. */
+export const SESSION_MAX_AGE_MS = 30 * DAY;
 const ACTIVITY_DAYS = 7;
 
 // Key builders: the only place the auth KV layout is spelled out.
@@ -30,7 +43,12 @@ const confirmCodeKey = (userId: string) => ["confirm_codes", userId];
 const refreshTokenKey = (hash: string) => ["refresh_tokens", hash];
 const refreshFamilyKey = (familyId: string) => ["refresh_families", familyId];
 const authCodeKey = (hash: string) => ["auth_codes", hash];
-const loginFailuresKey = (email: string) => ["login_failures", email];
+type LoginScope = keyof typeof LOGIN_LIMITS;
+const loginTriesKeys = (email: string, bucket: string): Record<LoginScope, Deno.KvKey> => ({
+  account_address: ["login_tries", "account_address", email, bucket],
+  address: ["login_tries", "address", bucket],
+  account: ["login_tries", "account", email],
+});
 const wsTicketKey = (hash: string) => ["ws_tickets", hash];
 const googleStateKey = (hash: string) => ["google_states", hash];
 const activityKey = (userId: string) => ["user_activity", userId];
@@ -58,6 +76,8 @@ interface RefreshTokenRecord {
 interface RefreshFamilyRecord {
   user_id: string;
   revoked: boolean;
+  /** When the sign-in that started the family happened (ms); absent on older families. */
+  created_at?: number;
 }
 
 export interface AuthCodeRecord {
@@ -95,9 +115,37 @@ export interface SigningKeyRecord {
   created_at: string;
 }
 
-interface LoginFailuresRecord {
+interface LoginTriesRecord {
   count: number;
   window_start: number;
+}
+
+/** A counted login try, handed back to `endLoginTry` once the password was checked. */
+export interface LoginTry {
+  email: string;
+  keys: Record<LoginScope, Deno.KvKey>;
+  /** The window each count was taken in, so a refund never lands in a later window. */
+  windows: Record<LoginScope, number>;
+}
+
+/**
+ * The throttle's unit for a client address: an IPv4 address as it is, an IPv6 address by its
+ * /64 (one subscriber usually holds a whole /64, so single addresses would be free to rotate),
+ * an IPv4-mapped IPv6 address as its IPv4 address.
+ */
+export function addressBucket(address: string): string {
+  let a = address.trim().toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
+  if (mapped) a = mapped[1];
+  if (!a.includes(":")) return a.slice(0, 64);
+  const [head, tail] = a.split("::", 2);
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = a.includes("::")
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  if (groups.length < 4 || groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return a.slice(0, 64);
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 
 export type NewUser = Omit<UserRecord, "user_id" | "created_at" | "updated_at" | "last_login">;
@@ -114,6 +162,13 @@ export type RotateResult =
   | { kind: "rotated"; user_id: string; family_id: string; refresh_token: string };
 
 const isPending = (u: UserRecord | null) => !!u && derivedStatus(u) === "pending";
+
+/** A login count's live window, or a fresh one when its 15 minutes are over. */
+function liveLoginWindow(record: LoginTriesRecord | null, now: number): LoginTriesRecord {
+  return record && now - record.window_start < LOGIN_WINDOW_MS
+    ? record
+    : { count: 0, window_start: now };
+}
 
 /** The only code that touches the auth service's KV. */
 export class AuthStore {
@@ -324,30 +379,65 @@ export class AuthStore {
 
   // ---------------------------------------------------------------- brute force
 
-  /** True while `email` has LOGIN_MAX_FAILURES failures in the current 15-minute window. */
-  async isLockedOut(email: string): Promise<boolean> {
-    const record = (await this.kv.get<LoginFailuresRecord>(loginFailuresKey(email))).value;
-    return !!record && record.count >= LOGIN_MAX_FAILURES &&
-      Date.now() - record.window_start < LOGIN_WINDOW_MS;
-  }
-
-  async recordLoginFailure(email: string): Promise<void> {
-    await retryCommit(async () => {
-      const entry = await this.kv.get<LoginFailuresRecord>(loginFailuresKey(email));
+  /**
+   * Counts a login try against its three allowances (LOGIN_LIMITS) before the password is
+   * verified, in one atomic commit checked against what was read: of any number of concurrent
+   * tries, only as many as the allowance holds get through. Null, and nothing counted, when an
+   * allowance is used up (the caller answers 429 without hashing).
+   */
+  async beginLoginTry(email: string, address: string): Promise<LoginTry | null> {
+    const keys = loginTriesKeys(email, addressBucket(address));
+    const scopes = Object.keys(keys) as LoginScope[];
+    return await retryCommit<LoginTry | null>(async () => {
+      const entries = await this.kv.getMany<LoginTriesRecord[]>(scopes.map((s) => keys[s]));
       const now = Date.now();
-      const current = entry.value && now - entry.value.window_start < LOGIN_WINDOW_MS
-        ? entry.value
-        : { count: 0, window_start: now };
-      const next = { count: current.count + 1, window_start: current.window_start };
-      const res = await this.kv.atomic().check(entry).set(entry.key, next, {
-        expireIn: Math.max(1, next.window_start + LOGIN_WINDOW_MS - now),
-      }).commit();
-      return res.ok ? { ok: true, value: undefined } : { ok: false };
-    });
+      const op = this.kv.atomic();
+      const windows = {} as Record<LoginScope, number>;
+      for (const [i, scope] of scopes.entries()) {
+        const live = liveLoginWindow(entries[i].value, now);
+        if (live.count >= LOGIN_LIMITS[scope]) return { ok: true, value: null };
+        windows[scope] = live.window_start;
+        op.check(entries[i]).set(
+          keys[scope],
+          { count: live.count + 1, window_start: live.window_start } satisfies LoginTriesRecord,
+          { expireIn: Math.max(1, live.window_start + LOGIN_WINDOW_MS - now) },
+        );
+      }
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: { email, keys, windows } } : { ok: false };
+    }, 200);
   }
 
+  /**
+   * After a successful sign-in: the account's count from this address starts again, and the
+   * try is given back to the address's and the account's counts (a failed try stays counted).
+   */
+  async endLoginTry(attempt: LoginTry): Promise<void> {
+    await this.kv.delete(attempt.keys.account_address);
+    for (const scope of ["address", "account"] as const) {
+      await retryCommit(async () => {
+        const entry = await this.kv.get<LoginTriesRecord>(attempt.keys[scope]);
+        const record = entry.value;
+        if (!record || record.count === 0 || record.window_start !== attempt.windows[scope]) {
+          return { ok: true, value: undefined };
+        }
+        const res = await this.kv.atomic().check(entry).set(
+          entry.key,
+          { ...record, count: record.count - 1 },
+          { expireIn: Math.max(1, record.window_start + LOGIN_WINDOW_MS - Date.now()) },
+        ).commit();
+        return res.ok ? { ok: true, value: undefined } : { ok: false };
+      }, 50);
+    }
+  }
+
+  /** Forgets every login count of an account (the ADMIN_EMAIL bootstrap, a password reset). */
   async clearLoginFailures(email: string): Promise<void> {
-    await this.kv.delete(loginFailuresKey(email));
+    const op = this.kv.atomic().delete(loginTriesKeys(email, "").account);
+    for await (
+      const e of this.kv.list({ prefix: ["login_tries", "account_address", email] }, { limit: 500 })
+    ) op.delete(e.key);
+    await op.commit();
   }
 
   // ---------------------------------------------------------------- refresh tokens
@@ -356,19 +446,18 @@ export class AuthStore {
   async issueRefreshToken(userId: string): Promise<string> {
     const token = randomToken(32);
     const familyId = newId();
+    const family: RefreshFamilyRecord = { user_id: userId, revoked: false, created_at: Date.now() };
     const res = await this.kv.atomic()
-      .set(refreshFamilyKey(familyId), { user_id: userId, revoked: false }, {
-        expireIn: REFRESH_TOKEN_TTL_MS,
-      })
+      .set(refreshFamilyKey(familyId), family, { expireIn: SESSION_MAX_AGE_MS })
       .set(
         refreshTokenKey(await sha256Hex(token)),
         {
           user_id: userId,
           family_id: familyId,
-          expires_at: Date.now() + REFRESH_TOKEN_TTL_MS,
+          expires_at: family.created_at! + Math.min(REFRESH_TOKEN_TTL_MS, SESSION_MAX_AGE_MS),
           used_at: null,
         } satisfies RefreshTokenRecord,
-        { expireIn: REFRESH_TOKEN_TTL_MS },
+        { expireIn: Math.min(REFRESH_TOKEN_TTL_MS, SESSION_MAX_AGE_MS) },
       )
       .commit();
     if (!res.ok) throw new Error("Cannot store the refresh token");
@@ -377,7 +466,9 @@ export class AuthStore {
 
   /**
    * Rotation: a valid token is marked used and replaced by a new one of the same family. A
-   * token presented a second time revokes its whole family.
+   * token presented a second time revokes its whole family. A family ends SESSION_MAX_AGE_MS
+   * after its sign-in however often it rotates: rotation never extends it (a family stored
+   * before `created_at` existed counts from its first rotation since).
    */
   async rotateRefreshToken(token: string): Promise<RotateResult> {
     const hash = await sha256Hex(token);
@@ -402,22 +493,26 @@ export class AuthStore {
       }
       const now = Date.now();
       if (record.expires_at <= now) return { ok: true, value: { kind: "invalid" } };
+      const family = { ...familyEntry.value, created_at: familyEntry.value.created_at ?? now };
+      const sessionEnd = family.created_at + SESSION_MAX_AGE_MS;
+      if (sessionEnd <= now) return { ok: true, value: { kind: "invalid" } };
+      const expiresAt = Math.min(now + REFRESH_TOKEN_TTL_MS, sessionEnd);
       const res = await this.kv.atomic()
         .check(entry)
         .check(familyEntry)
         .set(entry.key, { ...record, used_at: now }, {
           expireIn: Math.max(1, record.expires_at - now),
         })
-        .set(familyEntry.key, familyEntry.value, { expireIn: REFRESH_TOKEN_TTL_MS })
+        .set(familyEntry.key, family, { expireIn: sessionEnd - now })
         .set(
           refreshTokenKey(nextHash),
           {
             user_id: record.user_id,
             family_id: record.family_id,
-            expires_at: now + REFRESH_TOKEN_TTL_MS,
+            expires_at: expiresAt,
             used_at: null,
           } satisfies RefreshTokenRecord,
-          { expireIn: REFRESH_TOKEN_TTL_MS },
+          { expireIn: expiresAt - now },
         )
         .commit();
       return res.ok

@@ -4,7 +4,7 @@ import { createLogger } from "../../shared/log.ts";
 import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
 import { confirmationCode } from "./accounts.ts";
 import type { NewUser } from "./store.ts";
-import { AuthStore, CONFIRM_CODE_MAX_ATTEMPTS, LOGIN_MAX_FAILURES } from "./store.ts";
+import { addressBucket, AuthStore, CONFIRM_CODE_MAX_ATTEMPTS, LOGIN_LIMITS } from "./store.ts";
 import { TokenIssuer } from "./tokens.ts";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 
@@ -125,15 +125,44 @@ Deno.test("authorization codes are single use and stored only as hashes", async 
   });
 });
 
-Deno.test("login lockout starts at the 10th failure within the window", async () => {
+Deno.test("login tries are counted per account and address, per address and per account", async () => {
   await withStore(async (store) => {
-    for (let i = 0; i < LOGIN_MAX_FAILURES - 1; i++) await store.recordLoginFailure("e@x.test");
-    assert.equal(await store.isLockedOut("e@x.test"), false);
-    await store.recordLoginFailure("e@x.test");
-    assert.equal(await store.isLockedOut("e@x.test"), true);
-    assert.equal(await store.isLockedOut("other@x.test"), false);
+    const tries = [];
+    for (let i = 0; i < LOGIN_LIMITS.account_address; i++) {
+      tries.push(await store.beginLoginTry("e@x.test", "10.0.0.1"));
+    }
+    assert.ok(tries.every(Boolean));
+    assert.equal(await store.beginLoginTry("e@x.test", "10.0.0.1"), null);
+    // Another address still gets its own tries at the account; the address, at other accounts.
+    const fromElsewhere = await store.beginLoginTry("e@x.test", "10.0.0.2");
+    assert.ok(fromElsewhere);
+    assert.ok(await store.beginLoginTry("other@x.test", "10.0.0.1"));
+    // A success starts the account's count from that address again.
+    await store.endLoginTry(tries[0]!);
+    assert.ok(await store.beginLoginTry("e@x.test", "10.0.0.1"));
     await store.clearLoginFailures("e@x.test");
-    assert.equal(await store.isLockedOut("e@x.test"), false);
+    assert.ok(await store.beginLoginTry("e@x.test", "10.0.0.1"));
+  });
+});
+
+Deno.test("the per-address allowance spans every email; IPv6 counts by /64", async () => {
+  await withStore(async (store) => {
+    for (let i = 0; i < LOGIN_LIMITS.address; i++) {
+      assert.ok(await store.beginLoginTry(`u${i}@x.test`, "2001:db8:1:2::1"));
+    }
+    assert.equal(await store.beginLoginTry("fresh@x.test", "2001:db8:1:2:ffff::9"), null);
+    assert.ok(await store.beginLoginTry("fresh@x.test", "2001:db8:1:3::1"));
+    assert.equal(addressBucket("::ffff:192.0.2.7"), "192.0.2.7");
+    assert.equal(addressBucket("[2001:DB8:0:0:1::1]"), "2001:db8:0:0::/64");
+  });
+});
+
+Deno.test("40 concurrent login tries at one account from one address: exactly 10 counted", async () => {
+  await withStore(async (store) => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () => store.beginLoginTry("burst@x.test", "10.9.9.9")),
+    );
+    assert.equal(answers.filter(Boolean).length, LOGIN_LIMITS.account_address);
   });
 });
 

@@ -1,10 +1,19 @@
 import { z } from "zod";
-import { type BaseConfig, parseBaseConfig, parseEnv } from "../../shared/config.ts";
+import { type BaseConfig, ConfigError, parseBaseConfig, parseEnv } from "../../shared/config.ts";
 
 export interface GatewayConfig {
   base: BaseConfig;
   oauthClientId: string;
+  /**
+   * TRUSTED_PROXIES: addresses of the reverse proxies in front of the gateway. Only a request
+   * from one of them has its X-Forwarded-For believed for the client address (login throttle,
+   * per-address limits); otherwise the TCP peer is the client. Behind a proxy that is not
+   * listed, every client shares the proxy's address and its per-address allowances.
+   */
+  trustedProxies: string[];
 }
+
+const IP_ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$/;
 
 export function parseGatewayConfig(
   env: Record<string, string | undefined>,
@@ -12,5 +21,14 @@ export function parseGatewayConfig(
 ): GatewayConfig {
   const base = parseBaseConfig(env, opts);
   const raw = parseEnv({ OAUTH_CLIENT_ID: z.string().min(1).default("content-pipeline") }, env);
-  return { base, oauthClientId: raw.OAUTH_CLIENT_ID };
+  const trustedProxies = (env.TRUSTED_PROXIES ?? "").split(",").map((s) => s.trim())
+    .filter(Boolean);
+  for (const address of trustedProxies) {
+    if (!IP_ADDRESS.test(address)) {
+      throw new ConfigError(
+        `Invalid environment variable TRUSTED_PROXIES: "${address}" is not an IP address`,
+      );
+    }
+  }
+  return { base, oauthClientId: raw.OAUTH_CLIENT_ID, trustedProxies };
 }

@@ -117,17 +117,18 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       }
     }
     const handler: FetchHandler = directory.handler(target.service);
+    const forwardedFor = { headers: req.headers, trustedProxies: config.trustedProxies };
     if (!remote) {
       // In process: the request itself goes on, with the verified caller beside it.
       inProcessPasses.set(req, { caller, requestId });
-      recordClientAddress(req, peerAddress(c.env));
+      recordClientAddress(req, peerAddress(c.env, forwardedFor));
       return await handler(req);
     }
     const forwarded = forwardRequest(req, {
       secret: config.base.internalSecret,
       callerHeader,
       requestId,
-      clientAddress: peerAddress(c.env),
+      clientAddress: peerAddress(c.env, forwardedFor),
     });
     return await handler(forwarded);
   });

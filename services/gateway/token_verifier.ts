@@ -9,6 +9,12 @@ const claimsSchema = z.object({
   "custom:role": z.enum(["admin", "member"]).default("member"),
   "custom:approved": z.string().default("false"),
   exp: z.number(),
+  /**
+   * Only access tokens authorize API calls. The id token (also the `svc_token` cookie) says who
+   * signed in, for the client to read; taking it as a bearer token would let anything that
+   * sees it (a page script, a log) act as the user.
+   */
+  token_use: z.literal("access"),
 });
 
 export interface TokenVerifierOptions {
@@ -21,7 +27,7 @@ export interface TokenVerifierOptions {
 }
 
 /**
- * Verifies access and id tokens (EdDSA signature, exp, iss, aud) once, then keeps the result
+ * Verifies access tokens (EdDSA signature, exp, iss, aud, `token_use: "access"`) once, then keeps the result
  * until the token expires, so repeated requests with one token skip verification.
  */
 export class TokenVerifier {
@@ -31,7 +37,10 @@ export class TokenVerifier {
 
   constructor(private readonly options: TokenVerifierOptions) {}
 
-  /** The caller a token proves, or null when it is invalid, expired or lacks `sub`. */
+  /**
+   * The caller a token proves, or null when it is invalid, expired, lacks `sub` or is not an
+   * access token.
+   */
   async verify(token: string): Promise<Caller | null> {
     return (await this.verifyWithHeader(token))?.caller ?? null;
   }

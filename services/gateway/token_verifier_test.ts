@@ -26,6 +26,7 @@ async function keyAndVerifier() {
       name: "A",
       "custom:role": "member",
       "custom:approved": "true",
+      token_use: "access",
       ...claims,
     })
       .setProtectedHeader({ alg: "EdDSA", kid: "k1" })
@@ -74,4 +75,11 @@ Deno.test("token verifier reports unapproved accounts and caches verified tokens
   assert.equal((await verifier.verify(token))?.approved, false);
   assert.equal((await verifier.verify(token))?.approved, false);
   assert.equal(loads(), 1);
+});
+
+Deno.test("token verifier refuses id tokens and tokens without token_use as bearer tokens", async () => {
+  const { verifier, sign } = await keyAndVerifier();
+  assert.equal(await verifier.verify(await sign({ sub: "u1", token_use: "id" })), null);
+  assert.equal(await verifier.verify(await sign({ sub: "u1", token_use: undefined })), null);
+  assert.equal((await verifier.verify(await sign({ sub: "u1" })))?.user_id, "u1");
 });

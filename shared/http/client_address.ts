@@ -20,12 +20,28 @@ export function recordClientAddress(req: Request, address: string): void {
   inProcessAddresses.set(req, address.slice(0, MAX_LENGTH));
 }
 
-/** The peer address Deno.serve reported for a request (Hono passes its info as `c.env`). */
-export function peerAddress(env: unknown): string {
+/**
+ * The peer address Deno.serve reported for a request (Hono passes its info as `c.env`). When
+ * that peer is one of `trustedProxies` (the gateway's TRUSTED_PROXIES), the client is the
+ * nearest X-Forwarded-For entry that is not itself a trusted proxy; a client's own
+ * X-Forwarded-For is never read otherwise, so it cannot choose its address.
+ */
+export function peerAddress(
+  env: unknown,
+  forwarded?: { headers: Headers; trustedProxies: readonly string[] },
+): string {
   const addr = (env as { remoteAddr?: { hostname?: unknown } } | undefined)?.remoteAddr;
-  return typeof addr?.hostname === "string" && addr.hostname
+  const peer = typeof addr?.hostname === "string" && addr.hostname
     ? addr.hostname.slice(0, MAX_LENGTH)
     : UNKNOWN_ADDRESS;
+  const trusted = forwarded?.trustedProxies ?? [];
+  if (!forwarded || !trusted.includes(peer)) return peer;
+  const chain = (forwarded.headers.get("x-forwarded-for") ?? "").split(",").map((s) => s.trim());
+  for (let i = chain.length - 1; i >= 0; i--) {
+    if (!/^[0-9A-Fa-f:.]{2,45}$/.test(chain[i])) return peer;
+    if (!trusted.includes(chain[i])) return chain[i];
+  }
+  return peer;
 }
 
 /**
