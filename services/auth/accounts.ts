@@ -1,5 +1,6 @@
 import type { OutgoingMessage } from "../../shared/delivery/message.ts";
 import { AppError } from "../../shared/http/app_error.ts";
+import { randomToken } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { AuthConfig } from "./config.ts";
 import { dummyHash, hashPassword, verifyPassword } from "./passwords.ts";
@@ -12,6 +13,7 @@ export const LOCKED_OUT = "Too many failed login attempts; try again later";
 export const NOT_CONFIRMED = "Email not confirmed";
 export const ACCOUNT_DISABLED = "Account is disabled";
 export const ACCOUNT_REJECTED = "Account has been rejected";
+export const INVALID_REFRESH = "Invalid or expired refresh token";
 
 /** Renders an outgoing message (shared/delivery's `buildMessage`). */
 export type BuildMessage = (
@@ -39,6 +41,20 @@ export function confirmationCode(): string {
   return String(buf[0] % 1_000_000).padStart(6, "0");
 }
 
+const ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** The creation time (ms) a ULID encodes in its first 10 characters; 0 when it is not one. */
+export function ulidTime(id: string): number {
+  if (id.length < 10) return 0;
+  let t = 0;
+  for (const ch of id.slice(0, 10).toUpperCase()) {
+    const v = ULID_ALPHABET.indexOf(ch);
+    if (v < 0) return 0;
+    t = t * 32 + v;
+  }
+  return t;
+}
+
 /** The account rules shared by the JSON routes and the hosted login page. */
 export class Accounts {
   constructor(readonly deps: AccountsDeps) {}
@@ -48,6 +64,25 @@ export class Accounts {
       code,
       name: user.name,
     });
+  }
+
+  resetMessage(user: { email: string; name: string }, code: string): OutgoingMessage {
+    return this.deps.buildMessage("email", user.email, "password_reset", {
+      code,
+      name: user.name,
+    });
+  }
+
+  /**
+   * 401 when a refresh-token family began before the account's sessions were revoked (a
+   * password reset, a replacing signup, a Google claim). Family ids are ULIDs, so they carry
+   * the time they were started.
+   */
+  requireLiveSession(user: UserRecord, familyId: string): void {
+    const revokedAt = user.sessions_revoked_at;
+    if (revokedAt !== undefined && ulidTime(familyId) < revokedAt) {
+      throw new AppError(401, INVALID_REFRESH);
+    }
   }
 
   /**
@@ -103,6 +138,33 @@ export class Accounts {
   async bootstrapAdmin(): Promise<void> {
     const admin = this.deps.config.admin;
     if (!admin) return;
+    await this.ensureAdmin(admin);
+  }
+
+  /**
+   * First run (CONTRACT 11): with no admin account and no ADMIN_EMAIL, a one-time setup token
+   * is made and only its hash stored; the URL holding it is logged once, for the operator.
+   * Answers the URL, or null when no setup is needed.
+   */
+  async prepareFirstRun(): Promise<string | null> {
+    const { store, config, logger } = this.deps;
+    await store.backfillAdminIndex();
+    if (config.admin || await store.adminExists()) {
+      await store.deleteSetupToken();
+      return null;
+    }
+    const token = randomToken(32);
+    await store.saveSetupToken(token);
+    const url = `${config.base.publicUrl}/setup?token=${token}`;
+    logger.info(`No admin account exists: create the first one at ${url}`, { setup_url: url });
+    return url;
+  }
+
+  /**
+   * The account for `email` exists, is confirmed, approved, enabled and admin, with this
+   * password. An existing account whose password changes loses its sessions.
+   */
+  async ensureAdmin(admin: { email: string; name: string; password: string }): Promise<void> {
     const { store } = this.deps;
     const existing = await store.getUserByEmail(admin.email);
     if (!existing) {
@@ -138,6 +200,7 @@ export class Accounts {
         enabled: true,
         password_hash: passwordHash,
       };
+      if (next.password_hash !== u.password_hash) next.sessions_revoked_at = Date.now() + 1;
       const same = next.role === u.role && next.approved === u.approved &&
         next.status === u.status && next.confirmed === u.confirmed &&
         next.enabled === u.enabled && next.password_hash === u.password_hash;

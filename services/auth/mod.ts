@@ -47,7 +47,13 @@ export const createAuthService: ServiceFactory = async ({ env, base, directory, 
 
   let ready = false;
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
-  mountServiceInternals(app, () => ready, { kv, afterImport: () => accounts.bootstrapAdmin() });
+  mountServiceInternals(app, () => ready, {
+    kv,
+    afterImport: async () => {
+      await accounts.bootstrapAdmin();
+      await accounts.prepareFirstRun();
+    },
+  });
   mountInternalRoutes(app, accounts, () => issuer.rotate());
   mountAuthRoutes(app, accounts);
   mountOAuthRoutes(app, accounts, google);
@@ -63,6 +69,7 @@ export const createAuthService: ServiceFactory = async ({ env, base, directory, 
       await issuer.ensureKey();
       await dummyHash();
       await accounts.bootstrapAdmin();
+      await accounts.prepareFirstRun();
       ready = true;
     },
     close: () => {

@@ -431,7 +431,9 @@ export function mountOAuthRoutes(
 /**
  * The account of a Google identity: found by its subject, else linked by its (verified)
  * email, else created confirmed and pending approval. A newly confirmed email accepts its
- * pending invites.
+ * pending invites. An account that was never confirmed did not own the email (CONTRACT 11):
+ * Google's verified email claims it, clearing the password whoever signed up chose and revoking
+ * its sessions.
  */
 async function googleAccount(
   accounts: Accounts,
@@ -442,11 +444,18 @@ async function googleAccount(
   if (bySub) return bySub;
   const byEmail = await store.getUserByEmail(identity.email);
   if (byEmail) {
-    if (byEmail.google_sub && byEmail.google_sub !== identity.sub) {
+    if (byEmail.confirmed && byEmail.google_sub && byEmail.google_sub !== identity.sub) {
       throw new AppError(403, "This email is linked to another Google account");
     }
     const updated = await store.updateUser(byEmail.user_id, (u) => ({
-      user: { ...u, google_sub: identity.sub, confirmed: true },
+      user: u.confirmed ? { ...u, google_sub: identity.sub } : {
+        ...u,
+        name: identity.name,
+        google_sub: identity.sub,
+        confirmed: true,
+        password_hash: null,
+        sessions_revoked_at: Date.now() + 1,
+      },
     }));
     if (!updated) throw new AppError(403, "Account not found");
     if (!updated.before.confirmed) await accounts.acceptInvites(updated.after);

@@ -3,9 +3,9 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { AppError } from "../../shared/http/app_error.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
-import { clientAddress } from "../../shared/http/client_address.ts";
 import { base64url, timingSafeEqual } from "../../shared/ids.ts";
-import { type Accounts, confirmationCode } from "./accounts.ts";
+import { clientAddress } from "../../shared/http/client_address.ts";
+import { type Accounts, confirmationCode, INVALID_REFRESH } from "./accounts.ts";
 import { hashPassword } from "./passwords.ts";
 import { checkRecaptcha } from "./recaptcha.ts";
 import {
@@ -13,16 +13,27 @@ import {
   callbackResponseSchema,
   confirmBodySchema,
   errorSchema,
+  forgotPasswordBodySchema,
   loginBodySchema,
   meSchema,
   messageSchema,
   passwordPolicyViolation,
   refreshBodySchema,
   resendBodySchema,
+  resetPasswordBodySchema,
+  setupBodySchema,
+  setupStatusSchema,
   signupBodySchema,
   ticketSchema,
   tokenResponseSchema,
 } from "./schemas.ts";
+import {
+  MAIL_LIMIT_PER_ADDRESS,
+  MAIL_LIMIT_PER_EMAIL,
+  MAIL_WINDOW_MS,
+  type MailKind,
+  RESET_CODE_MAX_ATTEMPTS,
+} from "./store.ts";
 import { TOKEN_TTL_SECONDS } from "./tokens.ts";
 import { REFRESH_TOKEN_TTL_MS } from "./store.ts";
 
@@ -33,7 +44,20 @@ export const RESEND_MESSAGE =
   "If an unconfirmed account exists for this email, a new confirmation code has been sent";
 export const EMAIL_EXISTS = "An account with this email already exists";
 export const INVALID_CODE = "Invalid or expired confirmation code";
-export const INVALID_REFRESH = "Invalid or expired refresh token";
+export { INVALID_REFRESH };
+export const FORGOT_MESSAGE =
+  "If an account exists for this email, a password reset code has been sent";
+export const RESET_MESSAGE = "Password has been reset";
+export const INVALID_RESET_CODE = "Invalid, used or expired reset code";
+export const TOO_MANY_MAILS = "Too many requests for this email or address; try again later";
+export const SETUP_DONE_MESSAGE = "Admin account created";
+export const SETUP_NOT_NEEDED = "Setup is already done: an admin account exists";
+export const INVALID_SETUP_TOKEN = "Invalid or used setup token";
+
+const LIMITS =
+  `At most ${MAIL_LIMIT_PER_EMAIL} per email and ${MAIL_LIMIT_PER_ADDRESS} per client ` +
+  `address every ${MAIL_WINDOW_MS / 60_000} minutes, counted whether or not the account exists, ` +
+  "so a 429 says nothing about it.";
 export const INVALID_AUTH_CODE = "Invalid, used or expired authorization code";
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
@@ -55,6 +79,17 @@ function callerId(c: Context<ServiceEnv>) {
 export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
   const { store, config, logger } = accounts.deps;
 
+  /**
+   * Counts one code mail against the email's and the client address's allowance; 429 beyond
+   * it. A clear 429 rather than a silent 200: the count is kept for every email, registered or
+   * not, so the status still tells nothing about whether an account exists.
+   */
+  const takeAllowance = async (c: Context<ServiceEnv>, kind: MailKind, email: string) => {
+    if (!(await store.takeMailAllowance(kind, email, clientAddress(c)))) {
+      throw new AppError(429, TOO_MANY_MAILS);
+    }
+  };
+
   app.openapi(
     createRoute({
       method: "post",
@@ -70,8 +105,14 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
         400: error(
           "A field is missing or invalid, the password breaks the policy, or the reCAPTCHA token failed",
         ),
-        409: error("An account with this email exists"),
+        409: error("A confirmed account with this email exists"),
+        429: error("This signup replaces an unconfirmed account, and its code mails are used up"),
       },
+      description:
+        "An account that was never confirmed does not own its email: signing up again with it " +
+        "replaces that account's name and password, sends a new code (the old one stops " +
+        "working) and revokes its sessions. Such a replacement counts as a confirmation mail " +
+        "(see resend-confirmation's limits).",
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -81,19 +122,39 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
         { secret: config.recaptchaSecret, verifyUrl: config.recaptchaVerifyUrl, logger },
         body.recaptcha_token,
       );
+      const existing = await store.getUserByEmail(body.email);
+      if (existing?.confirmed) throw new AppError(409, EMAIL_EXISTS);
       const code = confirmationCode();
-      const created = await store.createUser({
-        email: body.email,
-        name: body.name,
-        role: "member",
-        approved: false,
-        status: "pending",
-        confirmed: false,
-        enabled: true,
-        password_hash: await hashPassword(body.password),
-        google_sub: null,
-      }, { confirmCode: code, message: accounts.confirmMessage(body, code) });
-      if (!created) throw new AppError(409, EMAIL_EXISTS);
+      const message = accounts.confirmMessage(body, code);
+      const password_hash = await hashPassword(body.password);
+      if (!existing) {
+        const created = await store.createUser({
+          email: body.email,
+          name: body.name,
+          role: "member",
+          approved: false,
+          status: "pending",
+          confirmed: false,
+          enabled: true,
+          password_hash,
+          google_sub: null,
+        }, { confirmCode: code, message });
+        if (created) return c.json({ message: SIGNUP_MESSAGE }, 200);
+      }
+      // The email has an account that was never confirmed: it does not own the email, and this
+      // signup replaces its name and password (CONTRACT 11). Each replacement mails a code, so it
+      // counts against the confirmation-mail allowance.
+      const current = existing ?? await store.getUserByEmail(body.email);
+      if (!current || current.confirmed) throw new AppError(409, EMAIL_EXISTS);
+      await takeAllowance(c, "confirm", body.email);
+      const replaced = await store.replaceUnconfirmed(
+        current.user_id,
+        { name: body.name, password_hash },
+        code,
+        message,
+      );
+      if (replaced.kind !== "replaced") throw new AppError(409, EMAIL_EXISTS);
+      logger.info("unconfirmed account replaced by a new signup", { user_id: current.user_id });
       return c.json({ message: SIGNUP_MESSAGE }, 200);
     },
   );
@@ -132,20 +193,133 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
       path: "/api/auth/resend-confirmation",
       tags: ["Auth"],
       summary: "Send a new confirmation code",
+      description: "A new code replaces the old one and has its own 5 tries; tries are per " +
+        "code and a resend never gives the old code more. " + LIMITS,
       request: jsonBody(resendBodySchema),
       responses: {
         200: { description: "Answered whether or not the account exists", ...json(messageSchema) },
         400: error("email missing or invalid"),
+        429: error("Over the limit for this email or client address; nothing was sent"),
       },
     }),
     async (c) => {
       const { email } = c.req.valid("json");
+      await takeAllowance(c, "confirm", email);
       const user = await store.getUserByEmail(email);
       if (user && !user.confirmed) {
         const code = confirmationCode();
         await store.replaceConfirmCode(user.user_id, code, accounts.confirmMessage(user, code));
       }
       return c.json({ message: RESEND_MESSAGE }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/forgot-password",
+      tags: ["Auth"],
+      summary: "Email a password reset code",
+      description: "For an existing account, sends the `password_reset` email with a 6-digit " +
+        `code valid 30 minutes; a new request replaces the old code, and ${RESET_CODE_MAX_ATTEMPTS} ` +
+        "wrong tries kill a code. " + LIMITS,
+      request: jsonBody(forgotPasswordBodySchema),
+      responses: {
+        200: { description: "Answered whether or not the account exists", ...json(messageSchema) },
+        400: error("email missing or invalid"),
+        429: error("Over the limit for this email or client address; nothing was sent"),
+      },
+    }),
+    async (c) => {
+      const { email } = c.req.valid("json");
+      await takeAllowance(c, "reset", email);
+      const user = await store.getUserByEmail(email);
+      if (user) {
+        const code = confirmationCode();
+        await store.replaceResetCode(user.user_id, code, accounts.resetMessage(user, code));
+      }
+      return c.json({ message: FORGOT_MESSAGE }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/reset-password",
+      tags: ["Auth"],
+      summary: "Set a new password with the emailed reset code",
+      description: "Sets the password, confirms the email if it was unconfirmed (pending " +
+        "invites become memberships) and revokes every refresh token of the account.",
+      request: jsonBody(resetPasswordBodySchema),
+      responses: {
+        200: { description: "Password reset", ...json(messageSchema) },
+        400: error(
+          "A field is missing, the code is wrong, used or expired, or the password " +
+            "breaks the policy",
+        ),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const violation = passwordPolicyViolation(body.password);
+      if (violation) throw new AppError(400, violation);
+      const result = await store.resetPassword(
+        body.email,
+        body.code,
+        () => hashPassword(body.password),
+      );
+      if (result.kind === "invalid") throw new AppError(400, INVALID_RESET_CODE);
+      await store.clearLoginFailures(body.email);
+      logger.info("password reset; sessions revoked", { user_id: result.after.user_id });
+      if (!result.before.confirmed) await accounts.acceptInvites(result.after);
+      return c.json({ message: RESET_MESSAGE }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/setup",
+      tags: ["Setup"],
+      summary: "Whether first-run setup is possible (no admin account exists yet)",
+      responses: { 200: { description: "Setup status", ...json(setupStatusSchema) } },
+    }),
+    async (c) => c.json({ needed: !(await store.adminExists()) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/setup",
+      tags: ["Setup"],
+      summary: "Create the first admin with the one-time setup token",
+      description: "When no admin exists and ADMIN_EMAIL is unset, start-up logs one line with " +
+        "`{PUBLIC_URL}/setup?token=<token>` (only a hash of the token is stored; each start-up " +
+        "makes a new one). The token is single use. An existing account with this email " +
+        "becomes the admin and takes this password. A wrong token is 401 (it is a credential).",
+      request: jsonBody(setupBodySchema),
+      responses: {
+        201: {
+          description: "The admin was created, confirmed and approved",
+          ...json(messageSchema),
+        },
+        400: error("A field is missing or invalid, or the password breaks the policy"),
+        401: error("Wrong or used setup token"),
+        410: error("An admin account exists: setup is over"),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const violation = passwordPolicyViolation(body.password);
+      if (violation) throw new AppError(400, violation);
+      if (await store.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
+      if (!(await store.takeSetupToken(body.token))) {
+        if (await store.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
+        throw new AppError(401, INVALID_SETUP_TOKEN);
+      }
+      await accounts.ensureAdmin({ email: body.email, name: body.name, password: body.password });
+      logger.info("first admin created through setup");
+      return c.json({ message: SETUP_DONE_MESSAGE }, 201);
     },
   );
 
@@ -206,6 +380,7 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
       }
       try {
         accounts.requireUsable(user);
+        accounts.requireLiveSession(user, rotated.family_id);
       } catch (err) {
         await store.revokeFamily(rotated.family_id);
         throw err;

@@ -30,6 +30,11 @@ export const userRecordSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   last_login: z.string().nullable(),
+  /**
+   * Refresh-token families started before this time (ms since the epoch) are revoked: set by a
+   * password reset, a replacing signup and a Google claim (CONTRACT 11). Absent on older records.
+   */
+  sessions_revoked_at: z.number().optional(),
 });
 export type UserRecord = z.infer<typeof userRecordSchema>;
 
@@ -49,6 +54,25 @@ export const confirmBodySchema = z.object({
 }).openapi("ConfirmRequest");
 
 export const resendBodySchema = z.object({ email: emailField }).openapi("ResendRequest");
+
+export const forgotPasswordBodySchema = z.object({ email: emailField }).openapi(
+  "ForgotPasswordRequest",
+);
+
+export const resetPasswordBodySchema = z.object({
+  email: emailField,
+  code: z.string().trim().min(1, "code is required").max(32, "code is too long"),
+  password: secretField("password", 256),
+}).openapi("ResetPasswordRequest");
+
+export const setupBodySchema = z.object({
+  token: secretField("token", 256),
+  email: emailField,
+  name: z.string().trim().min(1, "name is required").max(200, "name is too long"),
+  password: secretField("password", 256),
+}).openapi("SetupRequest");
+
+export const setupStatusSchema = z.object({ needed: z.boolean() }).openapi("SetupStatus");
 
 export const loginBodySchema = z.object({
   email: emailField,

@@ -32,6 +32,12 @@ export const LOGIN_MAX_FAILURES = LOGIN_LIMITS.account_address;
 /** A refresh family (one sign-in) ends this long after the sign-in, however often it rotates. */
 export const SESSION_MAX_AGE_MS = 30 * DAY;
 const ACTIVITY_DAYS = 7;
+export const RESET_CODE_TTL_MS = 30 * MINUTE;
+export const RESET_CODE_MAX_ATTEMPTS = 5;
+/** Confirmation and reset emails: at most this many per email, and per client address, per window. */
+export const MAIL_WINDOW_MS = 15 * MINUTE;
+export const MAIL_LIMIT_PER_EMAIL = 3;
+export const MAIL_LIMIT_PER_ADDRESS = 10;
 
 // Key builders: the only place the auth KV layout is spelled out.
 const userKey = (userId: string) => ["users", userId];
@@ -54,6 +60,16 @@ const googleStateKey = (hash: string) => ["google_states", hash];
 const activityKey = (userId: string) => ["user_activity", userId];
 const activityDayKey = (day: string, userId: string) => ["user_activity_by_day", day, userId];
 const signingKeyKey = (kid: string) => ["signing_keys", kid];
+const resetCodeKey = (userId: string) => ["reset_codes", userId];
+const mailLimitKey = (kind: MailKind, scope: "email" | "address", value: string) => [
+  "mail_limits",
+  kind,
+  scope,
+  value,
+];
+const adminKey = (userId: string) => ["users_by_role", "admin", userId];
+const ADMINS_PREFIX = ["users_by_role", "admin"];
+const SETUP_TOKEN_KEY = ["setup_token"];
 const CURRENT_SIGNING_KEY = ["signing_key_current"];
 
 const ONE = new Deno.KvU64(1n);
@@ -64,6 +80,14 @@ interface ConfirmCodeRecord {
   code_hash: string;
   expires_at: number;
   attempts: number;
+}
+
+/** The emails whose sending is rate-limited: confirmation codes and password-reset codes. */
+export type MailKind = "confirm" | "reset";
+
+interface WindowCount {
+  count: number;
+  window_start: number;
 }
 
 interface RefreshTokenRecord {
@@ -161,11 +185,28 @@ export type RotateResult =
   | { kind: "reused" }
   | { kind: "rotated"; user_id: string; family_id: string; refresh_token: string };
 
+export type ReplaceResult =
+  | { kind: "missing" }
+  | { kind: "confirmed" }
+  | { kind: "replaced"; user: UserRecord };
+
+export type ResetResult =
+  | { kind: "invalid" }
+  | { kind: "reset"; before: UserRecord; after: UserRecord };
+
 const isPending = (u: UserRecord | null) => !!u && derivedStatus(u) === "pending";
 
 /** A login count's live window, or a fresh one when its 15 minutes are over. */
 function liveLoginWindow(record: LoginTriesRecord | null, now: number): LoginTriesRecord {
   return record && now - record.window_start < LOGIN_WINDOW_MS
+    ? record
+    : { count: 0, window_start: now };
+}
+const isAdmin = (u: UserRecord | null) => !!u && u.role === "admin";
+
+/** The count of a fixed window, or a fresh window when it is over. */
+function liveWindow(record: WindowCount | null, now: number): WindowCount {
+  return record && now - record.window_start < MAIL_WINDOW_MS
     ? record
     : { count: 0, window_start: now };
 }
@@ -237,6 +278,7 @@ export class AuthStore {
           .set(googleKey(user.google_sub), user.user_id);
       }
       if (isPending(user)) op.sum(COUNT_PENDING_KEY, ONE.value);
+      if (isAdmin(user)) op.set(adminKey(user.user_id), true);
       if (codeHash) {
         op.set(
           confirmCodeKey(user.user_id),
@@ -278,6 +320,10 @@ export class AuthStore {
       }
       if (isPending(before) !== isPending(after)) {
         op.sum(COUNT_PENDING_KEY, (isPending(after) ? ONE : MINUS_ONE).value);
+      }
+      if (isAdmin(before) !== isAdmin(after)) {
+        if (isAdmin(after)) op.set(adminKey(userId), true);
+        else op.delete(adminKey(userId));
       }
       if (changed.message) this.queue.enqueue(op, { type: "deliver", message: changed.message });
       const res = await op.commit();
@@ -375,6 +421,181 @@ export class AuthStore {
         .commit();
       return res.ok ? { ok: true, value: { kind: "confirmed", user: after } } : { ok: false };
     });
+  }
+
+  /**
+   * Signup again with the email of an account that was never confirmed (CONTRACT 11): the
+   * account takes the new name and password, a new confirmation code replaces the old one, and
+   * its sessions are revoked, in one commit with the message. `confirmed` when it was confirmed
+   * in the meantime.
+   */
+  async replaceUnconfirmed(
+    userId: string,
+    input: { name: string; password_hash: string },
+    code: string,
+    message: OutgoingMessage,
+  ): Promise<ReplaceResult> {
+    const codeHash = await sha256Hex(code);
+    return await retryCommit<ReplaceResult>(async () => {
+      const entry = await this.kv.get<UserRecord>(userKey(userId));
+      const user = entry.value;
+      if (!user) return { ok: true, value: { kind: "missing" } };
+      if (user.confirmed) return { ok: true, value: { kind: "confirmed" } };
+      const now = Date.now();
+      const after: UserRecord = {
+        ...user,
+        name: input.name,
+        password_hash: input.password_hash,
+        sessions_revoked_at: now + 1,
+        updated_at: nowIso(),
+      };
+      const op = this.kv.atomic().check(entry).set(entry.key, after).set(
+        confirmCodeKey(userId),
+        {
+          code_hash: codeHash,
+          expires_at: now + CONFIRM_CODE_TTL_MS,
+          attempts: 0,
+        } satisfies ConfirmCodeRecord,
+        { expireIn: CONFIRM_CODE_TTL_MS },
+      );
+      this.queue.enqueue(op, { type: "deliver", message });
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: { kind: "replaced", user: after } } : { ok: false };
+    });
+  }
+
+  /**
+   * Counts one confirmation or reset email against both its email's and its client address's
+   * allowance (MAIL_LIMIT_PER_EMAIL, MAIL_LIMIT_PER_ADDRESS per MAIL_WINDOW_MS). False, and
+   * nothing counted, when either is used up. Emails without an account count too, so the
+   * answer says nothing about whether one exists.
+   */
+  async takeMailAllowance(kind: MailKind, email: string, address: string): Promise<boolean> {
+    const emailKey = mailLimitKey(kind, "email", email);
+    const addressKey = mailLimitKey(kind, "address", address);
+    return await retryCommit<boolean>(async () => {
+      const [byEmail, byAddress] = await this.kv.getMany<[WindowCount, WindowCount]>([
+        emailKey,
+        addressKey,
+      ]);
+      const now = Date.now();
+      const e = liveWindow(byEmail.value, now);
+      const a = liveWindow(byAddress.value, now);
+      if (e.count >= MAIL_LIMIT_PER_EMAIL || a.count >= MAIL_LIMIT_PER_ADDRESS) {
+        return { ok: true, value: false };
+      }
+      const ttl = (w: WindowCount) => ({
+        expireIn: Math.max(1, w.window_start + MAIL_WINDOW_MS - now),
+      });
+      const res = await this.kv.atomic().check(byEmail).check(byAddress)
+        .set(emailKey, { count: e.count + 1, window_start: e.window_start }, ttl(e))
+        .set(addressKey, { count: a.count + 1, window_start: a.window_start }, ttl(a))
+        .commit();
+      return res.ok ? { ok: true, value: true } : { ok: false };
+    });
+  }
+
+  // ---------------------------------------------------------------- password reset
+
+  /** A new reset code for the account (the old one stops working), queued with its message. */
+  async replaceResetCode(userId: string, code: string, message: OutgoingMessage) {
+    const op = this.kv.atomic().set(
+      resetCodeKey(userId),
+      {
+        code_hash: await sha256Hex(code),
+        expires_at: Date.now() + RESET_CODE_TTL_MS,
+        attempts: 0,
+      } satisfies ConfirmCodeRecord,
+      { expireIn: RESET_CODE_TTL_MS },
+    );
+    this.queue.enqueue(op, { type: "deliver", message });
+    await op.commit();
+  }
+
+  /**
+   * Checks a reset code: a wrong one counts a try (the code dies at RESET_CODE_MAX_ATTEMPTS);
+   * the right one, in one commit, is deleted and the account gets the new password (hashed only
+   * once the code matched), is confirmed, and has every session revoked.
+   */
+  async resetPassword(
+    email: string,
+    code: string,
+    passwordHash: () => Promise<string>,
+  ): Promise<ResetResult> {
+    const codeHash = await sha256Hex(code);
+    let hash: string | null = null;
+    return await retryCommit<ResetResult>(async () => {
+      const id = (await this.kv.get<string>(emailKey(email))).value;
+      if (!id) return { ok: true, value: { kind: "invalid" } };
+      const [userEntry, codeEntry] = await this.kv.getMany<[UserRecord, ConfirmCodeRecord]>([
+        userKey(id),
+        resetCodeKey(id),
+      ]);
+      const user = userEntry.value;
+      const record = codeEntry.value;
+      if (!user || !record || record.expires_at <= Date.now()) {
+        return { ok: true, value: { kind: "invalid" } };
+      }
+      if (!timingSafeEqual(codeHash, record.code_hash)) {
+        const attempts = record.attempts + 1;
+        const op = this.kv.atomic().check(codeEntry);
+        if (attempts >= RESET_CODE_MAX_ATTEMPTS) op.delete(codeEntry.key);
+        else {
+          op.set(codeEntry.key, { ...record, attempts }, {
+            expireIn: Math.max(1, record.expires_at - Date.now()),
+          });
+        }
+        const res = await op.commit();
+        return res.ok ? { ok: true, value: { kind: "invalid" } } : { ok: false };
+      }
+      hash ??= await passwordHash();
+      const after: UserRecord = {
+        ...user,
+        password_hash: hash,
+        confirmed: true,
+        sessions_revoked_at: Date.now() + 1,
+        updated_at: nowIso(),
+      };
+      const res = await this.kv.atomic().check(userEntry).check(codeEntry)
+        .delete(codeEntry.key)
+        .set(userEntry.key, after)
+        .commit();
+      return res.ok ? { ok: true, value: { kind: "reset", before: user, after } } : { ok: false };
+    });
+  }
+
+  // ---------------------------------------------------------------- first run
+
+  /** True when any account has the role admin (kept by the `users_by_role` index). */
+  async adminExists(): Promise<boolean> {
+    for await (const _ of this.kv.list({ prefix: ADMINS_PREFIX }, { limit: 1 })) return true;
+    return false;
+  }
+
+  /** Fills the admin index from the accounts when it is empty (data from before the index). */
+  async backfillAdminIndex(): Promise<void> {
+    if (await this.adminExists()) return;
+    for await (const e of this.kv.list<UserRecord>({ prefix: ["users"] })) {
+      if (isAdmin(e.value)) await this.kv.set(adminKey(e.value.user_id), true);
+    }
+  }
+
+  /** Keeps only the hash of the one-time setup token (a new one replaces the old). */
+  async saveSetupToken(token: string): Promise<void> {
+    await this.kv.set(SETUP_TOKEN_KEY, { token_hash: await sha256Hex(token) });
+  }
+
+  async deleteSetupToken(): Promise<void> {
+    await this.kv.delete(SETUP_TOKEN_KEY);
+  }
+
+  /** Takes the setup token if `token` is it (single use): false for a wrong or used one. */
+  async takeSetupToken(token: string): Promise<boolean> {
+    const entry = await this.kv.get<{ token_hash: string }>(SETUP_TOKEN_KEY);
+    if (!entry.value) return false;
+    if (!timingSafeEqual(await sha256Hex(token), entry.value.token_hash)) return false;
+    const res = await this.kv.atomic().check(entry).delete(entry.key).commit();
+    return res.ok;
   }
 
   // ---------------------------------------------------------------- brute force

@@ -22,12 +22,15 @@ const PUBLIC_AUTH_POSTS = new Set([
   "/api/auth/login",
   "/api/auth/refresh",
   "/api/auth/logout",
+  "/api/auth/forgot-password",
+  "/api/auth/reset-password",
 ]);
 
 /** Path prefixes (whole segments) and the service that owns them. */
 const PREFIXES: [string, ServiceName][] = [
   ["/api/auth", "auth"],
   ["/api/ws", "auth"],
+  ["/api/setup", "auth"],
   ["/oauth", "auth"],
   ["/.well-known", "auth"],
   ["/api/workspaces", "workspaces"],
@@ -62,6 +65,7 @@ export function resolveRoute(method: string, path: string): RouteTarget | null {
   }
   const service = match[1];
   if (method === "POST" && PUBLIC_AUTH_POSTS.has(path)) return { service, access: "public" };
+  if (path === "/api/setup") return { service, access: "public" }; // first run (CONTRACT 11)
   if (underPrefix(path, "/oauth") || underPrefix(path, "/.well-known")) {
     return { service, access: "public" };
   }

@@ -169,7 +169,7 @@ export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps
       responses: {
         201: json(
           z.union([membershipRecordSchema, inviteResponseSchema]),
-          "The membership, or {status: invited} for an unregistered email",
+          "The membership, or {status: invited} for an unregistered or unconfirmed email",
         ),
         400: err("email missing or invalid, or a bad role (owner included)"),
         403: err("Not a member, or not owner/editor"),
@@ -187,8 +187,10 @@ export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps
       requireOneOf(requireRole(view.membership), ["owner", "editor"], MESSAGES.addRole);
       requireActive(view.workspace);
       const memberRole = role as "editor" | "viewer";
+      // An account that was never confirmed does not own its email (CONTRACT 11): it gets a
+      // pending invite, which becomes a membership of whoever confirms the email.
       const user = await auth.getUserByEmail(email);
-      if (user) {
+      if (user?.confirmed) {
         const membership = await store.addMember({
           wsId: id,
           callerId: caller.user_id,

@@ -10,6 +10,7 @@ export const TEMPLATE_NAMES = [
   "user_approved",
   "post_comment_added",
   "post_comment_reply",
+  "password_reset",
 ] as const;
 export type TemplateName = typeof TEMPLATE_NAMES[number];
 

@@ -6,6 +6,7 @@ import type { OutgoingMessage, TemplateName } from "./message.ts";
  * record they already have (an action's `title`, a user's `name`).
  *
  * - `confirm_email`: `code` (the 6-digit code), `name`
+ * - `password_reset`: `code` (the 6-digit code, valid 30 minutes), `name`
  * - `action_created`, `action_assigned`, `action_completed`, `action_response`:
  *   `action_title` (or `title`), `workspace_name` (or `workspace`), `actor_name` (who did it;
  *   or `by_name`, `creator_name`, `assignee_name`), `response` (`accepted` | `declined`, for
@@ -111,6 +112,17 @@ const RENDERERS: Record<TemplateName, (data: TemplateData) => RenderedMessage> =
         `Your confirmation code is:\n\n    ${code}\n\n` +
         "Enter this code to confirm your email address. " +
         "If you did not sign up, you can ignore this message." + SIGNATURE,
+    };
+  },
+  password_reset(data) {
+    const code = pick(data, "code") ?? "";
+    return {
+      subject: "Reset your password",
+      text: `${greeting(data)}\n\nSomeone asked to reset the password of your Content Pipeline ` +
+        `account. Your reset code is:\n\n    ${code}\n\n` +
+        "Enter this code with your new password; it is valid for 30 minutes. Resetting signs " +
+        "you out everywhere. If you did not ask for this, you can ignore this message: your " +
+        "password stays as it is." + SIGNATURE,
     };
   },
   action_created(data) {
