@@ -92,7 +92,8 @@ export class AuthClient {
 
   /**
    * A WebSocket ticket's snapshot, or null when it is unknown or expired or its account has been
-   * disabled or rejected since; the role is the lower of the snapshot's and the live one.
+   * disabled or rejected since; the role is the lower of the snapshot's and the live one (an
+   * account auth no longer knows keeps the snapshot).
    */
   verifyWsTicket(ticket: string): Promise<WsTicket | null> {
     return this.#client.json(wsTicketSchema, "GET", `/internal/ws-tickets/${enc(ticket)}`);

@@ -145,10 +145,10 @@ export function mountInternalRoutes(
     // demoted admin's ticket carries the lower role (CONTRACT 11).
     const user = await store.getUser(record.user_id);
     const access = user ? toAccess(user) : null;
-    if (!access?.active) throw new AppError(404, "Ticket not found");
+    if (access && !access.active) throw new AppError(404, "Ticket not found");
     return c.json({
       user_id: record.user_id,
-      role: effectiveRole(record.role, access.role),
+      role: access ? effectiveRole(record.role, access.role) : record.role,
       approved: record.approved,
       expires_at: toIso(new Date(record.expires_at)),
     });

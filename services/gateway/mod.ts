@@ -102,14 +102,16 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       }
       callerHeader = verified.header;
       caller = verified.caller;
+      // An account unknown to auth (only after a wipe or a restore that remapped ids) keeps
+      // its token's claims, as before; a known one is held to its live state.
       let live = await access.get(caller.user_id);
       if (live?.active && effectiveRole(caller.role, live.role) !== caller.role) {
         // Rare: the token's role is above the cached live one. Either a demotion (keep it) or
         // a promotion newer than the cached answer: ask again unless the answer is newer.
         live = await access.get(caller.user_id, { fetchedAfter: issuedAtMs(match![1]) });
       }
-      if (!live?.active) return c.json({ error: "Unauthorized" }, 401);
-      const role = effectiveRole(caller.role, live.role);
+      if (live && !live.active) return c.json({ error: "Unauthorized" }, 401);
+      const role = live ? effectiveRole(caller.role, live.role) : caller.role;
       if (role !== caller.role) {
         // Demoted since the token was issued: services see the lower role at once.
         caller = { ...caller, role };

