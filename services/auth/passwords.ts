@@ -1,3 +1,4 @@
+import { AppError } from "../../shared/http/app_error.ts";
 import { timingSafeEqual } from "../../shared/ids.ts";
 import type { Argon2Answer, Argon2Job } from "./password_worker.ts";
 
@@ -62,6 +63,8 @@ export function dummyHash(): Promise<string> {
 /** hash-wasm refused the input (an answer of "no match" for a verification). */
 export class Argon2Error extends Error {}
 
+export const HASHING_BUSY = "Too many sign-ins are being checked right now; try again shortly";
+
 type Job = Omit<Argon2Job, "id">;
 interface Pending {
   job: Job;
@@ -100,9 +103,17 @@ export class Argon2Pool {
   #closing = false;
   #idleTimer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(readonly size = defaultPoolSize()) {}
+  /**
+   * `maxQueued`: jobs allowed to wait for a worker. Beyond it a job is refused at once (503)
+   * rather than queued behind a flood it could not get through in reasonable time (64 jobs
+   * are about 10 s of one worker's hashing).
+   */
+  constructor(readonly size = defaultPoolSize(), readonly maxQueued = 64) {}
 
   run(job: Job): Promise<string> {
+    if (this.#queue.length >= this.maxQueued) {
+      return Promise.reject(new AppError(503, HASHING_BUSY));
+    }
     this.#closing = false;
     if (this.#idleTimer !== null) {
       clearTimeout(this.#idleTimer);

@@ -46,3 +46,23 @@ Deno.test("the pool hashes concurrent jobs on at most `size` workers, in order",
     pool.close();
   }
 });
+
+Deno.test("a full queue refuses new jobs with 503 instead of queueing them", async () => {
+  const pool = new Argon2Pool(1, 2);
+  try {
+    const salt = new Uint8Array(16).fill(1);
+    const params = { memorySize: 1024, iterations: 1, parallelism: 1, hashLength: 16 };
+    const jobs = Array.from(
+      { length: 4 },
+      (_, i) =>
+        pool.run({ password: `pw-${i}`, salt, ...params }).then(
+          () => 200,
+          (err) => err.status as number,
+        ),
+    );
+    // One is hashing, two wait, the fourth finds the queue full.
+    assert.deepEqual(await Promise.all(jobs), [200, 200, 200, 503]);
+  } finally {
+    pool.close();
+  }
+});

@@ -338,6 +338,7 @@ export function mountAuthRoutes(app: ServiceApp, accounts: Accounts): void {
         429: error(
           "Too many login tries in 15 minutes for this account from this address, from this address, or for this account",
         ),
+        503: error("Too many sign-ins are being checked at once; try again shortly"),
       },
     }),
     async (c) => {
