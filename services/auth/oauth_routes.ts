@@ -85,7 +85,7 @@ export function validateAuthorize(
 function page(
   c: Context<ServiceEnv>,
   body: string,
-  status: 200 | 400 | 401 | 403 | 404 | 429 | 502 | 503,
+  status: 200 | 400 | 401 | 403 | 404 | 429 | 502,
 ) {
   return c.body(body, status, PAGE_HEADERS);
 }
@@ -118,7 +118,10 @@ export function mountOAuthRoutes(
   /** Null when the form post comes from our own page, else why it is refused (403). */
   const csrfRefusal = (c: Context<ServiceEnv>, formToken: unknown) => {
     const origin = c.req.header("origin");
-    if (origin !== undefined) return origin === publicOrigin ? null : CROSS_SITE_LOGIN;
+    // Chrome sends `Origin: null` for a form posted from a no-referrer page: check the token.
+    if (origin !== undefined && origin !== "null") {
+      return origin === publicOrigin ? null : CROSS_SITE_LOGIN;
+    }
     const expected = getCookie(c, LOGIN_CSRF_COOKIE);
     if (
       typeof formToken !== "string" || !expected || !TOKEN_SHAPE.test(expected) ||
@@ -210,7 +213,6 @@ export function mountOAuthRoutes(
           description: "Too many login tries for this account or from this address",
           ...html,
         },
-        503: { description: "Too many sign-ins being checked at once; try again", ...html },
       },
     }),
     async (c) => {
@@ -235,8 +237,8 @@ export function mountOAuthRoutes(
       try {
         user = await accounts.authenticate(email, form.password, clientAddress(c));
       } catch (err) {
-        if (err instanceof AppError && [401, 403, 429, 503].includes(err.status)) {
-          return page(c, again(err.message), err.status as 401 | 403 | 429 | 503);
+        if (err instanceof AppError && [401, 403, 429].includes(err.status)) {
+          return page(c, again(err.message), err.status as 401 | 403 | 429);
         }
         throw err;
       }
