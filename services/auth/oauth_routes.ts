@@ -85,7 +85,7 @@ export function validateAuthorize(
 function page(
   c: Context<ServiceEnv>,
   body: string,
-  status: 200 | 400 | 401 | 403 | 404 | 429 | 502,
+  status: 200 | 400 | 401 | 403 | 404 | 429 | 502 | 503,
 ) {
   return c.body(body, status, PAGE_HEADERS);
 }
@@ -213,6 +213,7 @@ export function mountOAuthRoutes(
           description: "Too many login tries for this account or from this address",
           ...html,
         },
+        503: { description: "Too many sign-ins being checked at once; try again", ...html },
       },
     }),
     async (c) => {
@@ -237,8 +238,8 @@ export function mountOAuthRoutes(
       try {
         user = await accounts.authenticate(email, form.password, clientAddress(c));
       } catch (err) {
-        if (err instanceof AppError && [401, 403, 429].includes(err.status)) {
-          return page(c, again(err.message), err.status as 401 | 403 | 429);
+        if (err instanceof AppError && [401, 403, 429, 503].includes(err.status)) {
+          return page(c, again(err.message), err.status as 401 | 403 | 429 | 503);
         }
         throw err;
       }
