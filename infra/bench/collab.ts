@@ -43,6 +43,8 @@ async function serve(dataDir: string, mode: string) {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     ADMIN_NAME: "Bench Admin",
+    // All the providers are one user's: lift the per-user socket limit (20) over their number.
+    COLLAB_MAX_CONNECTIONS_PER_USER: String(Math.max(20, CLIENTS)),
     ...Object.fromEntries(
       Object.entries(Deno.env.toObject()).filter(([k]) => k.startsWith("COLLAB_")),
     ),

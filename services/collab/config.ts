@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { BaseConfig } from "../../shared/config.ts";
 import { parseEnv } from "../../shared/config.ts";
+import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 
 const ms = (fallback: number, min: number) => z.coerce.number().int().min(min).default(fallback);
 
@@ -10,6 +11,10 @@ export const collabEnvShape = {
   COLLAB_IDLE_TIMEOUT_MS: ms(30_000, 100),
   COLLAB_MEMBERSHIP_CHECK_MS: ms(2_000, 50),
   COLLAB_ROOM_GRACE_MS: ms(10_000, 0),
+  COLLAB_MAX_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).default(
+    DEFAULT_LIMITS.maxConnectionsPerUser,
+  ),
+  COLLAB_MAX_TEXT_CHARS: z.coerce.number().int().min(1).default(DEFAULT_LIMITS.maxTextChars),
 };
 
 export interface CollabConfig {
@@ -22,6 +27,8 @@ export interface CollabConfig {
   membershipCheckMs: number;
   /** keep a room in memory this long after its last socket left */
   graceMs: number;
+  /** frame, document, awareness and per-user socket limits (docs/collab.md) */
+  limits: CollabLimits;
 }
 
 /** The collab service's settings; a malformed value throws a ConfigError naming it. */
@@ -36,5 +43,10 @@ export function parseCollabConfig(
     idleTimeoutMs: raw.COLLAB_IDLE_TIMEOUT_MS,
     membershipCheckMs: raw.COLLAB_MEMBERSHIP_CHECK_MS,
     graceMs: raw.COLLAB_ROOM_GRACE_MS,
+    limits: {
+      ...DEFAULT_LIMITS,
+      maxConnectionsPerUser: raw.COLLAB_MAX_CONNECTIONS_PER_USER,
+      maxTextChars: raw.COLLAB_MAX_TEXT_CHARS,
+    },
   };
 }

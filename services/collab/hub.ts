@@ -1,6 +1,7 @@
 import * as Y from "yjs";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import { countMetric } from "../../shared/metrics.ts";
+import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
 import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";
 import type { DocStore } from "./store.ts";
@@ -14,10 +15,17 @@ export interface HubOptions {
   idleTimeoutMs: number;
   /** how long a room stays in memory after its last connection left */
   graceMs: number;
-  /** how often every connection's workspace membership is checked again */
+  /** how often every connection's account and workspace membership are checked again */
   membershipCheckMs: number;
   /** true: still a member; false: not any more (close); throws: unknown (keep) */
   isMember(workspaceId: string, userId: string): Promise<boolean>;
+  /**
+   * true: the account may still edit; false: disabled, rejected or gone (close with 4401);
+   * throws: unknown (keep). Absent: accounts are not re-checked.
+   */
+  isActive?(userId: string): Promise<boolean>;
+  /** frame, document, awareness and per-user limits; each absent one is the default */
+  limits?: Partial<CollabLimits>;
 }
 
 interface RoomSlot {
@@ -37,12 +45,37 @@ interface RoomSlot {
 export class CollabHub {
   readonly #slots = new Map<string, RoomSlot>();
   readonly #options: HubOptions;
+  readonly #limits: CollabLimits;
+  /** open sockets per user, across every post */
+  readonly #userSockets = new Map<string, number>();
   #timers: ReturnType<typeof setInterval>[] = [];
   #sweeping = false;
   #closed = false;
 
   constructor(options: HubOptions) {
     this.#options = options;
+    this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+  }
+
+  get limits(): CollabLimits {
+    return this.#limits;
+  }
+
+  /**
+   * Counts a socket of `userId` against the per-user limit; false (nothing counted) when the
+   * user already has the most open sockets allowed. Each true is matched by `releaseSocket`.
+   */
+  reserveSocket(userId: string): boolean {
+    const open = this.#userSockets.get(userId) ?? 0;
+    if (open >= this.#limits.maxConnectionsPerUser) return false;
+    this.#userSockets.set(userId, open + 1);
+    return true;
+  }
+
+  releaseSocket(userId: string): void {
+    const open = (this.#userSockets.get(userId) ?? 0) - 1;
+    if (open > 0) this.#userSockets.set(userId, open);
+    else this.#userSockets.delete(userId);
   }
 
   start(): void {
@@ -125,6 +158,7 @@ export class CollabHub {
       postId,
       logger,
       compactAfter,
+      limits: this.#limits,
       storage: {
         append: (update, expected) =>
           store.append(postId, update, { workspaceId: storedWorkspace, expected }),
@@ -229,22 +263,44 @@ export class CollabHub {
   }
 
   /**
-   * Checks every open connection's membership again, once per (workspace, user) pair, and
-   * closes the sockets of anyone who is no longer a member (or whose workspace is gone).
+   * Checks every open connection again (CONTRACT 11: revocation lands within 5 s): once per
+   * user that the account is still active (else 4401), and once per (workspace, user) pair that
+   * the user is still a member and the workspace still there (else 4403). A check that fails
+   * keeps the sockets until the next sweep.
    */
   async #sweepMembership(): Promise<void> {
     if (this.#sweeping) return;
     this.#sweeping = true;
     try {
+      const byUser = new Map<string, { room: DocumentRoom; conn: Connection }[]>();
       const byPair = new Map<string, { room: DocumentRoom; conn: Connection }[]>();
       for (const entry of this.connections()) {
-        const key = JSON.stringify([entry.conn.workspaceId, entry.conn.userId]);
-        const list = byPair.get(key) ?? [];
-        list.push(entry);
-        byPair.set(key, list);
+        const { userId, workspaceId } = entry.conn;
+        group(byUser, userId, entry);
+        group(byPair, JSON.stringify([workspaceId, userId]), entry);
+      }
+      const isActive = this.#options.isActive;
+      const inactive = new Set<string>();
+      if (isActive) {
+        await Promise.all([...byUser.entries()].map(async ([userId, entries]) => {
+          let active: boolean;
+          try {
+            active = await isActive(userId);
+          } catch (err) {
+            this.#options.logger.warn("account re-check failed; keeping the sockets", {
+              user_id: userId,
+              error: errorMessage(err),
+            });
+            return;
+          }
+          if (active) return;
+          inactive.add(userId);
+          closeEach(entries, CloseCode.Unauthorized, "Account disabled", "collab_account_closed");
+        }));
       }
       await Promise.all([...byPair.entries()].map(async ([key, entries]) => {
         const [workspaceId, userId] = JSON.parse(key) as [string, string];
+        if (inactive.has(userId)) return;
         let member: boolean;
         try {
           member = await this.#options.isMember(workspaceId, userId);
@@ -256,16 +312,36 @@ export class CollabHub {
           return;
         }
         if (member) return;
-        for (const { room, conn } of entries) {
-          countMetric("collab_membership_closed");
-          try {
-            conn.close(CloseCode.Forbidden, "Not a workspace member");
-          } catch { /* already closed */ }
-          room.leave(conn);
-        }
+        closeEach(
+          entries,
+          CloseCode.Forbidden,
+          "Not a workspace member",
+          "collab_membership_closed",
+        );
       }));
     } finally {
       this.#sweeping = false;
     }
+  }
+}
+
+function group<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function closeEach(
+  entries: { room: DocumentRoom; conn: Connection }[],
+  code: CloseCode,
+  reason: string,
+  metric: string,
+): void {
+  for (const { room, conn } of entries) {
+    countMetric(metric);
+    try {
+      conn.close(code, reason);
+    } catch { /* already closed */ }
+    room.leave(conn);
   }
 }

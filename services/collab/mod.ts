@@ -23,6 +23,9 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   const auth = new AuthClient(directory, base.internalSecret);
   const workspaces = new WorkspacesClient(directory, base.internalSecret);
   const posts = new PostsClient(directory, base.internalSecret);
+  // Live, not from the ticket's snapshot: a disabled or rejected account loses its sockets
+  // within one re-check (CONTRACT 11). The sweep asks once per user, so no cache is needed.
+  const isActive = async (userId: string) => (await auth.access(userId))?.active === true;
   const hub = new CollabHub({
     store,
     logger,
@@ -30,24 +33,28 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
     idleTimeoutMs: config.idleTimeoutMs,
     graceMs: config.graceMs,
     membershipCheckMs: config.membershipCheckMs,
+    limits: config.limits,
     isMember: async (workspaceId, userId) => {
       const m = await workspaces.membership(workspaceId, userId);
       return m.role !== null && m.workspace_status === "active";
     },
+    isActive,
   });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
   mountServiceInternals(app, () => ready, kv);
   mountInternalRoutes(app, { hub, store });
   documentWsRoute(app);
-  // The socket is authenticated by its ticket, and Deno.upgradeWebSocket needs the original
-  // request: it is answered before the app (and its gateway guard) sees it.
+  // Deno.upgradeWebSocket needs the original request: it is answered before the app sees it,
+  // so the handler makes the gateway guard's check (internal secret) itself, then the ticket's.
   const handleWs = createWsHandler({
     hub,
     logger,
+    internalSecret: base.internalSecret,
     pingSeconds: Math.max(1, Math.round(config.idleTimeoutMs / 1000)),
     access: {
       verifyTicket: (ticket) => auth.verifyWsTicket(ticket),
+      isActive,
       membership: (workspaceId, userId) => workspaces.membership(workspaceId, userId),
       getPost: (postId) => posts.getPostInfo(postId),
     },

@@ -26,7 +26,8 @@ export function encodeAppEvent(json: string): Uint8Array {
 /**
  * Close codes the server uses once a socket is open (refusals before it opens are HTTP
  * statuses on the upgrade request). 44xx mirror the HTTP 4xx statuses, as Hocuspocus does, and
- * are final: y-websocket (3.x) does not reconnect after one. Other codes are transient.
+ * are final: y-websocket (3.x) does not reconnect after one. 45xx and the others are transient:
+ * the provider reconnects and re-syncs, so nothing typed is lost.
  */
 export const CloseCode = {
   /** the server is shutting down */
@@ -35,13 +36,27 @@ export const CloseCode = {
   InternalError: 1011,
   /** a frame that is not a valid Yjs protocol message */
   BadMessage: 4400,
+  /** the account was disabled or rejected (re-checked every 2 s) */
   Unauthorized: 4401,
   /** the user is no longer a member of the post's workspace */
   Forbidden: 4403,
   /** the post (and its document) was deleted */
   NotFound: 4404,
+  /**
+   * a frame over the frame limit (1 MiB), or an update that would take the document past its
+   * text or byte limit; nothing of it was stored or forwarded. Final: the provider would send
+   * the same content again on reconnect.
+   */
+  TooLarge: 4413,
+  /** the user already has the most sockets open that one user may (across all posts) */
+  TooManyConnections: 4429,
   /** nothing was received for the idle timeout (transient: a live client may reconnect) */
   Timeout: 4504,
+  /**
+   * frames arrived faster than the per-socket rate allows; transient, so the provider
+   * reconnects (with its backoff) and sends what it had in one sync step 2
+   */
+  RateLimited: 4529,
 } as const;
 export type CloseCode = typeof CloseCode[keyof typeof CloseCode];
 

@@ -1,5 +1,15 @@
 import * as Y from "yjs";
 import { errorMessage, type Logger } from "../../shared/log.ts";
+import { countMetric } from "../../shared/metrics.ts";
+import {
+  type AwarenessEntry,
+  type CollabLimits,
+  decodeAwarenessEntries,
+  DEFAULT_LIMITS,
+  encodeAwarenessEntries,
+  isRemoval,
+  RateBucket,
+} from "./limits.ts";
 import {
   awarenessProtocol,
   CloseCode,
@@ -50,15 +60,27 @@ export interface RoomOptions {
   compactAfter: number;
   /** called once when storing fails for good: the room must be dropped */
   onBroken?: (room: DocumentRoom) => void;
+  /** frame, document and awareness limits (docs/collab.md); DEFAULT_LIMITS when absent */
+  limits?: CollabLimits;
 }
 
 interface ConnectionState {
-  /** the awareness client ids this connection controls, removed when it leaves */
-  clients: Set<number>;
+  /**
+   * The awareness client id this connection owns: the first one it announced with a state
+   * that no other connection owned. Its entries for any other id are dropped.
+   */
+  own: number | null;
   lastSeen: number;
   /** whether it has sent a Yjs protocol message (a y-websocket provider does on open) */
   speaksYjs: boolean;
+  /** every frame it sends */
+  frames: RateBucket;
+  /** awareness updates of its own state */
+  awareness: RateBucket;
 }
+
+/** How long the id of a client that left stays reserved for its user (against stale echoes). */
+const DEPARTED_RESERVE_MS = 60_000;
 
 /**
  * One post's live document: the in-memory Y.Doc (snapshot + stored updates), the awareness
@@ -71,7 +93,18 @@ export class DocumentRoom {
   readonly doc: Y.Doc;
   readonly awareness: awarenessProtocol.Awareness;
   readonly #conns = new Map<Connection, ConnectionState>();
+  /** awareness client id -> the connection that owns it */
+  readonly #owners = new Map<number, Connection>();
+  /** awareness client ids whose connection left: claimable again by the same user only */
+  readonly #departed = new Map<number, { userId: string; at: number }>();
   readonly #options: RoomOptions;
+  readonly #limits: CollabLimits;
+  /**
+   * An upper bound of the encoded document's size: measured at load and compaction, plus every
+   * update applied since. Only when an update would take it past the limit is the real size
+   * computed.
+   */
+  #docBytes = 0;
   #pending: Uint8Array[] = [];
   #flushing: Promise<void> | null = null;
   #lastSeq: number;
@@ -87,8 +120,12 @@ export class DocumentRoom {
   constructor(loaded: LoadedDoc | null, options: RoomOptions) {
     this.postId = options.postId;
     this.#options = options;
+    this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.doc = new Y.Doc();
-    for (const update of loaded?.updates ?? []) Y.applyUpdate(this.doc, update, "load");
+    for (const update of loaded?.updates ?? []) {
+      Y.applyUpdate(this.doc, update, "load");
+      this.#docBytes += update.byteLength;
+    }
     this.#lastSeq = loaded?.head.seq ?? 0;
     this.#snapshotSeq = loaded?.head.snapshot_seq ?? 0;
     this.#snapshotId = loaded?.head.snapshot_id ?? null;
@@ -120,7 +157,15 @@ export class DocumentRoom {
 
   /** Adds a connection and starts the sync: our sync step 1, and the editors' awareness. */
   join(conn: Connection): void {
-    this.#conns.set(conn, { clients: new Set(), lastSeen: Date.now(), speaksYjs: false });
+    const now = Date.now();
+    const { framesPerSecond, awarenessPerSecond } = this.#limits;
+    this.#conns.set(conn, {
+      own: null,
+      lastSeen: now,
+      speaksYjs: false,
+      frames: new RateBucket(framesPerSecond, framesPerSecond * 2, now),
+      awareness: new RateBucket(awarenessPerSecond, awarenessPerSecond, now),
+    });
     conn.send(encodeSyncStep1(this.doc));
     const states = this.awareness.getStates();
     if (states.size > 0) conn.send(encodeAwareness(this.awareness, [...states.keys()]));
@@ -131,15 +176,57 @@ export class DocumentRoom {
     const state = this.#conns.get(conn);
     if (!state) return;
     this.#conns.delete(conn);
-    if (state.clients.size > 0) {
-      awarenessProtocol.removeAwarenessStates(this.awareness, [...state.clients], null);
+    const own = state.own;
+    if (own === null || this.#owners.get(own) !== conn) return;
+    this.#owners.delete(own);
+    const now = Date.now();
+    for (const [id, d] of this.#departed) {
+      if (now - d.at > DEPARTED_RESERVE_MS) this.#departed.delete(id);
+    }
+    this.#departed.set(own, { userId: conn.userId, at: now });
+    if (this.awareness.getStates().has(own)) {
+      awarenessProtocol.removeAwarenessStates(this.awareness, [own], null);
     }
   }
 
-  /** Any frame counts as a sign of life (text frames are otherwise ignored). */
+  /** Counts as a sign of life. */
   touch(conn: Connection): void {
     const state = this.#conns.get(conn);
     if (state) state.lastSeen = Date.now();
+  }
+
+  /**
+   * A text frame: ignored but for the limits, and a sign of life. `bytes` is its size (at
+   * least its length in UTF-16 units).
+   */
+  receiveText(conn: Connection, bytes: number): void {
+    const state = this.#conns.get(conn);
+    if (!state) return;
+    state.lastSeen = Date.now();
+    this.#admitFrame(conn, state, bytes);
+  }
+
+  /** Checks a frame against the frame size and rate limits; closes the socket when over. */
+  #admitFrame(conn: Connection, state: ConnectionState, bytes: number): boolean {
+    if (bytes > this.#limits.maxFrameBytes) {
+      countMetric("collab_refused_frames", 1, { reason: "frame_size" });
+      this.#refuse(conn, CloseCode.TooLarge, `Frame over ${this.#limits.maxFrameBytes} bytes`);
+      return false;
+    }
+    if (!state.frames.take(state.lastSeen)) {
+      countMetric("collab_refused_frames", 1, { reason: "rate" });
+      this.#refuse(conn, CloseCode.RateLimited, "Too many messages");
+      return false;
+    }
+    return true;
+  }
+
+  /** Closes `conn` and forgets it at once, so nothing more it sent is applied. */
+  #refuse(conn: Connection, code: CloseCode, reason: string): void {
+    try {
+      conn.close(code, reason);
+    } catch { /* already closed */ }
+    this.leave(conn);
   }
 
   /** Connections silent for longer than `timeoutMs`. */
@@ -156,6 +243,7 @@ export class DocumentRoom {
     const state = this.#conns.get(conn);
     if (!state) return;
     state.lastSeen = Date.now();
+    if (!this.#admitFrame(conn, state, data.byteLength)) return;
     try {
       const decoder = decoding.createDecoder(data);
       const encoder = encoding.createEncoder();
@@ -173,18 +261,29 @@ export class DocumentRoom {
           ) {
             // Applied here rather than through y-protocols, which swallows a malformed update;
             // with the connection as origin, the doc's update event queues it for storing.
-            Y.applyUpdate(this.doc, decoding.readVarUint8Array(decoder), conn);
+            const update = decoding.readVarUint8Array(decoder);
+            const refusal = this.#checkSize(update);
+            if (refusal) {
+              countMetric("collab_refused_frames", 1, { reason: "document_size" });
+              this.#options.logger.warn("refused an update over the document limits", {
+                post_id: this.postId,
+                connection: conn.id,
+                bytes: update.byteLength,
+                reason: refusal,
+              });
+              // Not applied, so the text every other editor has stays as it was; the sender's
+              // copy now differs, so its socket cannot go on.
+              this.#refuse(conn, CloseCode.TooLarge, refusal);
+              return;
+            }
+            Y.applyUpdate(this.doc, update, conn);
           } else {
             throw new Error(`Unknown sync message type ${step}`);
           }
           break;
         }
         case MESSAGE_AWARENESS:
-          awarenessProtocol.applyAwarenessUpdate(
-            this.awareness,
-            decoding.readVarUint8Array(decoder),
-            conn,
-          );
+          this.#receiveAwareness(conn, state, decoding.readVarUint8Array(decoder));
           break;
         case MESSAGE_QUERY_AWARENESS:
           conn.send(encodeAwareness(this.awareness, [...this.awareness.getStates().keys()]));
@@ -278,7 +377,88 @@ export class DocumentRoom {
     this.doc.destroy();
   }
 
+  /**
+   * Why `update` may not be applied (it would take the text past `maxTextChars` characters or
+   * the encoded document past `maxDocBytes` bytes), or null when it may. An update cannot add
+   * more characters than it has bytes, so the exact check (on a copy of the document) runs
+   * only near a limit, or while the document holds updates still missing a dependency. An
+   * update that shrinks a document already over a limit is let through.
+   */
+  #checkSize(update: Uint8Array): string | null {
+    const { maxTextChars, maxDocBytes } = this.#limits;
+    const length = this.doc.getText(CONTENT_FIELD).length;
+    if (
+      length + update.byteLength <= maxTextChars &&
+      this.#docBytes + update.byteLength <= maxDocBytes &&
+      this.doc.store.pendingStructs === null && this.doc.store.pendingDs === null
+    ) return null;
+    const state = Y.encodeStateAsUpdate(this.doc);
+    const trial = new Y.Doc({ gc: this.doc.gc });
+    try {
+      Y.applyUpdate(trial, state);
+      Y.applyUpdate(trial, update);
+      const after = trial.getText(CONTENT_FIELD).length;
+      if (after > maxTextChars && after > length) {
+        return `Document over ${maxTextChars} characters`;
+      }
+      const bytes = Y.encodeStateAsUpdate(trial).byteLength;
+      if (bytes > maxDocBytes && bytes > state.byteLength) {
+        return `Document over ${maxDocBytes} bytes`;
+      }
+      // Measured: the update itself is added when it is applied.
+      this.#docBytes = state.byteLength;
+      return null;
+    } finally {
+      trial.destroy();
+    }
+  }
+
+  /**
+   * An awareness update from `conn`: only entries for the client id it owns are kept (a stock
+   * provider also echoes every other client's changes back, and nobody may set or remove
+   * someone else's cursor), a state over `maxAwarenessBytes` is dropped, and so is an update
+   * beyond the socket's awareness rate.
+   */
+  #receiveAwareness(conn: Connection, state: ConnectionState, update: Uint8Array): void {
+    const kept: AwarenessEntry[] = [];
+    for (const entry of decodeAwarenessEntries(update)) {
+      if (!this.#ownsClient(conn, state, entry)) continue;
+      if (entry.json.byteLength > this.#limits.maxAwarenessBytes) {
+        countMetric("collab_awareness_dropped", 1, { reason: "size" });
+        continue;
+      }
+      kept.push(entry);
+    }
+    if (kept.length === 0) return;
+    if (!state.awareness.take(state.lastSeen)) {
+      countMetric("collab_awareness_dropped", 1, { reason: "rate" });
+      return;
+    }
+    awarenessProtocol.applyAwarenessUpdate(this.awareness, encodeAwarenessEntries(kept), conn);
+  }
+
+  /**
+   * Whether `conn` may write `entry`. A connection owns one client id: the first it announces
+   * with a state (not a removal) that is not the server's own, not owned by another open
+   * connection, and not one whose connection left lately under another user.
+   */
+  #ownsClient(conn: Connection, state: ConnectionState, entry: AwarenessEntry): boolean {
+    if (state.own !== null) return entry.clientID === state.own;
+    const id = entry.clientID;
+    if (isRemoval(entry) || id === this.awareness.clientID || this.#owners.has(id)) return false;
+    const departed = this.#departed.get(id);
+    if (
+      departed && departed.userId !== conn.userId &&
+      Date.now() - departed.at <= DEPARTED_RESERVE_MS
+    ) return false;
+    this.#departed.delete(id);
+    this.#owners.set(id, conn);
+    state.own = id;
+    return true;
+  }
+
   #enqueue(update: Uint8Array): void {
+    this.#docBytes += update.byteLength;
     if (this.#broken) return;
     this.#pending.push(update);
     if (!this.#flushing) this.#flushing = this.#run();
@@ -338,8 +518,10 @@ export class DocumentRoom {
    */
   async #compact(): Promise<void> {
     try {
+      const snapshot = Y.encodeStateAsUpdate(this.doc);
+      this.#docBytes = snapshot.byteLength;
       let head = this.#foreignWrites ? null : await this.#options.storage.compact(
-        Y.encodeStateAsUpdate(this.doc),
+        snapshot,
         this.#lastSeq,
         this.#snapshotId,
       );
@@ -364,13 +546,8 @@ export class DocumentRoom {
 
   #onAwareness = (
     { added, updated, removed }: { added: number[]; updated: number[]; removed: number[] },
-    origin: unknown,
+    _origin: unknown,
   ) => {
-    const state = this.#conns.get(origin as Connection);
-    if (state) {
-      for (const id of added) state.clients.add(id);
-      for (const id of removed) state.clients.delete(id);
-    }
     const changed = added.concat(updated, removed);
     if (changed.length === 0) return;
     // To everyone, the sender included, as the stock server does: a lone client's own

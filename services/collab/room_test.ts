@@ -7,6 +7,7 @@ import {
   decoding,
   encoding,
   MESSAGE_APP_EVENT,
+  MESSAGE_AWARENESS,
   MESSAGE_SYNC,
   syncProtocol,
 } from "./protocol.ts";
@@ -279,8 +280,11 @@ function access(overrides: Partial<WsAccess> = {}): WsAccess {
           ? { user_id: "u1", expires_at: new Date(Date.now() + 60_000).toISOString() }
           : t === "expired"
           ? { user_id: "u1", expires_at: new Date(Date.now() - 1).toISOString() }
+          : t === "disabled"
+          ? { user_id: "u-disabled", expires_at: new Date(Date.now() + 60_000).toISOString() }
           : null,
       ),
+    isActive: (user) => Promise.resolve(user !== "u-disabled"),
     membership: (ws, user) =>
       Promise.resolve({
         role: ws === "w1" && user === "u1" ? "viewer" : ws === "gone" ? "owner" : null,
@@ -291,17 +295,26 @@ function access(overrides: Partial<WsAccess> = {}): WsAccess {
   };
 }
 
-function upgradeRequest(query: string): Request {
-  return new Request(`http://collab.internal/ws?${query}`, {
-    headers: { upgrade: "websocket", connection: "Upgrade" },
-  });
+const SECRET = "collab-test-secret-0123456789";
+
+function upgradeRequest(query: string, secret: string | null = SECRET): Request {
+  const headers = new Headers({ upgrade: "websocket", connection: "Upgrade" });
+  if (secret !== null) headers.set("x-cp-internal", secret);
+  return new Request(`http://collab.internal/ws?${query}`, { headers });
 }
 
 Deno.test("the upgrade is refused with an HTTP status before any socket opens", () =>
   withHub(async (hub) => {
-    const handle = createWsHandler({ hub, access: access(), logger, pingSeconds: 30 });
+    const handle = createWsHandler({
+      hub,
+      access: access(),
+      logger,
+      pingSeconds: 30,
+      internalSecret: SECRET,
+    });
     const cases: [string, number, string][] = [
       ["ticket=bad&docId=p1&workspaceId=w1", 401, "Invalid or expired ticket"],
+      ["ticket=disabled&docId=p1&workspaceId=w1", 401, "Invalid or expired ticket"],
       ["ticket=expired&docId=p1&workspaceId=w1", 401, "Invalid or expired ticket"],
       ["docId=p1&workspaceId=w1", 400, "ticket is required"],
       [
@@ -318,9 +331,36 @@ Deno.test("the upgrade is refused with an HTTP status before any socket opens", 
       assert.equal(res.status, status, query);
       assert.deepEqual(await res.json(), { error }, query);
     }
-    const plain = await handle(new Request("http://collab.internal/ws?ticket=good"));
+    const plain = await handle(
+      new Request("http://collab.internal/ws?ticket=good", {
+        headers: { "x-cp-internal": SECRET },
+      }),
+    );
     assert.equal(plain.status, 426);
     await plain.body?.cancel();
+  }));
+
+Deno.test("item 15: an upgrade without the internal secret is refused before the ticket is read", () =>
+  withHub(async (hub) => {
+    let asked = 0;
+    const handle = createWsHandler({
+      hub,
+      logger,
+      pingSeconds: 30,
+      internalSecret: SECRET,
+      access: access({
+        verifyTicket: () => {
+          asked++;
+          return Promise.resolve(null);
+        },
+      }),
+    });
+    for (const secret of [null, "wrong-secret", SECRET.slice(0, -1)]) {
+      const res = await handle(upgradeRequest("ticket=good&docId=p1&workspaceId=w1", secret));
+      assert.equal(res.status, 401);
+      assert.deepEqual(await res.json(), { error: "Unauthorized" });
+    }
+    assert.equal(asked, 0);
   }));
 
 Deno.test("a post in another workspace is not found even for a member of both", () =>
@@ -329,6 +369,7 @@ Deno.test("a post in another workspace is not found even for a member of both", 
       hub,
       logger,
       pingSeconds: 30,
+      internalSecret: SECRET,
       access: access({
         membership: () => Promise.resolve({ role: "owner", workspace_status: "active" }),
         getPost: () => Promise.resolve({ post_id: "p1", workspace_id: "elsewhere" }),
@@ -338,3 +379,152 @@ Deno.test("a post in another workspace is not found even for a member of both", 
     assert.equal(res.status, 404);
     assert.deepEqual(await res.json(), { error: "Post not found" });
   }));
+
+// ---------------------------------------------------------------- limits (issue 11, item 9)
+
+/** The close a client got (read through a call, which the type checker does not narrow). */
+const closeCode = (c: FakeClient): number | undefined => c.closed?.code;
+
+/** An awareness frame as y-protocols encodes it, with each state given as JSON. */
+function awarenessFrame(entries: { clientID: number; clock: number; state: unknown }[]) {
+  const inner = encoding.createEncoder();
+  encoding.writeVarUint(inner, entries.length);
+  for (const e of entries) {
+    encoding.writeVarUint(inner, e.clientID);
+    encoding.writeVarUint(inner, e.clock);
+    encoding.writeVarString(inner, JSON.stringify(e.state));
+  }
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
+  encoding.writeVarUint8Array(encoder, encoding.toUint8Array(inner));
+  return encoding.toUint8Array(encoder);
+}
+
+Deno.test("item 9: a frame over the frame limit closes its socket with 4413 and is not applied", () =>
+  withHub(async (hub, store) => {
+    const a = new FakeClient();
+    const b = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    await connect(hub, "p1", b);
+    const before = b.received.length;
+    a.doc.getText("content").insert(0, "x".repeat(3_000));
+    await room.flush();
+    assert.equal(closeCode(a), CloseCode.TooLarge);
+    assert.equal(room.text(), "");
+    assert.equal(b.received.length, before, "nothing forwarded");
+    assert.equal(await store.load("p1"), null, "nothing stored");
+    assert.equal(room.size, 1);
+  }, { limits: { maxFrameBytes: 2_000 } }));
+
+Deno.test("item 9: an update past the text limit is refused and the others keep their text", () =>
+  withHub(async (hub, store) => {
+    const a = new FakeClient();
+    const b = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    await connect(hub, "p1", b);
+    a.doc.getText("content").insert(0, "a".repeat(60));
+    await room.flush();
+    assert.equal(b.text, "a".repeat(60));
+    a.doc.getText("content").insert(60, "b".repeat(50));
+    await room.flush();
+    assert.equal(closeCode(a), CloseCode.TooLarge);
+    assert.match(a.closed!.reason, /100 characters/);
+    assert.equal(room.text(), "a".repeat(60));
+    assert.equal(b.text, "a".repeat(60));
+    // The others go on editing, deletions and small inserts alike.
+    b.doc.getText("content").delete(0, 20);
+    b.doc.getText("content").insert(0, "c".repeat(55));
+    await room.flush();
+    assert.equal(b.closed, null);
+    assert.equal(room.text(), "c".repeat(55) + "a".repeat(40));
+    const doc = new Y.Doc();
+    for (const u of (await store.load("p1"))!.updates) Y.applyUpdate(doc, u);
+    assert.equal(doc.getText("content").toString(), room.text());
+  }, { limits: { maxTextChars: 100 } }));
+
+Deno.test("item 9: an update past the document byte limit is refused", () =>
+  withHub(async (hub) => {
+    const a = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    a.doc.getMap("meta").set("small", "x".repeat(500));
+    await room.flush();
+    assert.equal(a.closed, null);
+    a.doc.getMap("meta").set("big", "y".repeat(3_000));
+    await room.flush();
+    assert.equal(closeCode(a), CloseCode.TooLarge);
+    assert.equal(room.doc.getMap("meta").get("big"), undefined);
+  }, { limits: { maxDocBytes: 2_000 } }));
+
+Deno.test("item 9: a client sets only its own awareness entry, within the size limit", () =>
+  withHub(async (hub) => {
+    const a = new FakeClient("ua");
+    const b = new FakeClient("ub");
+    const room = await connect(hub, "p1", a);
+    await connect(hub, "p1", b);
+    room.receive(b, awarenessFrame([{ clientID: 200, clock: 1, state: { user: "B" } }]));
+    // a's first entry names b's client: not a's to take.
+    room.receive(a, awarenessFrame([{ clientID: 200, clock: 9, state: { user: "forged" } }]));
+    room.receive(a, awarenessFrame([{ clientID: 100, clock: 1, state: { user: "A" } }]));
+    room.receive(
+      a,
+      awarenessFrame([
+        { clientID: 200, clock: 10, state: null },
+        { clientID: 300, clock: 1, state: { user: "ghost" } },
+        { clientID: 100, clock: 2, state: { user: "A2" } },
+      ]),
+    );
+    const states = room.awareness.getStates();
+    assert.deepEqual(states.get(200), { user: "B" });
+    assert.deepEqual(states.get(100), { user: "A2" });
+    assert.equal(states.has(300), false);
+    // An oversized state is dropped; the previous one stays.
+    room.receive(a, awarenessFrame([{ clientID: 100, clock: 3, state: { n: "z".repeat(9_000) } }]));
+    assert.deepEqual(room.awareness.getStates().get(100), { user: "A2" });
+    assert.equal(a.closed, null);
+    // Its owner leaving removes the state; its id is not another user's to claim afterwards.
+    room.leave(b);
+    assert.equal(room.awareness.getStates().has(200), false);
+    const c = new FakeClient("uc");
+    await connect(hub, "p1", c);
+    room.receive(c, awarenessFrame([{ clientID: 200, clock: 11, state: { user: "C" } }]));
+    assert.equal(room.awareness.getStates().has(200), false);
+  }));
+
+Deno.test("item 9: awareness over its rate is dropped; frames over theirs close with 4529", () =>
+  withHub(async (hub) => {
+    const a = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    for (let clock = 1; clock <= 10; clock++) {
+      room.receive(a, awarenessFrame([{ clientID: 100, clock, state: { clock } }]));
+    }
+    assert.deepEqual(room.awareness.getStates().get(100), { clock: 5 });
+    assert.equal(a.closed, null);
+    for (let i = 0; i < 40 && !a.closed; i++) room.receiveText(a, 2);
+    assert.equal(closeCode(a), CloseCode.RateLimited);
+  }, { limits: { awarenessPerSecond: 5, framesPerSecond: 10 } }));
+
+Deno.test("item 9: a user holds at most the per-user number of sockets", () =>
+  withHub((hub) => {
+    for (let i = 0; i < 3; i++) assert.equal(hub.reserveSocket("u1"), true);
+    assert.equal(hub.reserveSocket("u1"), false);
+    assert.equal(hub.reserveSocket("u2"), true);
+    hub.releaseSocket("u1");
+    assert.equal(hub.reserveSocket("u1"), true);
+    return Promise.resolve();
+  }, { limits: { maxConnectionsPerUser: 3 } }));
+
+Deno.test("item 4: the re-check closes a disabled account's sockets with 4401", () => {
+  const active = new Set(["u1", "u2"]);
+  return withHub(async (hub) => {
+    const a = new FakeClient("u1");
+    const b = new FakeClient("u2");
+    const room = await connect(hub, "p1", a);
+    await connect(hub, "p1", b);
+    active.delete("u1");
+    const deadline = Date.now() + 2_000;
+    while (!a.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(closeCode(a), CloseCode.Unauthorized);
+    assert.equal(b.closed, null);
+    assert.equal(room.size, 1);
+  }, { membershipCheckMs: 50, isActive: (user) => Promise.resolve(active.has(user)) });
+});

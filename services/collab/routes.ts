@@ -75,14 +75,18 @@ export function documentWsRoute(app: ServiceApp): void {
     description:
       "Upgrade to a WebSocket speaking the standard Yjs WebSocket protocol (sync step 1, " +
       "sync step 2, updates, awareness), as y-websocket's WebsocketProvider does. The post's " +
-      "text is the Y.Text named `content`. Comment events arrive as JSON text frames " +
+      "text is the Y.Text named `content` (at most 200 000 characters; a frame is at most " +
+      "1 MiB; 20 open sockets per user). Comment events arrive as JSON text frames " +
       '`{"type":"comment","action":...,"postId":...,"commentId":...}`. A refused upgrade is ' +
       "answered with an HTTP error and never opens. See docs/collab.md.",
     request: { query: wsQuerySchema },
     responses: {
       101: { description: "Switching protocols: the socket is open" },
       400: { description: "A query parameter is missing or too long" },
-      401: { description: "The ticket is unknown or expired" },
+      401: {
+        description: "The ticket is unknown or expired, its account disabled or rejected, or " +
+          "the upgrade did not come through the gateway",
+      },
       403: { description: "The ticket's user is not a member of the workspace" },
       404: { description: "The post is not in that workspace, or the workspace is deleted" },
       426: { description: "Not a WebSocket upgrade request" },

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { DEFAULT_LIMITS } from "./limits.ts";
 
 /** Ids become KV key parts (2 KiB at most): anything longer is a 400, never a KV error. */
 export const MAX_ID_LENGTH = 200;
@@ -19,7 +20,10 @@ export const wsQuerySchema = z.object({
 
 export const setContentBodySchema = z.object({
   workspace_id: id("workspace_id"),
-  content: z.string({ error: "content must be a string" }),
+  content: z.string({ error: "content must be a string" }).max(
+    DEFAULT_LIMITS.maxTextChars,
+    `content must be at most ${DEFAULT_LIMITS.maxTextChars} characters`,
+  ),
 });
 
 export const contentsBodySchema = z.object({

@@ -1,5 +1,6 @@
+import { inProcessPasses, INTERNAL_SECRET_HEADER } from "../../shared/http/identity.ts";
 import { describeZodError } from "../../shared/http/service_app.ts";
-import { newId } from "../../shared/ids.ts";
+import { newId, timingSafeEqual } from "../../shared/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import { countMetric } from "../../shared/metrics.ts";
 import type { CollabHub } from "./hub.ts";
@@ -11,6 +12,8 @@ import { wsQuerySchema } from "./schemas.ts";
 export interface WsAccess {
   /** the ticket's user, or null when it is unknown or expired */
   verifyTicket(ticket: string): Promise<{ user_id: string; expires_at: string } | null>;
+  /** whether the account may still edit (not disabled or rejected), checked live */
+  isActive(userId: string): Promise<boolean>;
   membership(workspaceId: string, userId: string): Promise<{
     role: string | null;
     workspace_status: "active" | "deleted" | null;
@@ -24,6 +27,12 @@ export interface WsHandlerOptions {
   logger: Logger;
   /** seconds between Deno's pings; a peer that does not answer one in time is dropped */
   pingSeconds: number;
+  /**
+   * The internal secret: like every other service route, the upgrade must come through the
+   * gateway, in process (the request itself handed over) or across processes (carrying
+   * `x-cp-internal`); anything else is refused with 401 before any check.
+   */
+  internalSecret: string;
 }
 
 /** A refusal answered on the upgrade request itself, so the socket never opens. */
@@ -32,13 +41,24 @@ function refuse(status: number, error: string): Response {
   return Response.json({ error }, { status });
 }
 
+/** Whether the request came through the gateway (in process, or with the internal secret). */
+function fromGateway(req: Request, internalSecret: string): boolean {
+  if (inProcessPasses.has(req)) return true;
+  return timingSafeEqual(req.headers.get(INTERNAL_SECRET_HEADER) ?? "", internalSecret);
+}
+
 /**
- * `GET /ws?ticket=&docId=&workspaceId=`: checks, in order, the query (400), the ticket (401),
- * membership of the workspace (403; 404 for a deleted workspace) and that the post is in that
- * workspace (404); only then upgrades and joins the post's room.
+ * `GET /ws?ticket=&docId=&workspaceId=`: checks, in order, that it came through the gateway
+ * (401), the query (400), the ticket and the account behind it (401), membership of the
+ * workspace (403; 404 for a deleted workspace) and that the post is in that workspace (404);
+ * only then upgrades and joins the post's room. A user over the per-user socket limit gets a
+ * socket that is closed at once with 4429 (a stock provider then stops retrying).
  */
-export function createWsHandler({ hub, access, logger, pingSeconds }: WsHandlerOptions) {
+export function createWsHandler(
+  { hub, access, logger, pingSeconds, internalSecret }: WsHandlerOptions,
+) {
   return async (req: Request): Promise<Response> => {
+    if (!fromGateway(req, internalSecret)) return refuse(401, "Unauthorized");
     if (req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return refuse(426, "Expected a WebSocket upgrade");
     }
@@ -54,6 +74,7 @@ export function createWsHandler({ hub, access, logger, pingSeconds }: WsHandlerO
         return refuse(401, "Invalid or expired ticket");
       }
       userId = found.user_id;
+      if (!await access.isActive(userId)) return refuse(401, "Invalid or expired ticket");
       const membership = await access.membership(workspaceId, userId);
       if (!membership.role) return refuse(403, "Not a workspace member");
       if (membership.workspace_status !== "active") return refuse(404, "Workspace not found");
@@ -75,7 +96,11 @@ export function createWsHandler({ hub, access, logger, pingSeconds }: WsHandlerO
       hub.release(docId);
       return refuse(400, `Cannot upgrade the connection: ${errorMessage(err)}`);
     }
-    attach(upgraded.socket, { room, hub, postId: docId, userId, workspaceId });
+    const admitted = hub.reserveSocket(userId);
+    if (!admitted) {
+      countMetric("collab_refused", 1, { status: String(CloseCode.TooManyConnections) });
+    }
+    attach(upgraded.socket, { room, hub, postId: docId, userId, workspaceId, admitted });
     countMetric("collab_connections");
     return upgraded.response;
   };
@@ -84,7 +109,15 @@ export function createWsHandler({ hub, access, logger, pingSeconds }: WsHandlerO
 /** Wires a Deno WebSocket to a room through the Connection interface. */
 function attach(
   socket: WebSocket,
-  ctx: { room: DocumentRoom; hub: CollabHub; postId: string; userId: string; workspaceId: string },
+  ctx: {
+    room: DocumentRoom;
+    hub: CollabHub;
+    postId: string;
+    userId: string;
+    workspaceId: string;
+    /** false: over the per-user socket limit, closed as soon as it opens */
+    admitted: boolean;
+  },
 ) {
   socket.binaryType = "arraybuffer";
   const conn: Connection = {
@@ -106,8 +139,14 @@ function attach(
     released = true;
     ctx.room.leave(conn);
     ctx.hub.release(ctx.postId);
+    if (ctx.admitted) ctx.hub.releaseSocket(ctx.userId);
   };
   socket.onopen = () => {
+    if (!ctx.admitted) {
+      const max = ctx.hub.limits.maxConnectionsPerUser;
+      conn.close(CloseCode.TooManyConnections, `More than ${max} open sockets`);
+      return;
+    }
     if (ctx.room.broken) {
       conn.close(CloseCode.InternalError, "Storing the document failed");
       return;
@@ -115,9 +154,14 @@ function attach(
     ctx.room.join(conn);
   };
   socket.onmessage = (event) => {
-    if (typeof event.data === "string") ctx.room.touch(conn);
+    if (typeof event.data === "string") ctx.room.receiveText(conn, utf8Length(event.data));
     else ctx.room.receive(conn, new Uint8Array(event.data as ArrayBuffer));
   };
   socket.onclose = done;
   socket.onerror = () => {};
+}
+
+/** A string's UTF-8 size, counted only when it could matter (at most 3 bytes per unit). */
+function utf8Length(text: string): number {
+  return text.length * 3 <= 64 * 1024 ? text.length : new TextEncoder().encode(text).byteLength;
 }

@@ -27,7 +27,7 @@ import { AuthClient } from "../auth/client.ts";
 import type { GatewayConfig } from "./config.ts";
 import { resolveRoute } from "./routing.ts";
 import { TokenVerifier } from "./token_verifier.ts";
-import { proxyWebSocket } from "./websocket_proxy.ts";
+import { createWebSocketProxy } from "./websocket_proxy.ts";
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -62,6 +62,13 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   const authClient = new AuthClient(directory, config.base.internalSecret);
   const access = new AccessCache((userId) => authClient.access(userId));
 
+  // Distributed mode: the upgrade is checked here (ticket, account, membership) before relaying.
+  const proxyWebSocket = createWebSocketProxy({
+    directory,
+    internalSecret: config.base.internalSecret,
+    logger,
+  });
+
   const app = new Hono();
   app.onError((err, c) => errorResponse(err, c, logger));
   app.use("*", securityHeaders());
@@ -87,7 +94,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     }
     const remote = directory.remoteUrl(target.service);
     if (remote && req.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      return proxyWebSocket(req, remote);
+      return await proxyWebSocket(req, remote);
     }
     const requestId = req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
     let callerHeader: string | null = null;

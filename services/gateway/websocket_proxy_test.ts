@@ -1,13 +1,34 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../../shared/log.ts";
 import { ServiceDirectory } from "../../shared/service_directory.ts";
-import { parseGatewayConfig } from "./config.ts";
-import { createGateway } from "./mod.ts";
+import { createWebSocketProxy, type WsUpgradeChecks } from "./websocket_proxy.ts";
 
-Deno.test("the gateway relays /ws to a collab service deployed apart, both ways", async () => {
-  const seen: string[] = [];
-  const upstream = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (req) => {
-    seen.push(new URL(req.url).search);
+const SECRET = "0123456789abcdef0123";
+const later = () => new Date(Date.now() + 60_000).toISOString();
+
+/** Ticket t1 is u1's, t2 is u2's (not a member), t3 is u3's (a disabled account). */
+const checks: WsUpgradeChecks = {
+  verifyTicket: (t) =>
+    Promise.resolve(
+      t === "t1"
+        ? { user_id: "u1", expires_at: later() }
+        : t === "t2"
+        ? { user_id: "u2", expires_at: later() }
+        : t === "t3"
+        ? { user_id: "u3", expires_at: later() }
+        : null,
+    ),
+  isActive: (user) => Promise.resolve(user !== "u3"),
+  membership: (_ws, user) =>
+    Promise.resolve({ role: user === "u2" ? null : "editor", workspace_status: "active" }),
+  getPost: (id) => Promise.resolve(id === "p1" ? { post_id: "p1", workspace_id: "w1" } : null),
+};
+
+/** An upstream that echoes, recording each upgrade's query and internal secret. */
+function startUpstream() {
+  const seen: { search: string; secret: string | null }[] = [];
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (req) => {
+    seen.push({ search: new URL(req.url).search, secret: req.headers.get("x-cp-internal") });
     const { socket, response } = Deno.upgradeWebSocket(req);
     socket.binaryType = "arraybuffer";
     socket.onmessage = (e) => {
@@ -16,14 +37,52 @@ Deno.test("the gateway relays /ws to a collab service deployed apart, both ways"
     };
     return response;
   });
-  const config = parseGatewayConfig({ INTERNAL_SECRET: "0123456789abcdef0123" });
-  const directory = new ServiceDirectory().registerUrls({
-    collab: `http://127.0.0.1:${upstream.addr.port}`,
+  return { server, seen, url: `http://127.0.0.1:${server.addr.port}` };
+}
+
+function startProxy(upstreamUrl: string) {
+  const proxy = createWebSocketProxy({
+    directory: new ServiceDirectory(),
+    internalSecret: SECRET,
+    logger: createLogger("test"),
+    checks,
   });
-  const gateway = createGateway({ config, directory, logger: createLogger("test") });
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, gateway.fetch);
+  return Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+    (req) => proxy(req, upstreamUrl),
+  );
+}
+
+/** The HTTP status answered to a WebSocket upgrade request (101 when it upgrades). */
+async function upgradeStatus(port: number, query: string): Promise<number> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   try {
-    const ws = new WebSocket(`ws://127.0.0.1:${server.addr.port}/ws?ticket=t1&docId=p1`);
+    const request = [
+      `GET /ws?${query} HTTP/1.1`,
+      `Host: 127.0.0.1:${port}`,
+      "Upgrade: websocket",
+      "Connection: Upgrade",
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+      "Sec-WebSocket-Version: 13",
+      "",
+      "",
+    ].join("\r\n");
+    await conn.write(new TextEncoder().encode(request));
+    const buf = new Uint8Array(1024);
+    const n = await conn.read(buf);
+    const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
+    return Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("the gateway relays /ws to a collab service deployed apart, both ways, with the secret", async () => {
+  const upstream = startUpstream();
+  const server = startProxy(upstream.url);
+  try {
+    const query = "ticket=t1&docId=p1&workspaceId=w1";
+    const ws = new WebSocket(`ws://127.0.0.1:${server.addr.port}/ws?${query}`);
     ws.binaryType = "arraybuffer";
     const messages: unknown[] = [];
     const twoMessages = new Promise<void>((resolve) => {
@@ -37,12 +96,29 @@ Deno.test("the gateway relays /ws to a collab service deployed apart, both ways"
     ws.send(new Uint8Array([1, 2]));
     await twoMessages;
     assert.deepEqual(messages, ["echo:hello", [1, 2, 255]]);
-    assert.deepEqual(seen, ["?ticket=t1&docId=p1"]);
+    assert.deepEqual(upstream.seen, [{ search: `?${query}`, secret: SECRET }]);
     const closed = new Promise((r) => ws.onclose = r);
     ws.close();
     await closed;
   } finally {
     await server.shutdown();
-    await upstream.shutdown();
+    await upstream.server.shutdown();
+  }
+});
+
+Deno.test("item 15: the gateway refuses a bad ticket, a disabled account or a non-member before relaying", async () => {
+  const upstream = startUpstream();
+  const server = startProxy(upstream.url);
+  try {
+    const port = server.addr.port;
+    assert.equal(await upgradeStatus(port, "ticket=nope&docId=p1&workspaceId=w1"), 401);
+    assert.equal(await upgradeStatus(port, "ticket=t3&docId=p1&workspaceId=w1"), 401);
+    assert.equal(await upgradeStatus(port, "ticket=t2&docId=p1&workspaceId=w1"), 403);
+    assert.equal(await upgradeStatus(port, "ticket=t1&docId=p9&workspaceId=w1"), 404);
+    assert.equal(await upgradeStatus(port, "docId=p1&workspaceId=w1"), 400);
+    assert.deepEqual(upstream.seen, [], "nothing reached collab");
+  } finally {
+    await server.shutdown();
+    await upstream.server.shutdown();
   }
 });

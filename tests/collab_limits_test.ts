@@ -1,0 +1,563 @@
+/**
+ * Issue 11, items 9 (WebSocket limits), 15 (distributed mode: the gateway checks the ticket,
+ * collab's /ws requires the internal secret) and the open-socket part of 4 (revocation).
+ * Everything is driven over real sockets against the real stack.
+ */
+import assert from "node:assert/strict";
+import * as encoding from "lib0/encoding";
+import * as Y from "yjs";
+import { WebsocketProvider } from "y-websocket";
+import { api, e2e, freePort, startTestStack, type TestStack } from "./helpers/stack.ts";
+import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+
+/** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function ticketFor(stack: { url: string }, user: { access_token: string }) {
+  const res = await api(stack, "POST", "/api/ws/ticket", { token: user.access_token });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.ticket as string;
+}
+
+/** A stock y-websocket provider on the post, recording the close that ended it. */
+function openProvider(url: string, params: Record<string, string>, doc = new Y.Doc()) {
+  const provider = new WebsocketProvider(url.replace(/^http/, "ws"), "ws", doc, {
+    params,
+    // deno-lint-ignore no-explicit-any
+    WebSocketPolyfill: WebSocket as any,
+    disableBc: true,
+  });
+  const closes: number[] = [];
+  provider.on("connection-close", (e: CloseEvent | null) => {
+    if (e) closes.push(e.code);
+  });
+  return { provider, closes };
+}
+
+async function synced<T extends { provider: WebsocketProvider }>(p: T): Promise<T> {
+  await waitFor(() => p.provider.synced, "the provider to sync");
+  return p;
+}
+
+const textOf = (p: { provider: WebsocketProvider }) => p.provider.doc.getText("content").toString();
+
+/** The HTTP status answered to a WebSocket upgrade request (101 when it upgrades). */
+async function upgradeStatus(
+  base: string,
+  query: string,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const url = new URL(base);
+  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+  try {
+    const request = [
+      `GET /ws?${query} HTTP/1.1`,
+      `Host: ${url.host}`,
+      "Upgrade: websocket",
+      "Connection: Upgrade",
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+      "Sec-WebSocket-Version: 13",
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      "",
+      "",
+    ].join("\r\n");
+    await conn.write(new TextEncoder().encode(request));
+    const buf = new Uint8Array(1024);
+    const n = await conn.read(buf);
+    const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
+    return Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+  } finally {
+    conn.close();
+  }
+}
+
+/** A raw socket on the post that records its close. */
+function openRawSocket(base: string, query: string) {
+  const socket = new WebSocket(`${base.replace(/^http/, "ws")}/ws?${query}`);
+  socket.binaryType = "arraybuffer";
+  let closed: { code: number; reason: string; at: number } | null = null;
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.onopen = () => resolve();
+    socket.onerror = () => reject(new Error("socket failed to open"));
+  });
+  socket.onclose = (e) => (closed = { code: e.code, reason: e.reason, at: Date.now() });
+  return {
+    socket,
+    opened,
+    get closed() {
+      return closed;
+    },
+  };
+}
+
+/** A sync update frame (message type 0, sync type 2) carrying `update`. */
+function updateFrame(update: Uint8Array): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, 0);
+  encoding.writeVarUint(encoder, 2);
+  encoding.writeVarUint8Array(encoder, update);
+  return encoding.toUint8Array(encoder);
+}
+
+/** An awareness frame (message type 1) setting each client's state. */
+function awarenessFrame(entries: { clientID: number; clock: number; state: unknown }[]) {
+  const inner = encoding.createEncoder();
+  encoding.writeVarUint(inner, entries.length);
+  for (const e of entries) {
+    encoding.writeVarUint(inner, e.clientID);
+    encoding.writeVarUint(inner, e.clock);
+    encoding.writeVarString(inner, JSON.stringify(e.state));
+  }
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, 1);
+  encoding.writeVarUint8Array(encoder, encoding.toUint8Array(inner));
+  return encoding.toUint8Array(encoder);
+}
+
+/** A Yjs update inserting `text` into the `content` text of an empty document. */
+function insertUpdate(text: string): Uint8Array {
+  const doc = new Y.Doc();
+  doc.getText("content").insert(0, text);
+  const update = Y.encodeStateAsUpdate(doc);
+  doc.destroy();
+  return update;
+}
+
+async function workspaceWithPost(stack: TestStack, owner: TestUser, content: string) {
+  const ws = await api(stack, "POST", "/api/workspaces", {
+    token: owner.access_token,
+    body: { name: `Limits ${crypto.randomUUID().slice(0, 8)}` },
+  });
+  assert.equal(ws.status, 201, JSON.stringify(ws.body));
+  const workspaceId: string = ws.body.workspace_id;
+  const post = await api(stack, "POST", "/api/posts", {
+    token: owner.access_token,
+    body: { workspace_id: workspaceId, title: "Limits", content },
+  });
+  assert.equal(post.status, 201, JSON.stringify(post.body));
+  return { workspaceId, postId: post.body.post_id as string };
+}
+
+async function addMember(stack: TestStack, owner: TestUser, workspaceId: string, user: TestUser) {
+  const res = await api(stack, "POST", `/api/workspaces/${workspaceId}/members`, {
+    token: owner.access_token,
+    body: { email: user.email, role: "editor" },
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+}
+
+Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
+  const stack = await startTestStack();
+  const closers: (() => void)[] = [];
+  try {
+    const owner = await createUser(stack, { name: "Owner" });
+    const editor = await createUser(stack, { name: "Editor" });
+    const { workspaceId, postId } = await workspaceWithPost(stack, owner, "Start");
+    await addMember(stack, owner, workspaceId, editor);
+    const ownerTicket = await ticketFor(stack, owner);
+    const editorTicket = await ticketFor(stack, editor);
+    const params = (ticket: string) => ({ ticket, docId: postId, workspaceId });
+    const query = (ticket: string) => new URLSearchParams(params(ticket)).toString();
+    const postText = async () => {
+      const res = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${workspaceId}`, {
+        token: owner.access_token,
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.content as string;
+    };
+    const stats = async () => {
+      const res = await stack.internal("collab", "GET", `/internal/docs/${postId}/stats`);
+      assert.equal(res.status, 200);
+      return await res.json();
+    };
+    const observer = await synced(openProvider(stack.url, params(ownerTicket)));
+    closers.push(() => observer.provider.destroy());
+    assert.equal(textOf(observer), "Start");
+
+    await t.step(
+      "item 9: a 2 MiB frame is refused (4413), neither stored nor forwarded",
+      async () => {
+        const before = await stats();
+        const raw = openRawSocket(stack.url, query(editorTicket));
+        await raw.opened;
+        raw.socket.send(updateFrame(insertUpdate("x".repeat(2 * 1024 * 1024))));
+        await waitFor(() => raw.closed !== null, "the socket to be closed");
+        assert.equal(raw.closed!.code, 4413);
+        // A later edit through the observer arrives; the big one never did.
+        observer.provider.doc.getText("content").insert(5, "!");
+        await waitFor(async () => (await postText()) === "Start!", "the observer's edit");
+        assert.equal(textOf(observer), "Start!");
+        assert.equal((await stats()).seq, before.seq + 1, "only the observer's edit was stored");
+      },
+    );
+
+    await t.step(
+      "item 9: an update taking the text past 200 000 characters is refused (4413)",
+      async () => {
+        // One 210 000-character paste: under the 1 MiB frame limit, over the text limit.
+        const paster = openProvider(stack.url, params(editorTicket));
+        closers.push(() => paster.provider.destroy());
+        await synced(paster);
+        paster.provider.doc.getText("content").insert(0, "y".repeat(210_000));
+        await waitFor(() => paster.closes.length > 0, "the paster's socket to be closed");
+        assert.equal(paster.closes[0], 4413);
+        await sleep(300);
+        assert.equal(paster.provider.shouldConnect, false, "a stock provider stops on 4413");
+        assert.equal(textOf(observer), "Start!");
+        assert.equal(await postText(), "Start!");
+        // Up to the limit is fine.
+        const near = await synced(openProvider(stack.url, params(editorTicket)));
+        closers.push(() => near.provider.destroy());
+        near.provider.doc.getText("content").insert(0, "z".repeat(150_000));
+        await waitFor(() => textOf(observer).length === 150_006, "a 150 000-character paste");
+        assert.deepEqual(near.closes, []);
+        near.provider.destroy();
+      },
+    );
+
+    await t.step("item 9: the 21st socket of one user is closed (4429)", async () => {
+      const ticket = await ticketFor(stack, editor);
+      const sockets: ReturnType<typeof openRawSocket>[] = [];
+      for (let i = 0; i < 20; i++) {
+        const raw = openRawSocket(stack.url, query(ticket));
+        closers.push(() => raw.socket.close());
+        sockets.push(raw);
+        await raw.opened;
+      }
+      await sleep(200);
+      assert.deepEqual(sockets.map((s) => s.closed), new Array(20).fill(null));
+      const extra = openRawSocket(stack.url, query(ticket));
+      closers.push(() => extra.socket.close());
+      await waitFor(() => extra.closed !== null, "the 21st socket to be closed");
+      assert.equal(extra.closed!.code, 4429);
+      // Another user is not affected, and a closed socket frees its place.
+      const other = openRawSocket(stack.url, query(ownerTicket));
+      closers.push(() => other.socket.close());
+      await other.opened;
+      sockets[0].socket.close();
+      await waitFor(() => sockets[0].closed !== null, "the first socket to close");
+      await sleep(100);
+      const again = openRawSocket(stack.url, query(ticket));
+      closers.push(() => again.socket.close());
+      await again.opened;
+      await sleep(200);
+      assert.equal(again.closed, null);
+      assert.equal(other.closed, null);
+      for (const s of [...sockets, again, other]) s.socket.close();
+    });
+
+    await t.step("item 9: an awareness state over 8 KiB is dropped", async () => {
+      const seen: unknown[] = [];
+      const clientID = 777_001;
+      observer.provider.awareness.on("change", () => {
+        const state = observer.provider.awareness.getStates().get(clientID);
+        if (state) seen.push(state);
+      });
+      const raw = openRawSocket(stack.url, query(editorTicket));
+      closers.push(() => raw.socket.close());
+      await raw.opened;
+      raw.socket.send(awarenessFrame([{ clientID, clock: 1, state: { n: 1 } }]));
+      raw.socket.send(
+        awarenessFrame([{ clientID, clock: 2, state: { n: 2, pad: "p".repeat(9_000) } }]),
+      );
+      raw.socket.send(awarenessFrame([{ clientID, clock: 3, state: { n: 3 } }]));
+      await waitFor(
+        () => (observer.provider.awareness.getStates().get(clientID) as { n?: number })?.n === 3,
+        "the last small state",
+      );
+      assert.deepEqual(seen.map((s) => (s as { n: number }).n), [1, 3]);
+      assert.equal(raw.closed, null);
+      raw.socket.close();
+    });
+
+    await t.step("item 9: a client cannot set or remove another client's awareness", async () => {
+      const victim = await synced(openProvider(stack.url, params(ownerTicket)));
+      closers.push(() => victim.provider.destroy());
+      const victimId = victim.provider.awareness.clientID;
+      victim.provider.awareness.setLocalStateField("user", { name: "Victim" });
+      const victimState = () =>
+        observer.provider.awareness.getStates().get(victimId) as
+          | { user?: { name: string } }
+          | undefined;
+      await waitFor(() => victimState()?.user?.name === "Victim", "the victim's cursor");
+      const raw = openRawSocket(stack.url, query(editorTicket));
+      closers.push(() => raw.socket.close());
+      await raw.opened;
+      const ownId = 777_002;
+      // Its first entry names someone else's client: not its to take.
+      raw.socket.send(
+        awarenessFrame([{ clientID: victimId, clock: 1_000, state: { user: { name: "Forged" } } }]),
+      );
+      raw.socket.send(awarenessFrame([{ clientID: ownId, clock: 1, state: { n: 1 } }]));
+      raw.socket.send(
+        awarenessFrame([
+          { clientID: victimId, clock: 1_001, state: null },
+          { clientID: victimId, clock: 1_002, state: { user: { name: "Forged" } } },
+        ]),
+      );
+      raw.socket.send(awarenessFrame([{ clientID: ownId, clock: 2, state: { n: 2 } }]));
+      await waitFor(
+        () => (observer.provider.awareness.getStates().get(ownId) as { n?: number })?.n === 2,
+        "the socket's own state",
+      );
+      assert.equal(victimState()?.user?.name, "Victim");
+      assert.equal(raw.closed, null);
+      raw.socket.close();
+      victim.provider.destroy();
+    });
+  } finally {
+    for (const close of closers) {
+      try {
+        close();
+      } catch { /* already closed */ }
+    }
+    await stack.close();
+  }
+});
+
+Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, async (t) => {
+  const stack = await startTestStack();
+  const closers: (() => void)[] = [];
+  try {
+    const admin = await loginAdmin(stack);
+    const owner = await createUser(stack, { name: "Owner" });
+    const { workspaceId, postId } = await workspaceWithPost(stack, owner, "Text");
+    const query = (ticket: string) =>
+      new URLSearchParams({ ticket, docId: postId, workspaceId }).toString();
+    const params = (ticket: string) => ({ ticket, docId: postId, workspaceId });
+    const ownerSocket = await synced(
+      openProvider(stack.url, params(await ticketFor(stack, owner))),
+    );
+    closers.push(() => ownerSocket.provider.destroy());
+
+    const setEnabled = async (user: TestUser, enabled: boolean) => {
+      const res = await api(stack, "PUT", `/api/admin/users/${user.user_id}/status`, {
+        token: admin.access_token,
+        body: { enabled },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+
+    await t.step("item 4: open socket closed within 5 s of disabling its user (4401)", async () => {
+      const user = await createUser(stack, { name: "Disabled soon" });
+      await addMember(stack, owner, workspaceId, user);
+      const ticket = await ticketFor(stack, user);
+      const p = await synced(openProvider(stack.url, params(ticket)));
+      closers.push(() => p.provider.destroy());
+      const raw = openRawSocket(stack.url, query(ticket));
+      closers.push(() => raw.socket.close());
+      await raw.opened;
+      const disabledAt = Date.now();
+      await setEnabled(user, false);
+      await waitFor(
+        () => raw.closed !== null && p.closes.length > 0,
+        "the sockets to close",
+        5_000,
+      );
+      assert.equal(raw.closed!.code, 4401);
+      assert.ok(raw.closed!.at - disabledAt < 5_000);
+      assert.equal(p.closes[0], 4401);
+      await sleep(200);
+      assert.equal(p.provider.shouldConnect, false, "the provider must not reconnect");
+      assert.equal(ownerSocket.provider.wsconnected, true, "the owner keeps editing");
+    });
+
+    await t.step(
+      "item 4: a disabled user's earlier ticket is refused at connect (401)",
+      async () => {
+        const user = await createUser(stack, { name: "Disabled ticket" });
+        await addMember(stack, owner, workspaceId, user);
+        const ticket = await ticketFor(stack, user);
+        assert.equal(await upgradeStatus(stack.url, query(ticket)), 101);
+        await setEnabled(user, false);
+        assert.equal(await upgradeStatus(stack.url, query(ticket)), 401);
+        // A rejected user's ticket too.
+        const rejected = await createUser(stack, { name: "Rejected" });
+        await addMember(stack, owner, workspaceId, rejected);
+        const rejectedTicket = await ticketFor(stack, rejected);
+        const res = await api(stack, "POST", `/api/admin/users/${rejected.user_id}/reject`, {
+          token: admin.access_token,
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(await upgradeStatus(stack.url, query(rejectedTicket)), 401);
+      },
+    );
+
+    await t.step(
+      "item 4: open socket closed within 5 s of removing the member (4403)",
+      async () => {
+        const user = await createUser(stack, { name: "Removed soon" });
+        await addMember(stack, owner, workspaceId, user);
+        const ticket = await ticketFor(stack, user);
+        const raw = openRawSocket(stack.url, query(ticket));
+        closers.push(() => raw.socket.close());
+        await raw.opened;
+        const removedAt = Date.now();
+        const res = await api(
+          stack,
+          "DELETE",
+          `/api/workspaces/${workspaceId}/members/${user.user_id}`,
+          { token: owner.access_token },
+        );
+        assert.equal(res.status, 204);
+        await waitFor(() => raw.closed !== null, "the socket to close", 5_000);
+        assert.equal(raw.closed!.code, 4403);
+        assert.ok(raw.closed!.at - removedAt < 5_000);
+        assert.equal(await upgradeStatus(stack.url, query(ticket)), 403);
+      },
+    );
+  } finally {
+    for (const close of closers) {
+      try {
+        close();
+      } catch { /* already closed */ }
+    }
+    await stack.close();
+  }
+});
+
+// ---------------------------------------------------------------- item 15: distributed mode
+
+const SECRET = "collab-limits-secret-0123456789";
+const ADMIN = { email: "dist-collab@example.test", password: "Dist-Passw0rd!", name: "Dist Admin" };
+
+function spawnService(task: string, env: Record<string, string>) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", task],
+    cwd: new URL("..", import.meta.url).pathname,
+    env: { LOG_LEVEL: "error", ...env },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+}
+
+async function waitHealthy(url: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch { /* not listening yet */ }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not become healthy`);
+}
+
+Deno.test(
+  "item 15: distributed mode checks the socket at the gateway and at collab",
+  e2e,
+  async (t) => {
+    const dataDir = await Deno.makeTempDir({ prefix: "cps-dist-collab-" });
+    const names = ["gateway", "auth", "workspaces", "posts", "collab"] as const;
+    const ports = Object.fromEntries(
+      await Promise.all(names.map(async (n) => [n, await freePort()] as const)),
+    ) as Record<typeof names[number], number>;
+    const url = (n: typeof names[number]) => `http://127.0.0.1:${ports[n]}`;
+    const common = {
+      INTERNAL_SECRET: SECRET,
+      PUBLIC_URL: url("gateway"),
+      AUTH_URL: url("auth"),
+      WORKSPACES_URL: url("workspaces"),
+      POSTS_URL: url("posts"),
+      COLLAB_URL: url("collab"),
+      OUTBOX_FILE: `${dataDir}/outbox.jsonl`,
+    };
+    const children = names.map((n) =>
+      spawnService(`start:${n}`, {
+        ...common,
+        PORT: String(ports[n]),
+        DATA_DIR: `${dataDir}/${n}`,
+        ...(n === "auth"
+          ? { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ADMIN_NAME: ADMIN.name }
+          : {}),
+      })
+    );
+    const stack = { url: url("gateway") };
+    const providers: WebsocketProvider[] = [];
+    try {
+      await Promise.all(names.map((n) => waitHealthy(url(n))));
+      const login = await api(stack, "POST", "/api/auth/login", {
+        body: { email: ADMIN.email, password: ADMIN.password },
+      });
+      assert.equal(login.status, 200, JSON.stringify(login.body));
+      const token = login.body.access_token as string;
+      const ws = await api(stack, "POST", "/api/workspaces", { token, body: { name: "Dist" } });
+      assert.equal(ws.status, 201, JSON.stringify(ws.body));
+      const workspaceId = ws.body.workspace_id as string;
+      const post = await api(stack, "POST", "/api/posts", {
+        token,
+        body: { workspace_id: workspaceId, title: "Dist", content: "Distributed text" },
+      });
+      assert.equal(post.status, 201, JSON.stringify(post.body));
+      const postId = post.body.post_id as string;
+      const ticket = await ticketFor(stack, { access_token: token });
+      const query = (tk: string, ws = workspaceId) =>
+        new URLSearchParams({ ticket: tk, docId: postId, workspaceId: ws }).toString();
+
+      await t.step("item 15: the relayed socket works end to end", async () => {
+        const p = openProvider(stack.url, { ticket, docId: postId, workspaceId });
+        providers.push(p.provider);
+        await synced(p);
+        assert.equal(textOf(p), "Distributed text");
+        p.provider.destroy();
+      });
+
+      await t.step(
+        "item 15: collab's /ws refuses a direct connection without the secret",
+        async () => {
+          assert.equal(await upgradeStatus(url("collab"), query(ticket)), 401);
+          assert.equal(
+            await upgradeStatus(url("collab"), query(ticket), {
+              "x-cp-internal": "not-the-secret",
+            }),
+            401,
+          );
+          // With the secret (as the gateway relays it) the same upgrade goes through.
+          assert.equal(
+            await upgradeStatus(url("collab"), query(ticket), { "x-cp-internal": SECRET }),
+            101,
+          );
+        },
+      );
+
+      await t.step("item 15: the gateway refuses a bad ticket with an HTTP status", async () => {
+        assert.equal(await upgradeStatus(stack.url, query(crypto.randomUUID())), 401);
+        const other = await api(stack, "POST", "/api/workspaces", {
+          token,
+          body: { name: "Other" },
+        });
+        assert.equal(other.status, 201);
+        assert.equal(await upgradeStatus(stack.url, query(ticket, "no-such-workspace")), 403);
+        assert.equal(await upgradeStatus(stack.url, query(ticket, other.body.workspace_id)), 404);
+        assert.equal(await upgradeStatus(stack.url, query(ticket)), 101);
+      });
+    } finally {
+      for (const p of providers) p.destroy();
+      for (const child of children) {
+        try {
+          child.kill("SIGTERM");
+        } catch { /* already gone */ }
+        await child.stderr.cancel();
+        // A server whose shutdown waits on a socket gets 10 s, then SIGKILL.
+        const exited = await Promise.race([child.status.then(() => true), sleep(10_000)]);
+        if (!exited) {
+          try {
+            child.kill("SIGKILL");
+          } catch { /* gone meanwhile */ }
+          await child.status;
+        }
+      }
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+);
