@@ -462,6 +462,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too many sign-ins are being checked at once; try again shortly */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -852,6 +861,15 @@ export interface paths {
                 };
                 /** @description Too many login tries for this account or from this address */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Too many sign-ins being checked at once; try again */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
