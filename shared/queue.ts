@@ -1,11 +1,12 @@
 import type { z } from "zod";
 import { newId } from "./ids.ts";
+import { kvQueue } from "./kv_queue.ts";
 import { errorMessage, type Logger } from "./log.ts";
 
 /**
  * What a queue needs from its storage: enqueue inside an atomic commit, and one listener.
- * The native KV queue is the driver today; KV Connect and Deno Deploy have no native queue, so
- * a driver built on plain atomic operations can be added behind this same interface.
+ * Services use `queueDriver` (plain KV atomics, `shared/kv_queue.ts`); `nativeKvQueue` remains
+ * for comparison and tests.
  */
 export interface QueueDriver {
   enqueue(
@@ -24,6 +25,19 @@ export interface QueueEnvelope {
 /** Retry delays, in milliseconds, before a message becomes a dead letter. */
 export const BACKOFF_SCHEDULE = [1_000, 5_000, 15_000, 60_000, 300_000];
 
+/**
+ * The driver every service uses: the queue on plain KV atomic operations. It re-runs a message
+ * whose consumer died within its 10-second lease (the native queue takes 60 s), and it works on
+ * KV Connect and Deno Deploy, which have no native queue.
+ */
+export function queueDriver(kv: Deno.Kv, logger?: Logger): QueueDriver {
+  return kvQueue(kv, {
+    backoffSchedule: BACKOFF_SCHEDULE,
+    onError: (message, err) => logger?.error(message, { error: errorMessage(err) }),
+  });
+}
+
+/** The native KV queue (`kv.enqueue` / `listenQueue`); SQLite redelivers after 60 s. */
 export function nativeKvQueue(kv: Deno.Kv): QueueDriver {
   return {
     enqueue(op, value, options) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { createLogger } from "./log.ts";
-import { nativeKvQueue, ServiceQueue } from "./queue.ts";
+import { queueDriver, ServiceQueue } from "./queue.ts";
 
 const jobSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ping"), n: z.number() }),
@@ -11,7 +11,7 @@ type Job = z.infer<typeof jobSchema>;
 
 Deno.test("a queued message is sent only when its atomic commit succeeds, to its typed handler", async () => {
   const kv = await Deno.openKv(":memory:");
-  const queue = new ServiceQueue<Job>(nativeKvQueue(kv), jobSchema, createLogger("test"));
+  const queue = new ServiceQueue<Job>(queueDriver(kv), jobSchema, createLogger("test"));
   const received: Job[] = [];
   let resolve!: () => void;
   const done = new Promise<void>((r) => resolve = r);
@@ -42,7 +42,7 @@ Deno.test("a queued message is sent only when its atomic commit succeeds, to its
 
 Deno.test("a message that does not match the schema is refused at enqueue", async () => {
   const kv = await Deno.openKv(":memory:");
-  const queue = new ServiceQueue<Job>(nativeKvQueue(kv), jobSchema, createLogger("test"));
+  const queue = new ServiceQueue<Job>(queueDriver(kv), jobSchema, createLogger("test"));
   assert.throws(() => queue.enqueue(kv.atomic(), { type: "ping", n: "x" } as unknown as Job));
   kv.close();
 });

@@ -2,7 +2,7 @@ import { openAssetStore } from "../../shared/assets/config.ts";
 import { createDeliverer } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { openServiceKv } from "../../shared/kv.ts";
-import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
@@ -21,7 +21,7 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
   if (!assets) logger.warn("ASSETS_URL is empty: attachment routes will answer 500");
   const kv = await openServiceKv(base.dataDir, "actions");
   const store = new ActionStore(kv);
-  const queue = new ServiceQueue(nativeKvQueue(kv), actionsJobSchema, logger);
+  const queue = new ServiceQueue(queueDriver(kv, logger), actionsJobSchema, logger);
   const deliverer = createDeliverer({ kv, logger, ...config.delivery });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   mountActionRoutes(app, {

@@ -1,7 +1,7 @@
 import { openAssetStore } from "../../shared/assets/config.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { openServiceKv } from "../../shared/kv.ts";
-import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { IdeasClient } from "../ideas/client.ts";
@@ -23,7 +23,7 @@ export const createAdminService: ServiceFactory = async ({ env, base, directory,
   const assets = config.assets ? await openAssetStore(config.assets) : null;
   if (!assets) logger.warn("ASSETS_URL is empty: backup routes will answer 500");
   const kv = await openServiceKv(base.dataDir, "admin");
-  const queue = new ServiceQueue(nativeKvQueue(kv), adminJobSchema, logger);
+  const queue = new ServiceQueue(queueDriver(kv, logger), adminJobSchema, logger);
   const store = new AdminStore(kv, queue);
   const auth = new AuthClient(directory, base.internalSecret);
   const keyspaces = new KeyspaceClient(directory, base.internalSecret);

@@ -1,7 +1,7 @@
 import { buildMessage, createDeliverer, parseDeliveryConfig } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { openServiceKv } from "../../shared/kv.ts";
-import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { Accounts } from "./accounts.ts";
@@ -24,7 +24,7 @@ export const createAuthService: ServiceFactory = async ({ env, base, directory, 
   const config = parseAuthConfig(env, base);
   const delivery = parseDeliveryConfig(env, base);
   const kv = await openServiceKv(base.dataDir, "auth");
-  const queue = new ServiceQueue(nativeKvQueue(kv), authJobSchema, logger);
+  const queue = new ServiceQueue(queueDriver(kv, logger), authJobSchema, logger);
   const deliverer = createDeliverer({ kv, logger, ...delivery });
   const store = new AuthStore(kv, queue);
   const issuer = new TokenIssuer(store, {

@@ -1,7 +1,7 @@
 import { createDeliverer } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { openServiceKv } from "../../shared/kv.ts";
-import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { IdeasClient } from "../ideas/client.ts";
@@ -23,7 +23,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   const config = parsePostsConfig(env, base);
   const kv = await openServiceKv(base.dataDir, "posts");
   const store = new PostsStore(kv);
-  const queue = new ServiceQueue(nativeKvQueue(kv), postsJobSchema, logger);
+  const queue = new ServiceQueue(queueDriver(kv, logger), postsJobSchema, logger);
   const deliverer = createDeliverer({ kv, logger, ...config.delivery });
   const liveDocs = collabLiveDocs(directory, base.internalSecret);
   const workspaces = new WorkspacesClient(directory, base.internalSecret);

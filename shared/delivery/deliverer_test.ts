@@ -326,12 +326,12 @@ Deno.test(
   "through the KV queue, a failed SMTP attempt is retried and the email sent once",
   opts,
   async () => {
-    const { ServiceQueue, nativeKvQueue } = await import("../queue.ts");
+    const { ServiceQueue, queueDriver } = await import("../queue.ts");
     const { deliverJobSchema } = await import("./message.ts");
     const smtp = await startFakeSmtp({ failRcpt: 1 });
     const t = await setup({ smtpUrl: smtp.url() });
     try {
-      const queue = new ServiceQueue(nativeKvQueue(t.kv), deliverJobSchema, recordingLogger());
+      const queue = new ServiceQueue(queueDriver(t.kv), deliverJobSchema, recordingLogger());
       queue.listen({ deliver: (job, id) => t.deliverer.deliver(job.message, id) });
       await queue.enqueue(t.kv.atomic(), { type: "deliver", message: confirm }).commit();
       const deadline = Date.now() + 10_000;

@@ -63,16 +63,33 @@ export function parseRawMail(raw: string): { headers: Map<string, string>; body:
   if (encoding === "base64") {
     const bin = atob(rawBody.replace(/\s+/g, ""));
     body = new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  } else if (encoding === "quoted-printable") {
+    body = decodeQuotedPrintable(rawBody.replace(/=\r\n/g, ""));
   }
   return { headers, body: body.replace(/\r\n$/, "") };
 }
 
-/** Decodes RFC 2047 `=?UTF-8?B?...?=` words in a header value. */
+/** `=XX` escapes as UTF-8 bytes (quoted-printable, soft line breaks already removed). */
+function decodeQuotedPrintable(text: string): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "=" && /^[0-9A-F]{2}$/i.test(text.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      bytes.push(...new TextEncoder().encode(text[i]));
+    }
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+}
+
+/** Decodes RFC 2047 `=?UTF-8?B?...?=` and `=?UTF-8?Q?...?=` words in a header value. */
 export function decodeHeader(value: string): string {
   return value
     .replace(/\?=\s+=\?/g, "?==?")
-    .replace(/=\?utf-8\?b\?([^?]*)\?=/gi, (_, b64: string) => {
-      const bin = atob(b64);
+    .replace(/=\?utf-8\?([bq])\?([^?]*)\?=/gi, (_, kind: string, text: string) => {
+      if (kind.toLowerCase() === "q") return decodeQuotedPrintable(text.replaceAll("_", " "));
+      const bin = atob(text);
       return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
     });
 }
@@ -172,7 +189,8 @@ export async function startFakeSmtp(options: FakeSmtpOptions = {}): Promise<Fake
 
 /**
  * A throwaway CA and a `localhost` / `127.0.0.1` server certificate it signed, made with the
- * `openssl` command; null when openssl is not installed (TLS tests are then skipped).
+ * `openssl` command; null when openssl is not installed (a TLS test then says it is skipped, see
+ * `tlsTestName`).
  */
 export async function createTestCertificate(): Promise<
   { key: string; cert: string; ca: string } | null
@@ -254,4 +272,9 @@ export async function createTestCertificate(): Promise<
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+}
+
+/** A TLS test's name, saying it is skipped when no certificate could be made (no openssl). */
+export function tlsTestName(name: string, cert: unknown): string {
+  return cert ? name : `${name} (skipped: the openssl command is not installed)`;
 }

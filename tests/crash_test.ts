@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { readOutbox } from "./helpers/outbox.ts";
+import { api, e2e, freePort, TEST_ADMIN, TEST_INTERNAL_SECRET } from "./helpers/stack.ts";
+import { GOOD_PASSWORD, uniqueEmail } from "./helpers/users.ts";
+
+/**
+ * Crash recovery (issue 11, item 17): the service runs as its own process (`deno run -A main.ts`)
+ * so it can be killed with SIGKILL mid-delivery, then started again on the same DATA_DIR.
+ */
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const DMS = 50;
+const RESTART_BUDGET_MS = 30_000;
+
+interface Service {
+  url: string;
+  process: Deno.ChildProcess;
+}
+
+async function startService(env: Record<string, string>): Promise<Service> {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts"],
+    cwd: ROOT,
+    env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const url = `http://127.0.0.1:${env.PORT}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.body?.cancel();
+      if (res.ok) return { url, process };
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  process.kill("SIGKILL");
+  throw new Error("the service did not become healthy within 60 s");
+}
+
+async function token(stack: { url: string }, email: string, password: string): Promise<string> {
+  const res = await api(stack, "POST", "/api/auth/login", { body: { email, password } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.access_token;
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("timed out");
+}
+
+Deno.test(
+  "item 17: every DM queued before kill -9 goes out within 30 s of the restart",
+  e2e,
+  async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "cps-crash-" });
+    const port = await freePort();
+    const outboxFile = `${dataDir}/outbox.jsonl`;
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "",
+      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      STAGE: "dev",
+      INTERNAL_SECRET: TEST_INTERNAL_SECRET,
+      ADMIN_EMAIL: TEST_ADMIN.email,
+      ADMIN_PASSWORD: TEST_ADMIN.password,
+      ADMIN_NAME: TEST_ADMIN.name,
+      AI_CALLS_PER_MINUTE: "0",
+      OUTBOX_FILE: outboxFile,
+      LOG_LEVEL: "error",
+    };
+    if (!env.DENO_DIR) delete (env as Record<string, string>).DENO_DIR;
+    let service: Service | undefined = await startService(env);
+    try {
+      // An admin's workspace with one approved member, who is assigned every action.
+      const adminToken = await token(service, TEST_ADMIN.email, TEST_ADMIN.password);
+      const member = uniqueEmail("crash");
+      const signup = await api(service, "POST", "/api/auth/signup", {
+        body: { email: member, password: GOOD_PASSWORD, name: "Mo Member", recaptcha_token: "t" },
+      });
+      assert.equal(signup.status, 200, JSON.stringify(signup.body));
+      const code = await waitFor(
+        async () =>
+          (await readOutbox(outboxFile)).find((l) =>
+            l.template === "confirm_email" && l.to === member
+          )?.data.code,
+        10_000,
+      );
+      const confirm = await api(service, "POST", "/api/auth/confirm", {
+        body: { email: member, code },
+      });
+      assert.equal(confirm.status, 200, JSON.stringify(confirm.body));
+      const memberToken = await token(service, member, GOOD_PASSWORD);
+      const me = await api(service, "GET", "/api/auth/me", { token: memberToken });
+      const memberId = me.body.user_id as string;
+      const approve = await api(service, "POST", `/api/admin/users/${memberId}/approve`, {
+        token: adminToken,
+      });
+      assert.equal(approve.status, 200, JSON.stringify(approve.body));
+      const ws = await api(service, "POST", "/api/workspaces", {
+        token: adminToken,
+        body: { name: "Crash WS" },
+      });
+      assert.equal(ws.status, 201, JSON.stringify(ws.body));
+      const workspaceId = ws.body.workspace_id as string;
+      const add = await api(service, "POST", `/api/workspaces/${workspaceId}/members`, {
+        token: adminToken,
+        body: { email: member, role: "editor" },
+      });
+      assert.equal(add.status, 201, JSON.stringify(add.body));
+
+      // Under load: actions created ten at a time, each queueing an action_created DM; the
+      // process is killed the moment the last one is answered.
+      const actionIds: string[] = [];
+      for (let batch = 0; batch < DMS; batch += 10) {
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            api(service!, "POST", "/api/actions", {
+              token: adminToken,
+              body: {
+                workspace_id: workspaceId,
+                title: `Crash action ${batch + i}`,
+                assignee_id: memberId,
+              },
+            })),
+        );
+        for (const res of answers) {
+          assert.equal(res.status, 201, JSON.stringify(res.body));
+          actionIds.push(res.body.action_id);
+        }
+      }
+      service.process.kill("SIGKILL");
+      await service.process.status;
+      service = undefined;
+
+      const sent = async () =>
+        new Set(
+          (await readOutbox(outboxFile))
+            .filter((l) => l.channel === "dm" && l.template === "action_created")
+            .map((l) => l.data.action_id as string),
+        );
+      const before = await sent();
+
+      const restartedAt = Date.now();
+      service = await startService(env);
+      let missing: string[] = actionIds;
+      while (Date.now() - restartedAt < RESTART_BUDGET_MS) {
+        const now = await sent();
+        missing = actionIds.filter((id) => !now.has(id));
+        if (missing.length === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual(
+        missing,
+        [],
+        `${missing.length} of ${DMS} DMs missing 30 s after the restart ` +
+          `(${DMS - before.size} were still queued at the kill)`,
+      );
+    } finally {
+      if (service) {
+        service.process.kill("SIGKILL");
+        await service.process.status;
+      }
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+);
