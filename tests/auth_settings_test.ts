@@ -88,7 +88,7 @@ Deno.test(
         });
         assert.equal(res.status, 200);
         assert.equal(
-          res.headers.get("set-cookie"),
+          res.headers.getSetCookie().find((c: string) => c.startsWith("svc_token=")),
           `svc_token=${res.body.id_token}; HttpOnly; Secure; SameSite=Strict; Path=/; Max-Age=3600`,
         );
       });

@@ -688,7 +688,7 @@ Deno.test("auth service end to end", e2e, async (t) => {
         assert.equal(ok.body.expires_in, 3600);
         assert.equal(ok.body.token_type, "Bearer");
         assert.equal(
-          ok.headers.get("set-cookie"),
+          ok.headers.getSetCookie().find((c: string) => c.startsWith("svc_token=")),
           `svc_token=${ok.body.id_token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=3600`,
         );
         const me = await api(stack, "GET", "/api/auth/me", { token: ok.body.access_token });
