@@ -20,7 +20,7 @@ export interface HubOptions {
   /** true: still a member; false: not any more (close); throws: unknown (keep) */
   isMember(workspaceId: string, userId: string): Promise<boolean>;
   /**
-   * true: the account may still edit; false: disabled, rejected or gone (close with 4401);
+   * true: the account may still edit; false: disabled or rejected (close with 4401);
    * throws: unknown (keep). Absent: accounts are not re-checked.
    */
   isActive?(userId: string): Promise<boolean>;

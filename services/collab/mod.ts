@@ -25,7 +25,9 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   const posts = new PostsClient(directory, base.internalSecret);
   // Live, not from the ticket's snapshot: a disabled or rejected account loses its sockets
   // within one re-check (CONTRACT 11). The sweep asks once per user, so no cache is needed.
-  const isActive = async (userId: string) => (await auth.access(userId))?.active === true;
+  // An account auth does not know (only while a restore remaps ids) is not refused, as the
+  // gateway does not refuse its token.
+  const isActive = async (userId: string) => (await auth.access(userId))?.active !== false;
   const hub = new CollabHub({
     store,
     logger,

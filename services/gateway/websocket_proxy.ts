@@ -33,7 +33,8 @@ function clientChecks(directory: ServiceDirectory, secret: string): WsUpgradeChe
   const posts = new PostsClient(directory, secret);
   return {
     verifyTicket: (ticket) => auth.verifyWsTicket(ticket),
-    isActive: async (userId) => (await auth.access(userId))?.active === true,
+    // As for tokens: only a known account that is disabled or rejected is refused.
+    isActive: async (userId) => (await auth.access(userId))?.active !== false,
     membership: (workspaceId, userId) => workspaces.membership(workspaceId, userId),
     getPost: (postId) => posts.getPostInfo(postId),
   };
