@@ -1,11 +1,84 @@
+/**
+ * The post editor: the live CodeMirror editor on the post's `Y.Text` "content", presence,
+ * connection state, counters, and the post's title, tags and status. The comments and AI
+ * panels (their own helpers' components) plug in through `EditorSession`.
+ */
+import { useEffect, useState } from "preact/hooks";
 import type { ScreenProps } from "../routes.ts";
+import { api, call, type Schemas } from "../api/client.ts";
+import { useResource } from "../components/use_resource.ts";
+import { Loading } from "../components/loading.tsx";
+import { ErrorMessage } from "../components/error_message.tsx";
+import { claims } from "../state/session.ts";
+import { createEditorSession, type LiveEditorSession } from "../editor/session.ts";
+import { EditorPane } from "../components/editor_pane.tsx";
+import { EditorStatusBar } from "../components/editor_status_bar.tsx";
+import { PresenceAvatars } from "../components/presence_avatars.tsx";
+import { EditorPostFields } from "../components/editor_post_fields.tsx";
+// ── Slots owned by the comments + AI helper (they replace these components) ──
+import { CommentsPanel } from "../components/comments_panel.tsx";
+import { AiPanel } from "../components/ai_panel.tsx";
 
-/** The live editor, comments and AI for one post. (placeholder: the screen's helper fills it in) */
-export default function PostEditorScreen(_: ScreenProps) {
+type Post = Schemas["Post"];
+
+export default function PostEditorScreen({ params }: ScreenProps) {
+  const { workspaceId, postId } = params;
+  const post = useResource(
+    () =>
+      call(api.GET("/api/posts/{id}", {
+        params: { path: { id: postId }, query: { workspaceId } },
+      })),
+    [workspaceId, postId],
+  );
+  if (post.loading && !post.data) return <Loading label="Loading post" />;
+  if (post.error || !post.data) {
+    return (
+      <section class="stack">
+        <h1>Post</h1>
+        <ErrorMessage error={post.error} onRetry={post.reload} />
+      </section>
+    );
+  }
+  return <PostEditor key={`${workspaceId}/${postId}`} initial={post.data} />;
+}
+
+function PostEditor({ initial }: { initial: Post }) {
+  const [post, setPost] = useState<Post>(initial);
+  const [session, setSession] = useState<LiveEditorSession | null>(null);
+  const me = claims.value;
+
+  useEffect(() => {
+    const s = createEditorSession({
+      workspaceId: initial.workspace_id,
+      postId: initial.post_id,
+      user: { id: me?.sub ?? "anonymous", name: me?.name || me?.email || "Someone" },
+    });
+    setSession(s);
+    return () => s.destroy();
+  }, [initial.workspace_id, initial.post_id]);
+
   return (
-    <section class="stack">
-      <h1>Post</h1>
-      <p>The live editor, comments and AI for one post.</p>
-    </section>
+    <div class="post-editor">
+      <div class="post-editor-main stack">
+        <EditorPostFields post={post} onSaved={setPost} />
+        {session && (
+          <>
+            <div class="post-editor-toolbar">
+              <PresenceAvatars session={session} />
+              <EditorStatusBar session={session} />
+            </div>
+            <EditorPane session={session} />
+          </>
+        )}
+      </div>
+      {session && (
+        <aside class="post-editor-side stack" aria-label="Comments and AI">
+          {/* ── SLOT: comments panel (owned by the comments helper) ── */}
+          <CommentsPanel session={session} />
+          {/* ── SLOT: AI panel (owned by the AI helper) ── */}
+          <AiPanel session={session} post={post} />
+        </aside>
+      )}
+    </div>
   );
 }
