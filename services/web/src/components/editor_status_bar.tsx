@@ -39,7 +39,7 @@ export function EditorStatusBar({ session }: { session: LiveEditorSession }) {
         <span class="editor-connection-dot" aria-hidden="true" />
         {text}
       </p>
-      <dl class="editor-counters" aria-label="Counts">
+      <dl class="editor-counters">
         <div class={`editor-counter is-${counts.level}`}>
           <dt>Characters</dt>
           <dd>
