@@ -430,9 +430,10 @@ Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, 
 const SECRET = "collab-limits-secret-0123456789";
 const ADMIN = { email: "dist-collab@example.test", password: "Dist-Passw0rd!", name: "Dist Admin" };
 
-function spawnService(task: string, env: Record<string, string>) {
+/** Runs `services/<name>/main.ts` as its `start:<name>` task does, as this process's child. */
+function spawnService(name: string, env: Record<string, string>) {
   return new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", task],
+    args: ["run", "-A", "--v8-flags=--expose-gc", `services/${name}/main.ts`],
     cwd: new URL("..", import.meta.url).pathname,
     env: { LOG_LEVEL: "error", ...env },
     stdout: "null",
@@ -473,7 +474,7 @@ Deno.test(
       OUTBOX_FILE: `${dataDir}/outbox.jsonl`,
     };
     const children = names.map((n) =>
-      spawnService(`start:${n}`, {
+      spawnService(n, {
         ...common,
         PORT: String(ports[n]),
         DATA_DIR: `${dataDir}/${n}`,
