@@ -109,6 +109,10 @@ Deno.test(
           await connection(pageA).filter({ hasText: /^Live$/ }).waitFor({ timeout: 10_000 });
           await waitForText(pageB, (s) => s.endsWith("🚀 (sent later)"), "Bob's editor");
           await waitForText(pageA, (s) => s.endsWith("🚀 (sent later)"), "Alice's editor");
+          // Presence comes back at once (not at the next 15 s awareness renewal).
+          await pageA.getByRole("list", { name: /2 people editing/ }).waitFor({ timeout: 5_000 });
+          await pageB.getByRole("list", { name: /2 people editing/ }).waitFor({ timeout: 5_000 });
+          await pageA.locator(".cp-remote-caret-label", { hasText: "Bob Editor" }).waitFor();
         },
       );
 

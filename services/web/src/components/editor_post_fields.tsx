@@ -122,6 +122,9 @@ export function EditorPostFields(
             }
           }}
         />
+        <p class={`editor-save-state is-${state}`} role="status" aria-label="Save state">
+          {saveText}
+        </p>
       </div>
       <div class="editor-meta-row">
         <div class="field editor-tags-field">
@@ -153,9 +156,6 @@ export function EditorPostFields(
             {STATUSES.map((s) => <option key={s.value} value={s.value}>{s.label}</option>)}
           </select>
         </div>
-        <p class={`editor-save-state is-${state}`} role="status" aria-label="Save state">
-          {saveText}
-        </p>
       </div>
       <ErrorMessage error={error} onRetry={() => void save()} />
       <ErrorMessage error={statusError} />

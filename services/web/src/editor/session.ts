@@ -178,7 +178,23 @@ export function createEditorSession(
   }
 
   provider.on("status", ({ status }) => {
-    if (status === "connected") attempts = 0;
+    if (status !== "connected") return;
+    attempts = 0;
+    // After a drop, the others' entries were removed locally with a bumped clock, and the
+    // server announced our own removal with a bumped clock: a plain re-announce (same clocks)
+    // would be ignored on both sides until the next 15 s renewal. Forget the others' stale
+    // clocks and announce ourselves two clocks on, so presence is back at once.
+    const awareness = provider.awareness;
+    for (const id of [...awareness.meta.keys()]) {
+      if (id !== ydoc.clientID && !awareness.states.has(id)) awareness.meta.delete(id);
+    }
+    if (everLive) {
+      const local = awareness.getLocalState();
+      if (local) {
+        awareness.setLocalState({ ...local });
+        awareness.setLocalState({ ...local });
+      }
+    }
   });
   provider.on("sync", (isSynced: boolean) => {
     if (isSynced && provider.wsconnected) {
