@@ -45,6 +45,16 @@ export const ROUTES: RouteDef[] = [
     title: "Actions",
   },
   {
+    pattern: "/workspaces/:workspaceId/prompts",
+    load: () => import("./screens/prompts.tsx"),
+    title: "Prompts",
+  },
+  {
+    pattern: "/workspaces/:workspaceId/examples",
+    load: () => import("./screens/examples.tsx"),
+    title: "Example posts",
+  },
+  {
     pattern: "/workspaces/:workspaceId/settings",
     load: () => import("./screens/settings.tsx"),
     title: "Settings",

@@ -2,7 +2,12 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link, navigate, url } from "../router.tsx";
 import { claims, isAdmin, signOut } from "../state/session.ts";
-import { workspaces } from "../state/workspaces.ts";
+import {
+  preferredWorkspace,
+  rememberWorkspace,
+  workspaces,
+} from "../state/workspaces.ts";
+import { CreateWorkspaceDialog } from "./workspace_create.tsx";
 
 /** The workspace of the current URL (`/workspaces/:id/...`), if any. */
 export function currentWorkspaceId(): string | null {
@@ -22,7 +27,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
 }
 
 function TopBar() {
-  const workspaceId = currentWorkspaceId() ?? workspaces.value?.[0]?.workspace_id ?? null;
+  const workspaceId = currentWorkspaceId() ?? preferredWorkspace()?.workspace_id ?? null;
   const base = workspaceId ? `/workspaces/${encodeURIComponent(workspaceId)}` : null;
   return (
     <header class="top-bar">
@@ -34,6 +39,8 @@ function TopBar() {
             <Link href={`${base}/ideas`}>Ideas</Link>
             <Link href={`${base}/posts`}>Posts</Link>
             <Link href={`${base}/actions`}>Actions</Link>
+            <Link href={`${base}/prompts`}>Prompts</Link>
+            <Link href={`${base}/examples`}>Examples</Link>
             <Link href={`${base}/settings`}>Settings</Link>
           </>
         )}
@@ -44,29 +51,56 @@ function TopBar() {
   );
 }
 
+/** The sections a workspace switch keeps (a post's page falls back to the posts list). */
+const SECTIONS = ["ideas", "posts", "actions", "prompts", "examples", "settings", "capture"];
+
+/**
+ * The workspace select (switching keeps the section) and "New workspace" (a dialog). The
+ * workspace of the URL is remembered, so `/` opens it next time.
+ */
 function WorkspaceSwitcher() {
   const list = workspaces.value;
   const current = currentWorkspaceId();
-  if (!list || list.length === 0) return null;
+  const [creating, setCreating] = useState(false);
+  const known = !!current && !!list?.some((w) => w.workspace_id === current);
+  useEffect(() => {
+    if (current && known) rememberWorkspace(current);
+  }, [current, known]);
+  if (!list) return null;
   return (
-    <label class="workspace-switcher">
-      <span class="visually-hidden">Workspace</span>
-      <select
-        value={current ?? ""}
-        onChange={(e) => {
-          const id = (e.currentTarget as HTMLSelectElement).value;
-          if (!id) return;
-          const section = /^\/workspaces\/[^/]+\/(\w+)/.exec(url.value.path)?.[1] ?? "ideas";
-          const keep = ["ideas", "posts", "actions", "settings"].includes(section)
-            ? section
-            : "ideas";
-          navigate(`/workspaces/${encodeURIComponent(id)}/${keep}`);
-        }}
+    <div class="workspace-switcher">
+      {list.length > 0 && (
+        <label>
+          <span class="visually-hidden">Workspace</span>
+          <select
+            value={known ? current! : ""}
+            onChange={(e) => {
+              const id = (e.currentTarget as HTMLSelectElement).value;
+              if (!id) return;
+              const section = /^\/workspaces\/[^/]+\/(\w+)/.exec(url.value.path)?.[1] ?? "ideas";
+              const keep = SECTIONS.includes(section) ? section : "ideas";
+              navigate(`/workspaces/${encodeURIComponent(id)}/${keep}`);
+            }}
+          >
+            {!known && <option value="">Choose a workspace</option>}
+            {list.map((w) => (
+              <option key={w.workspace_id} value={w.workspace_id}>{w.name}</option>
+            ))}
+          </select>
+        </label>
+      )}
+      <button
+        type="button"
+        class="button secondary wa-small workspace-new"
+        onClick={() => setCreating(true)}
+        aria-label="New workspace"
+        title="New workspace"
       >
-        {!current && <option value="">Choose a workspace</option>}
-        {list.map((w) => <option key={w.workspace_id} value={w.workspace_id}>{w.name}</option>)}
-      </select>
-    </label>
+        <span aria-hidden="true">+</span>
+        <span class="workspace-new-text" aria-hidden="true">New</span>
+      </button>
+      <CreateWorkspaceDialog open={creating} onClose={() => setCreating(false)} />
+    </div>
   );
 }
 

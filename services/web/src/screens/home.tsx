@@ -11,6 +11,7 @@ import type { ScreenProps } from "../routes.ts";
 import {
   createWorkspace,
   loadWorkspaces,
+  preferredWorkspace,
   workspaces,
   workspacesError,
 } from "../state/workspaces.ts";
@@ -19,7 +20,7 @@ export default function Home(_: ScreenProps) {
   const list = workspaces.value;
   useEffect(() => {
     if (list && list.length > 0) {
-      navigate(`/workspaces/${encodeURIComponent(list[0].workspace_id)}/ideas`, {
+      navigate(`/workspaces/${encodeURIComponent(preferredWorkspace()!.workspace_id)}/ideas`, {
         replace: true,
       });
     }

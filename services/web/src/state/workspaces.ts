@@ -1,11 +1,18 @@
-/** The caller's workspaces: loaded once after sign-in, patched from each answer. */
+/**
+ * The caller's workspaces: loaded once after sign-in, patched from each answer, and the last
+ * workspace visited (kept in localStorage: an id, never a token), which `/` opens next time.
+ */
 import { signal } from "@preact/signals";
 import { api, call, type Schemas } from "../api/client.ts";
 
 export type WorkspaceWithRole = Schemas["WorkspaceWithRole"];
+export type WorkspaceRole = Schemas["WorkspaceRole"];
 
 export const workspaces = signal<WorkspaceWithRole[] | null>(null);
 export const workspacesError = signal<unknown>(null);
+
+/** The localStorage key of the last workspace visited (an id only). */
+export const LAST_WORKSPACE_KEY = "cp_last_workspace";
 
 export async function loadWorkspaces(): Promise<WorkspaceWithRole[]> {
   try {
@@ -23,5 +30,58 @@ export async function loadWorkspaces(): Promise<WorkspaceWithRole[]> {
 export async function createWorkspace(name: string, description?: string) {
   const created = await call(api.POST("/api/workspaces", { body: { name, description } }));
   workspaces.value = [...(workspaces.value ?? []), { ...created, member_role: "owner" }];
+  rememberWorkspace(created.workspace_id);
   return created;
+}
+
+/** Puts an updated workspace (the PUT answer) into the list, keeping the caller's role. */
+export function patchWorkspace(updated: Schemas["Workspace"], role?: WorkspaceRole) {
+  const list = workspaces.value;
+  if (!list) return;
+  workspaces.value = list.map((w) =>
+    w.workspace_id === updated.workspace_id
+      ? { ...w, ...updated, member_role: role ?? w.member_role }
+      : w
+  );
+}
+
+/** Drops a workspace the caller left or deleted. */
+export function dropWorkspace(id: string) {
+  workspaces.value = (workspaces.value ?? []).filter((w) => w.workspace_id !== id);
+  if (lastWorkspaceId() === id) forgetWorkspace();
+}
+
+/** Notes the workspace of the URL as the last one visited. */
+export function rememberWorkspace(id: string) {
+  try {
+    if (localStorage.getItem(LAST_WORKSPACE_KEY) !== id) {
+      localStorage.setItem(LAST_WORKSPACE_KEY, id);
+    }
+  } catch {
+    // storage disabled: the first workspace is opened instead
+  }
+}
+
+function forgetWorkspace() {
+  try {
+    localStorage.removeItem(LAST_WORKSPACE_KEY);
+  } catch {
+    // storage disabled
+  }
+}
+
+export function lastWorkspaceId(): string | null {
+  try {
+    return localStorage.getItem(LAST_WORKSPACE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+/** The workspace to open when the URL names none: the last one visited, else the first. */
+export function preferredWorkspace(): WorkspaceWithRole | null {
+  const list = workspaces.value;
+  if (!list || list.length === 0) return null;
+  const last = lastWorkspaceId();
+  return list.find((w) => w.workspace_id === last) ?? list[0];
 }
