@@ -38,7 +38,10 @@ border:0;border-radius:6px;background:#2450d6;color:#fff;font-size:1rem;cursor:p
 text-align:center;text-decoration:none}
 .google{background:#fff;color:#1f2328;border:1px solid #c9ccd1}
 .error{background:#fdecea;color:#a4161a;padding:.6rem .75rem;border-radius:6px;font-size:.9rem}
-.or{text-align:center;color:#6a737d;font-size:.85rem;margin-top:1.25rem}`;
+.or{text-align:center;color:#6a737d;font-size:.85rem;margin-top:1.25rem}
+.links{display:flex;justify-content:space-between;flex-wrap:wrap;gap:.5rem;margin:1.25rem 0 0;
+font-size:.9rem}
+.links a{color:#1d4fb0}`;
 
 function layout(title: string, body: string): string {
   return `<!doctype html>
@@ -109,7 +112,8 @@ ${fields}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
-${google}`,
+${google}
+<p class="links"><a href="/forgot">Forgot password?</a> <a href="/signup">Create an account</a></p>`,
   );
 }
 

@@ -8,6 +8,7 @@ export const DEFAULT_DIST_DIR = new URL("./dist/", import.meta.url).pathname;
 export const webEnvShape = {
   OAUTH_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().min(1).default("content-pipeline")),
   WEB_DIST_DIR: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
+  RECAPTCHA_SITE_KEY: z.preprocess(emptyToUndefined, z.string().min(1).max(200).optional()),
 };
 
 export interface WebConfig {
@@ -16,6 +17,12 @@ export interface WebConfig {
   oauthClientId: string;
   /** The built bundle: `index.html` and `static/`. */
   distDir: string;
+  /**
+   * Google reCAPTCHA v3 site key for the signup screen (handed to the page in a meta tag);
+   * null: the app sends a placeholder token, which the server accepts when RECAPTCHA_SECRET
+   * is unset.
+   */
+  recaptchaSiteKey: string | null;
 }
 
 export function parseWebConfig(
@@ -27,5 +34,6 @@ export function parseWebConfig(
     base,
     oauthClientId: raw.OAUTH_CLIENT_ID,
     distDir: (raw.WEB_DIST_DIR ?? DEFAULT_DIST_DIR).replace(/\/+$/, ""),
+    recaptchaSiteKey: raw.RECAPTCHA_SITE_KEY ?? null,
   };
 }

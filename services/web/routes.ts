@@ -19,18 +19,24 @@ const TYPES: Record<string, string> = {
   txt: "text/plain; charset=utf-8",
 };
 
+/** Where Google's reCAPTCHA v3 loads its script, frame and calls from. */
+export const RECAPTCHA_ORIGINS = "https://www.google.com https://www.gstatic.com";
+
 /**
  * The page's Content-Security-Policy: only our own origin, plus the WebSocket origin of
  * PUBLIC_URL for `/ws`. Styles are 'self' only: CodeMirror injects its styles through
- * constructed stylesheets (adoptedStyleSheets), which style-src does not govern.
+ * constructed stylesheets (adoptedStyleSheets), which style-src does not govern. With a
+ * reCAPTCHA site key (and only then) Google's script, frame and calls are allowed too.
  */
-export function contentSecurityPolicy(publicUrl: string): string {
+export function contentSecurityPolicy(publicUrl: string, recaptcha = false): string {
   const url = new URL(publicUrl);
   const ws = `${url.protocol === "https:" ? "wss:" : "ws:"}//${url.host}`;
+  const google = recaptcha ? ` ${RECAPTCHA_ORIGINS}` : "";
   return [
     "default-src 'self'",
-    "script-src 'self'",
-    `connect-src 'self' ${ws}`,
+    `script-src 'self'${google}`,
+    ...(recaptcha ? [`frame-src${google}`] : []),
+    `connect-src 'self' ${ws}${google}`,
     "img-src 'self' data: blob:",
     "style-src 'self'",
     "font-src 'self'",
@@ -46,13 +52,19 @@ function escapeAttribute(value: string): string {
 }
 
 /**
- * `index.html` with the settings the app needs at start (client id, public URL) put in
+ * `index.html` with the settings the app needs at start (client id, public URL, reCAPTCHA
+ * site key when set) put in
  * `<meta>` tags, so no inline script is needed and the CSP stays strict.
  */
 export function injectSettings(html: string, config: WebConfig): string {
   const meta = [
     `<meta name="cp-oauth-client-id" content="${escapeAttribute(config.oauthClientId)}">`,
     `<meta name="cp-public-url" content="${escapeAttribute(config.base.publicUrl)}">`,
+    ...(config.recaptchaSiteKey
+      ? [
+        `<meta name="cp-recaptcha-site-key" content="${escapeAttribute(config.recaptchaSiteKey)}">`,
+      ]
+      : []),
   ].join("\n    ");
   return html.replace("</head>", `    ${meta}\n  </head>`);
 }
@@ -74,7 +86,7 @@ async function readDist(config: WebConfig, path: string): Promise<Uint8Array | n
  * answers `index.html` (never cached, so a new build is picked up at once).
  */
 export function mountWebRoutes(app: ServiceApp, config: WebConfig): void {
-  const csp = contentSecurityPolicy(config.base.publicUrl);
+  const csp = contentSecurityPolicy(config.base.publicUrl, config.recaptchaSiteKey !== null);
   let indexHtml: { raw: Uint8Array; html: string } | null = null;
 
   app.use("*", async (c, next) => {

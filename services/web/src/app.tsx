@@ -10,7 +10,15 @@ import { Layout } from "./components/layout.tsx";
 import { Loading } from "./components/loading.tsx";
 import { matchPath, navigate, url } from "./router.tsx";
 import { NOT_FOUND, type RouteDef, ROUTES, type ScreenProps } from "./routes.ts";
-import { completeSignIn, endReason, refreshSession, startSignIn, status } from "./state/session.ts";
+import {
+  completeSignIn,
+  endReason,
+  isApproved,
+  refreshSession,
+  startSignIn,
+  status,
+} from "./state/session.ts";
+import { WaitingForApproval } from "./components/auth_waiting.tsx";
 import { loadWorkspaces } from "./state/workspaces.ts";
 
 let booted: Promise<void> | null = null;
@@ -76,9 +84,10 @@ export function App() {
     boot().then(() => setReady(true));
   }, []);
   const signedIn = status.value === "signed-in";
+  const approved = isApproved.value;
   useEffect(() => {
-    if (signedIn) loadWorkspaces().catch(() => {});
-  }, [signedIn]);
+    if (signedIn && approved) loadWorkspaces().catch(() => {});
+  }, [signedIn, approved]);
 
   const { route, params } = resolve(url.value.path);
   if (!ready || status.value === "loading") {
@@ -102,6 +111,13 @@ export function App() {
       );
   }
   if (!signedIn) return <SignedOut />;
+  if (!approved) {
+    return (
+      <Layout>
+        <WaitingForApproval />
+      </Layout>
+    );
+  }
   return (
     <Layout>
       <Screen route={route} params={params} />

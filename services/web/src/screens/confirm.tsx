@@ -1,11 +1,152 @@
+/**
+ * `/confirm?email=`: the 6-digit code from the confirmation email. "Send a new code" asks
+ * for another (its 429 is said plainly). Once confirmed, sign in; a new account then waits
+ * for an admin's approval (the app shows that state).
+ */
+import { useState } from "preact/hooks";
+import { api, ApiError, call } from "../api/client.ts";
+import { AuthFrame, AuthNotice } from "../components/auth_frame.tsx";
+import { ErrorMessage } from "../components/error_message.tsx";
+import { Link, url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
+import { startSignIn } from "../state/session.ts";
 
-/** Enter the 6-digit code we emailed you. (placeholder: the screen's helper fills it in) */
 export default function ConfirmScreen(_: ScreenProps) {
+  const search = url.value.search;
+  const [email, setEmail] = useState(search.get("email") ?? "");
+  const [code, setCode] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState(false);
+  const [resend, setResend] = useState<{ busy: boolean; error: unknown; sent: string | null }>(
+    { busy: false, error: null, sent: null },
+  );
+
+  if (done) {
+    return (
+      <AuthFrame title="Email confirmed">
+        <AuthNotice>
+          <p>Your email {email.trim()} is confirmed. Sign in to continue.</p>
+        </AuthNotice>
+        <p class="auth-muted">
+          A new account waits for an admin's approval; you will see when it is approved.
+        </p>
+        <button type="button" class="button auth-submit" onClick={() => void startSignIn("/")}>
+          Sign in
+        </button>
+      </AuthFrame>
+    );
+  }
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await call(
+        api.POST("/api/auth/confirm", { body: { email: email.trim(), code: code.trim() } }),
+      );
+      setDone(true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const sendAgain = async () => {
+    if (!email.trim()) {
+      setResend({ busy: false, error: new Error("Enter your email first"), sent: null });
+      return;
+    }
+    setResend({ busy: true, error: null, sent: null });
+    try {
+      await call(api.POST("/api/auth/resend-confirmation", { body: { email: email.trim() } }));
+      setResend({ busy: false, error: null, sent: email.trim() });
+    } catch (err) {
+      setResend({ busy: false, error: err, sent: null });
+    }
+  };
+
   return (
-    <section class="stack">
-      <h1>Confirm your email</h1>
-      <p>Enter the 6-digit code we emailed you.</p>
-    </section>
+    <AuthFrame
+      title="Confirm your email"
+      intro={search.get("sent")
+        ? (
+          <AuthNotice>
+            <p>We emailed a 6-digit code to {search.get("email")}. Enter it below.</p>
+          </AuthNotice>
+        )
+        : <p>Enter the 6-digit code from the email we sent you.</p>}
+      footer={
+        <p>
+          Wrong address? <Link href="/signup">Sign up again</Link>
+        </p>
+      }
+    >
+      <form onSubmit={submit}>
+        <div class="field">
+          <label for="confirm-email">Email</label>
+          <input
+            id="confirm-email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="confirm-code">Confirmation code</label>
+          <input
+            id="confirm-code"
+            name="code"
+            class="code-input"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            pattern="[0-9]{6}"
+            maxLength={6}
+            required
+            value={code}
+            aria-describedby="confirm-code-hint"
+            onInput={(e) => setCode(e.currentTarget.value.replace(/\D/g, ""))}
+          />
+          <p id="confirm-code-hint" class="auth-muted">6 digits, valid for a limited time.</p>
+        </div>
+        <ErrorMessage error={error} />
+        <button type="submit" class="button auth-submit" disabled={busy}>
+          {busy ? "Confirming…" : "Confirm email"}
+        </button>
+      </form>
+      <div class="auth-resend">
+        <p class="auth-muted">
+          No email?{" "}
+          <button
+            type="button"
+            class="link-button"
+            disabled={resend.busy}
+            onClick={() => void sendAgain()}
+          >
+            {resend.busy ? "Sending…" : "Send a new code"}
+          </button>
+        </p>
+        {resend.sent && (
+          <AuthNotice>
+            <p>A new code is on its way to {resend.sent}. The old one no longer works.</p>
+          </AuthNotice>
+        )}
+        {resend.error !== null && (
+          <>
+            <ErrorMessage error={resend.error} />
+            {resend.error instanceof ApiError && resend.error.status === 429 && (
+              <p class="auth-muted">
+                Too many codes were asked for. Wait 15 minutes, then ask again.
+              </p>
+            )}
+          </>
+        )}
+      </div>
+    </AuthFrame>
   );
 }

@@ -1,11 +1,79 @@
+/**
+ * `/forgot`: asks for a password reset code by email, then goes on to `/reset` with the
+ * address filled in. The answer is the same whether or not the account exists.
+ */
+import { useState } from "preact/hooks";
+import { api, ApiError, call } from "../api/client.ts";
+import { AuthFrame } from "../components/auth_frame.tsx";
+import { ErrorMessage } from "../components/error_message.tsx";
+import { Link, navigate, url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
+import { startSignIn } from "../state/session.ts";
 
-/** We email you a code to reset your password. (placeholder: the screen's helper fills it in) */
 export default function ForgotScreen(_: ScreenProps) {
+  const [email, setEmail] = useState(url.value.search.get("email") ?? "");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await call(api.POST("/api/auth/forgot-password", { body: { email: email.trim() } }));
+      navigate(`/reset?email=${encodeURIComponent(email.trim())}&sent=1`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
-    <section class="stack">
-      <h1>Forgot password</h1>
-      <p>We email you a code to reset your password.</p>
-    </section>
+    <AuthFrame
+      title="Reset your password"
+      intro={
+        <p>Enter your account's email. We will email you a 6-digit code to set a new password.</p>
+      }
+      footer={
+        <p>
+          Remembered it?{" "}
+          <a
+            href="/"
+            onClick={(e) => {
+              e.preventDefault();
+              void startSignIn("/");
+            }}
+          >
+            Sign in
+          </a>
+        </p>
+      }
+    >
+      <form onSubmit={submit}>
+        <div class="field">
+          <label for="forgot-email">Email</label>
+          <input
+            id="forgot-email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+        </div>
+        <ErrorMessage error={error} />
+        {error instanceof ApiError && error.status === 429 && (
+          <p class="auth-muted">Too many codes were asked for. Wait 15 minutes, then try again.</p>
+        )}
+        <button type="submit" class="button auth-submit" disabled={busy}>
+          {busy ? "Sending…" : "Email me a code"}
+        </button>
+      </form>
+      <p class="auth-muted">
+        Have a code already? <Link href="/reset">Enter it</Link>
+      </p>
+    </AuthFrame>
   );
 }

@@ -1,11 +1,158 @@
+/**
+ * `/setup?token=`: first run (CONTRACT 11). With no admin yet, the one-time link from the
+ * start-up log opens this form; it creates the first admin, who then signs in through the
+ * hosted login like everyone else. Once an admin exists the page says so (410).
+ */
+import { useState } from "preact/hooks";
+import { api, ApiError, call } from "../api/client.ts";
+import { AuthFrame, AuthNotice } from "../components/auth_frame.tsx";
+import { PasswordField, passwordProblem } from "../components/auth_password_field.tsx";
+import { ErrorMessage } from "../components/error_message.tsx";
+import { Loading } from "../components/loading.tsx";
+import { useResource } from "../components/use_resource.ts";
+import { url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
+import { startSignIn } from "../state/session.ts";
 
-/** Create the first admin account with the one-time link from the start-up log. (placeholder: the screen's helper fills it in) */
-export default function SetupScreen(_: ScreenProps) {
+function SetupDone() {
   return (
-    <section class="stack">
-      <h1>Set up</h1>
-      <p>Create the first admin account with the one-time link from the start-up log.</p>
-    </section>
+    <AuthFrame title="Setup is already done — sign in">
+      <p>An admin account exists, so this setup link no longer works.</p>
+      <button type="button" class="button auth-submit" onClick={() => void startSignIn("/")}>
+        Sign in
+      </button>
+    </AuthFrame>
+  );
+}
+
+export default function SetupScreen(_: ScreenProps) {
+  const token = url.value.search.get("token") ?? "";
+  const status = useResource(() => call(api.GET("/api/setup")), []);
+  const [name, setName] = useState("");
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [passwordError, setPasswordError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [finished, setFinished] = useState(false);
+
+  if (status.loading && !status.data) {
+    return (
+      <AuthFrame title="Set up Content Pipeline">
+        <Loading label="Checking setup" />
+      </AuthFrame>
+    );
+  }
+  if (status.error) {
+    return (
+      <AuthFrame title="Set up Content Pipeline">
+        <ErrorMessage error={status.error} onRetry={status.reload} />
+      </AuthFrame>
+    );
+  }
+  if (
+    !finished &&
+    (status.data?.needed === false || (error instanceof ApiError && error.status === 410))
+  ) {
+    return <SetupDone />;
+  }
+  if (finished) {
+    return (
+      <AuthFrame title="Admin account created">
+        <AuthNotice>
+          <p>Taking you to sign in…</p>
+        </AuthNotice>
+      </AuthFrame>
+    );
+  }
+  if (!token) {
+    return (
+      <AuthFrame title="Set up Content Pipeline">
+        <p>
+          Open the one-time setup link that the service printed in its start-up log (it looks like
+          {" "}
+          <code>/setup?token=…</code>). Restarting the service prints a new one.
+        </p>
+      </AuthFrame>
+    );
+  }
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const problem = passwordProblem(password);
+    setPasswordError(problem);
+    if (problem) {
+      document.getElementById("setup-password")?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      await call(api.POST("/api/setup", {
+        body: { token, email: email.trim(), name: name.trim(), password },
+      }));
+      setFinished(true);
+      await startSignIn("/");
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthFrame
+      title="Set up Content Pipeline"
+      intro={
+        <p>
+          Create the first admin account. The admin approves new accounts and looks after workspaces
+          and backups.
+        </p>
+      }
+    >
+      <form onSubmit={submit}>
+        <div class="field">
+          <label for="setup-name">Name</label>
+          <input
+            id="setup-name"
+            name="name"
+            autoComplete="name"
+            required
+            maxLength={200}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="setup-email">Email</label>
+          <input
+            id="setup-email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+        </div>
+        <PasswordField
+          id="setup-password"
+          value={password}
+          onInput={(v) => {
+            setPassword(v);
+            if (passwordError) setPasswordError(passwordProblem(v));
+          }}
+          error={passwordError}
+        />
+        <ErrorMessage error={error} />
+        {error instanceof ApiError && error.status === 401 && (
+          <p class="auth-muted">
+            Restart the service to get a new setup link in its log.
+          </p>
+        )}
+        <button type="submit" class="button auth-submit" disabled={busy}>
+          {busy ? "Creating admin…" : "Create admin account"}
+        </button>
+      </form>
+    </AuthFrame>
   );
 }
