@@ -417,6 +417,12 @@ function Members({ detail, onChanged }: { detail: Detail; onChanged: () => void 
           ))}
         </ul>
       )}
+      {invites.length > 0 && (
+        <p class="field-hint">
+          Pending invites are listed here until you leave this page: the service does not list them.
+          Each one becomes a membership when that person signs up and confirms the email.
+        </p>
+      )}
       {canInvite && (
         <InviteForm
           workspaceId={id}
@@ -587,12 +593,7 @@ function InviteForm(
             {...describedBy("invite-email", byField.email)}
           />
         </Field>
-        <Field
-          id="invite-role"
-          label="Role"
-          error={byField.role}
-          hint="Editors also change settings and invite."
-        >
+        <Field id="invite-role" label="Role" error={byField.role}>
           <select
             id="invite-role"
             value={role}
@@ -609,6 +610,9 @@ function InviteForm(
           </button>
         </div>
       </div>
+      <p class="field-hint" id="invite-role-hint">
+        Viewers read, comment and write posts; editors also change settings and invite.
+      </p>
       <ErrorMessage error={rest} />
       <p class="saved-note" role="status">{result ?? ""}</p>
     </form>
