@@ -2,11 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link, navigate, url } from "../router.tsx";
 import { claims, isAdmin, signOut } from "../state/session.ts";
-import {
-  preferredWorkspace,
-  rememberWorkspace,
-  workspaces,
-} from "../state/workspaces.ts";
+import { preferredWorkspace, rememberWorkspace, workspaces } from "../state/workspaces.ts";
 import { CreateWorkspaceDialog } from "./workspace_create.tsx";
 
 /** The workspace of the current URL (`/workspaces/:id/...`), if any. */
@@ -83,9 +79,7 @@ function WorkspaceSwitcher() {
             }}
           >
             {!known && <option value="">Choose a workspace</option>}
-            {list.map((w) => (
-              <option key={w.workspace_id} value={w.workspace_id}>{w.name}</option>
-            ))}
+            {list.map((w) => <option key={w.workspace_id} value={w.workspace_id}>{w.name}</option>)}
           </select>
         </label>
       )}
