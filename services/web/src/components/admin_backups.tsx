@@ -124,7 +124,7 @@ export function AdminBackups() {
       />
 
       <section aria-labelledby="backup-list-title" class="stack">
-        <h2 id="backup-list-title">Backups</h2>
+        <h2 id="backup-list-title">Saved backups</h2>
         {list.loading && !list.data
           ? <Loading label="Loading backups" />
           : list.error

@@ -48,7 +48,8 @@ export default function AdminScreen(_: ScreenProps) {
         ))}
       </nav>
       <section aria-labelledby="admin-section-title" class="admin-section">
-        <h2 id="admin-section-title" class="admin-section-title">{tab.label}</h2>
+        {/* the tabs show where you are; the heading is for screen-reader navigation */}
+        <h2 id="admin-section-title" class="visually-hidden">{tab.label}</h2>
         {/* keyed: a new tab starts fresh (its own loading and state) */}
         <div key={tab.id}>{tab.render()}</div>
       </section>

@@ -74,7 +74,10 @@ export default function ConfirmScreen(_: ScreenProps) {
       intro={search.get("sent")
         ? (
           <AuthNotice>
-            <p>We emailed a 6-digit code to {search.get("email")}. Enter it below.</p>
+            <p>
+              We emailed a 6-digit code to{" "}
+              <strong class="auth-email">{search.get("email")}</strong>. Enter it below.
+            </p>
           </AuthNotice>
         )
         : <p>Enter the 6-digit code from the email we sent you.</p>}
@@ -110,6 +113,7 @@ export default function ConfirmScreen(_: ScreenProps) {
             required
             value={code}
             aria-describedby="confirm-code-hint"
+            autoFocus={!!search.get("email")}
             onInput={(e) => setCode(e.currentTarget.value.replace(/\D/g, ""))}
           />
           <p id="confirm-code-hint" class="auth-muted">6 digits, valid for a limited time.</p>
@@ -141,7 +145,8 @@ export default function ConfirmScreen(_: ScreenProps) {
             <ErrorMessage error={resend.error} />
             {resend.error instanceof ApiError && resend.error.status === 429 && (
               <p class="auth-muted">
-                Too many codes were asked for. Wait 15 minutes, then ask again.
+                Codes are limited to a few per email every 15 minutes. Use the newest code you
+                received, or wait 15 minutes, then ask again.
               </p>
             )}
           </>

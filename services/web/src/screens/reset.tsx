@@ -64,7 +64,8 @@ export default function ResetScreen(_: ScreenProps) {
           <AuthNotice>
             <p>
               If an account exists for{" "}
-              {search.get("email")}, we emailed it a 6-digit code. It is valid for 30 minutes.
+              <strong class="auth-email">{search.get("email")}</strong>, we emailed it a 6-digit
+              code. It is valid for 30 minutes.
             </p>
           </AuthNotice>
         )
@@ -102,6 +103,7 @@ export default function ResetScreen(_: ScreenProps) {
             pattern="[0-9]{6}"
             maxLength={6}
             required
+            autoFocus={!!search.get("email")}
             value={code}
             onInput={(e) => setCode(e.currentTarget.value.replace(/\D/g, ""))}
           />
