@@ -126,6 +126,10 @@ Deno.test("actions: routes, statuses and direct messages", e2e, async (t) => {
       assert.equal(line.channel, "dm");
       assert.equal(line.to, assignee.email);
       assert.match(line.subject, /Review the draft/);
+      const link =
+        `${stack.url}/workspaces/${action.workspace_id}/actions?action=${action.action_id}`;
+      assert.equal(line.data.url, link);
+      assert.ok(line.text.includes(link));
       await waitFor(() => slack.posts.some((p) => p.channel === "UASSIGNEE"));
       assert.ok(
         slack.calls.some((c) =>

@@ -4,6 +4,8 @@ import { type AssetsConfig, parseAssetsUrl } from "../../shared/assets/config.ts
 import { type DeliveryConfig, parseDeliveryConfig } from "../../shared/delivery/mod.ts";
 
 export interface ActionsConfig {
+  /** `PUBLIC_URL`: DMs link to the web app's deep links under it */
+  publicUrl: string;
   /** null when ASSETS_URL is empty: the attachment routes answer 500 */
   assets: AssetsConfig | null;
   delivery: DeliveryConfig;
@@ -24,6 +26,7 @@ export function parseActionsConfig(
     ATTACHMENT_CLEANUP_MARGIN_SECONDS: seconds(300),
   }, env);
   return {
+    publicUrl: base.publicUrl,
     assets: parseAssetsUrl(env, base),
     delivery: parseDeliveryConfig(env, base),
     uploadUrlTtl: raw.ATTACHMENT_URL_TTL_SECONDS,

@@ -97,6 +97,8 @@ export function mountActionRoutes(app: ServiceApp, deps: ActionsDeps): void {
         actor_name: actor.name || actor.email,
         description: action.description,
         due_date: action.due_date ?? "",
+        url:
+          `${config.publicUrl}/workspaces/${action.workspace_id}/actions?action=${action.action_id}`,
         ...extra,
       }),
     });

@@ -38,6 +38,8 @@ export interface CommentRouteDeps {
   auth: AuthClient;
   workspaces: WorkspacesClient;
   logger: Logger;
+  /** `PUBLIC_URL`: comment DMs link to the post with the thread open */
+  publicUrl: string;
 }
 
 const commentsTag = {
@@ -52,7 +54,9 @@ const commentsTag = {
  * exist). Each mutation enqueues its broadcast, and any DM, in the commit of its write.
  */
 export function mountCommentRoutes(app: ServiceApp, deps: CommentRouteDeps): void {
-  const { store, queue, auth, workspaces, logger } = deps;
+  const { store, queue, auth, workspaces, logger, publicUrl } = deps;
+  const threadUrl = (post: PostRecord, commentId: string) =>
+    `${publicUrl}/workspaces/${post.workspace_id}/posts/${post.post_id}?comment=${commentId}`;
 
   const access = async (
     caller: Caller,
@@ -144,6 +148,7 @@ export function mountCommentRoutes(app: ServiceApp, deps: CommentRouteDeps): voi
           post_title: post.title,
           commenter_name: caller.name || caller.email,
           excerpt: comment.body,
+          url: threadUrl(post, comment.comment_id),
         });
       });
       if (!stored) throw notFound(POST_NOT_FOUND);
@@ -262,6 +267,7 @@ export function mountCommentRoutes(app: ServiceApp, deps: CommentRouteDeps): voi
           post_title: post.title,
           replier_name: caller.name || caller.email,
           excerpt: reply.body,
+          url: threadUrl(post, comment_id),
         });
       });
       if (!stored) throw notFound(COMMENT_NOT_FOUND);

@@ -45,6 +45,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     auth: new AuthClient(directory, base.internalSecret),
     workspaces,
     logger,
+    publicUrl: base.publicUrl,
   });
   mountExampleRoutes(app, { store, posts, workspaces });
   return {
