@@ -65,6 +65,13 @@ export const ROUTES: RouteDef[] = [
     title: "Quick capture",
   },
   { pattern: "/capture", load: () => import("./screens/capture.tsx"), title: "Quick capture" },
+  {
+    pattern: "/capture/new",
+    load: () => import("./screens/capture_new.tsx"),
+    public: true,
+    bare: true,
+    title: "Capture",
+  },
   { pattern: "/admin", load: () => import("./screens/admin.tsx"), title: "Admin" },
   {
     pattern: "/signup",

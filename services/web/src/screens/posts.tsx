@@ -1,11 +1,190 @@
+/**
+ * Posts (`/workspaces/:id/posts`): tabs by status with counts (the tab is in the URL,
+ * `?status=in_review`), each row with its title (or first line), author and last edit, linking
+ * to the editor; "New post" creates a draft and opens it.
+ */
+import { useState } from "preact/hooks";
+import { api, call, type Schemas } from "../api/client.ts";
+import { EmptyState } from "../components/empty_state.tsx";
+import { ErrorMessage } from "../components/error_message.tsx";
+import { RelativeTime } from "../components/idea_time.tsx";
+import { Loading } from "../components/loading.tsx";
+import { useResource } from "../components/use_resource.ts";
+import { Link, navigate, url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
 
-/** Posts by status: draft, in review, approved, scheduled, published. (placeholder: the screen's helper fills it in) */
-export default function PostsScreen(_: ScreenProps) {
+type Post = Schemas["Post"];
+type Status = Post["status"];
+
+const STATUSES: { value: Status; label: string; emptyTitle: string; empty: string }[] = [
+  {
+    value: "draft",
+    label: "Drafts",
+    emptyTitle: "No drafts",
+    empty: "Start one with New post, or with “Write a post” on an idea.",
+  },
+  {
+    value: "in_review",
+    label: "In review",
+    emptyTitle: "Nothing in review",
+    empty:
+      "Nothing waiting for review. Move a draft here when it is ready for a second pair of eyes.",
+  },
+  {
+    value: "approved",
+    label: "Approved",
+    emptyTitle: "Nothing approved",
+    empty: "No approved posts yet. Reviewers approve posts that are in review.",
+  },
+  {
+    value: "scheduled",
+    label: "Scheduled",
+    emptyTitle: "Nothing scheduled",
+    empty: "Nothing scheduled. Schedule an approved post from its editor.",
+  },
+  {
+    value: "published",
+    label: "Published",
+    emptyTitle: "Nothing published",
+    empty: "Nothing published yet. Scheduled posts land here once they go out.",
+  },
+];
+
+const LABEL: Record<Status, string> = {
+  draft: "Draft",
+  in_review: "In review",
+  approved: "Approved",
+  scheduled: "Scheduled",
+  published: "Published",
+};
+
+/** The title, else the first non-empty line of the text, else a placeholder. */
+function headline(post: Post): { text: string; untitled: boolean } {
+  if (post.title.trim()) return { text: post.title.trim(), untitled: false };
+  const line = post.content.split("\n").map((l) => l.trim()).find(Boolean);
+  if (line) return { text: line.length > 120 ? `${line.slice(0, 119)}…` : line, untitled: false };
+  return { text: "Untitled draft", untitled: true };
+}
+
+export default function PostsScreen({ params }: ScreenProps) {
+  const workspaceId = params.workspaceId;
+  const base = `/workspaces/${encodeURIComponent(workspaceId)}`;
+  const wanted = url.value.search.get("status");
+  const tab = STATUSES.find((s) => s.value === wanted)?.value ?? "all";
+  const posts = useResource(
+    () => call(api.GET("/api/posts", { params: { query: { workspaceId } } })),
+    [workspaceId],
+  );
+  const [creating, setCreating] = useState(false);
+  const [createError, setCreateError] = useState<unknown>(null);
+
+  const newPost = async () => {
+    setCreating(true);
+    setCreateError(null);
+    try {
+      const post = await call(api.POST("/api/posts", { body: { workspace_id: workspaceId } }));
+      navigate(`${base}/posts/${encodeURIComponent(post.post_id)}`);
+    } catch (err) {
+      setCreateError(err);
+      setCreating(false);
+    }
+  };
+
+  const all = posts.data?.items ?? [];
+  const counts = new Map<string, number>([["all", all.length]]);
+  for (const p of all) counts.set(p.status, (counts.get(p.status) ?? 0) + 1);
+  const shown = tab === "all" ? all : all.filter((p) => p.status === tab);
+  const tabs = [{ value: "all" as const, label: "All" }, ...STATUSES];
+
   return (
-    <section class="stack">
-      <h1>Posts</h1>
-      <p>Posts by status: draft, in review, approved, scheduled, published.</p>
+    <section class="posts-screen stack">
+      <header class="post-list-header">
+        <h1>Posts</h1>
+        <button type="button" class="button" disabled={creating} onClick={() => void newPost()}>
+          {creating ? "Creating…" : "New post"}
+        </button>
+      </header>
+      <ErrorMessage error={createError} />
+
+      <nav class="post-list-tabs" aria-label="Post status">
+        {tabs.map((t) => {
+          const href = t.value === "all" ? `${base}/posts` : `${base}/posts?status=${t.value}`;
+          return (
+            <a
+              key={t.value}
+              href={href}
+              class="post-list-tab"
+              aria-current={tab === t.value ? "page" : undefined}
+              onClick={(e) => {
+                if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+                e.preventDefault();
+                navigate(href, { replace: true });
+              }}
+            >
+              {t.label}
+              {posts.data && " "}
+              {posts.data && <span class="post-list-count">{counts.get(t.value) ?? 0}</span>}
+            </a>
+          );
+        })}
+      </nav>
+
+      {posts.error
+        ? <ErrorMessage error={posts.error} onRetry={posts.reload} />
+        : !posts.data
+        ? <Loading label="Loading posts" />
+        : shown.length === 0
+        ? (
+          tab === "all"
+            ? (
+              <EmptyState title="No posts yet">
+                <p>
+                  Turn an idea into a post with “Write a post” on the{" "}
+                  <Link href={`${base}/ideas`}>ideas board</Link>, or start from a blank page.
+                </p>
+                <button
+                  type="button"
+                  class="button"
+                  disabled={creating}
+                  onClick={() => void newPost()}
+                >
+                  Start a blank draft
+                </button>
+              </EmptyState>
+            )
+            : (
+              <EmptyState title={STATUSES.find((s) => s.value === tab)!.emptyTitle}>
+                <p>{STATUSES.find((s) => s.value === tab)!.empty}</p>
+              </EmptyState>
+            )
+        )
+        : (
+          <ul class="post-list" aria-label={tab === "all" ? "All posts" : `${LABEL[tab]} posts`}>
+            {shown.map((post) => {
+              const h = headline(post);
+              return (
+                <li key={post.post_id} class="post-list-row">
+                  <Link
+                    href={`${base}/posts/${encodeURIComponent(post.post_id)}`}
+                    class={`post-list-link${h.untitled ? " post-list-untitled" : ""}`}
+                  >
+                    {h.text}
+                  </Link>
+                  <span class={`post-list-status post-list-status-${post.status}`}>
+                    {LABEL[post.status]}
+                  </span>
+                  <span class="post-list-meta">
+                    {post.author_name || "Unknown author"} ·{" "}
+                    <RelativeTime
+                      iso={post.updated_at}
+                      prefix="edited "
+                    />
+                  </span>
+                </li>
+              );
+            })}
+          </ul>
+        )}
     </section>
   );
 }
