@@ -13,11 +13,13 @@ import {
   createWorkspaceBodySchema,
   errorSchema,
   idParamSchema,
+  inviteParamSchema,
   inviteResponseSchema,
   itemsResponseSchema,
   memberListSchema,
   memberParamSchema,
   membershipRecordSchema,
+  pendingInviteListSchema,
   putAudiencesBodySchema,
   putLanguagesBodySchema,
   updateWorkspaceBodySchema,
@@ -232,6 +234,63 @@ export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps
           return { ...m, email: p?.email ?? "", name: p?.name ?? "" };
         }),
       }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/workspaces/{id}/invites",
+      tags: ["Workspaces"],
+      summary: "List the pending invites, oldest first (any member)",
+      description: "An invite is pending until someone signs up and confirms with its email; " +
+        "then it becomes a membership and leaves this list.",
+      security,
+      request: { params: idParamSchema },
+      responses: {
+        200: json(pendingInviteListSchema, "The pending invites"),
+        403: err("Not a workspace member"),
+        404: err("Workspace missing or soft-deleted (checked after membership)"),
+      },
+    }),
+    async (c) => {
+      const caller = requireCaller(c);
+      const { id } = c.req.valid("param");
+      const invites = await store.listInvitesForMember(id, caller.user_id);
+      return c.json({
+        invites: invites.map((i) => ({
+          workspace_id: i.workspace_id,
+          email: i.email,
+          role: i.role,
+          ...(i.created_at ? { invited_at: i.created_at } : {}),
+          ...(i.invited_by ? { invited_by: i.invited_by } : {}),
+        })),
+      }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/workspaces/{id}/invites/{email}",
+      tags: ["Workspaces"],
+      summary: "Cancel a pending invite (owner or editor)",
+      description: "The email is compared trimmed and lower-cased. A cancelled invite no " +
+        "longer turns into a membership when that email signs up and confirms.",
+      security,
+      request: { params: inviteParamSchema },
+      responses: {
+        204: { description: "Cancelled" },
+        400: err("email invalid or over 254 characters"),
+        403: err("Not a member, or not owner/editor"),
+        404: err("Workspace missing or soft-deleted, or Invite not found"),
+      },
+    }),
+    async (c) => {
+      const caller = requireCaller(c);
+      const { id, email } = c.req.valid("param");
+      await store.cancelInvite(id, caller.user_id, email);
+      return c.body(null, 204);
     },
   );
 

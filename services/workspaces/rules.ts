@@ -12,6 +12,8 @@ export const MESSAGES = {
   notFound: "Workspace not found",
   updateRole: "Only the owner or an editor can update the workspace",
   addRole: "Only the owner or an editor can add members",
+  cancelInviteRole: "Only the owner or an editor can cancel invites",
+  inviteNotFound: "Invite not found",
   deleteRole: "Only the workspace owner can delete the workspace",
   transferRole: "Only the workspace owner can transfer ownership",
   transferTarget: "owner_id is not a member of the workspace",

@@ -61,7 +61,8 @@ export const inviteRecordSchema = z.object({
   email: z.string(),
   role: z.enum(["editor", "viewer"]),
   invited_by: z.string(),
-  created_at: z.string(),
+  /** when the invite was made; every invite written here has it, older records may not */
+  created_at: z.string().optional(),
 });
 export type InviteRecord = z.infer<typeof inviteRecordSchema>;
 
@@ -70,6 +71,22 @@ export const inviteResponseSchema = z.object({
   email: z.string(),
   role: z.enum(["editor", "viewer"]),
 }).openapi("WorkspaceInvite");
+
+/** A pending invite as `GET /api/workspaces/{id}/invites` lists it. */
+export const pendingInviteSchema = z.object({
+  workspace_id: z.string(),
+  email: z.string(),
+  role: z.enum(["editor", "viewer"]),
+  /** when the invite was made (its latest replacement); absent on records that lack it */
+  invited_at: z.string().optional(),
+  /** the user id of the member who made it */
+  invited_by: z.string().optional(),
+}).openapi("PendingInvite");
+export type PendingInvite = z.infer<typeof pendingInviteSchema>;
+
+export const pendingInviteListSchema = z.object({
+  invites: z.array(pendingInviteSchema),
+}).openapi("PendingInviteList");
 
 const nameField = z.string()
   .trim()
@@ -127,6 +144,11 @@ export const memberParamSchema = idParamSchema.extend({
     MAX_ID_LENGTH,
     `userId must be at most ${MAX_ID_LENGTH} characters`,
   ).openapi({ param: { name: "userId", in: "path" } }),
+});
+
+/** `{id}` and `{email}`: the email trimmed, lower-cased and length-checked before any KV key. */
+export const inviteParamSchema = idParamSchema.extend({
+  email: emailField.openapi({ param: { name: "email", in: "path" } }),
 });
 
 /** An audience or language list item. */

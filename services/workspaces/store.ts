@@ -49,6 +49,7 @@ export const userMembershipKey = (userId: string, wsId: string) => [
 export const userMembershipsPrefix = (userId: string) => ["memberships_by_user", userId];
 export const memberCountKey = (wsId: string) => ["member_counts", wsId];
 export const inviteKey = (wsId: string, email: string) => ["invites", wsId, email];
+export const invitesOfWorkspacePrefix = (wsId: string) => ["invites", wsId];
 export const emailInviteKey = (email: string, wsId: string) => ["invites_by_email", email, wsId];
 export const emailInvitesPrefix = (email: string) => ["invites_by_email", email];
 export const listKey = (kind: ListKind, wsId: string) => [kind, wsId];
@@ -363,13 +364,47 @@ export class WorkspacesStore {
     return out.sort((a, b) => a.joined_at < b.joined_at ? -1 : a.joined_at > b.joined_at ? 1 : 0);
   }
 
-  /** Pending invites of one workspace (for tests and future use). */
+  /** Pending invites of one workspace, oldest first (ties by email). No access check. */
   async listInvites(wsId: string): Promise<InviteRecord[]> {
     const out: InviteRecord[] = [];
-    for await (const e of this.kv.list<InviteRecord>({ prefix: ["invites", wsId] })) {
+    for await (const e of this.kv.list<InviteRecord>({ prefix: invitesOfWorkspacePrefix(wsId) })) {
       out.push(e.value);
     }
-    return out;
+    const at = (i: InviteRecord) => i.created_at ?? "";
+    return out.sort((a, b) =>
+      at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : a.email < b.email ? -1 : a.email > b.email ? 1 : 0
+    );
+  }
+
+  /**
+   * A member's view of the pending invites. Checks: membership (403), active (404).
+   */
+  async listInvitesForMember(wsId: string, userId: string): Promise<InviteRecord[]> {
+    const view = await this.membership(wsId, userId);
+    requireActiveMember(view.workspace, view.membership);
+    return await this.listInvites(wsId);
+  }
+
+  /**
+   * Cancels a pending invite: both keys go in one commit. Checks: membership (403), role
+   * owner/editor (403), active (404), invite exists (404). An invite accepted (or cancelled)
+   * concurrently fails the `check` and the retry answers 404.
+   */
+  cancelInvite(wsId: string, callerId: string, email: string): Promise<void> {
+    return retryCommit(async () => {
+      const [wsEntry, callerEntry, inviteEntry] = await this.kv.getMany<
+        [Workspace, MembershipRecord, InviteRecord]
+      >([workspaceKey(wsId), membershipKey(wsId, callerId), inviteKey(wsId, email)]);
+      const role = requireRole(callerEntry.value);
+      requireOneOf(role, ["owner", "editor"], MESSAGES.cancelInviteRole);
+      requireActive(wsEntry.value);
+      if (!inviteEntry.value) throw new AppError(404, MESSAGES.inviteNotFound);
+      const res = await this.kv.atomic().check(wsEntry).check(callerEntry).check(inviteEntry)
+        .delete(inviteKey(wsId, email))
+        .delete(emailInviteKey(email, wsId))
+        .commit();
+      return outcome(res, undefined);
+    }, COMMIT_TRIES);
   }
 
   /**

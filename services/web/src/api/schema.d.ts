@@ -1424,6 +1424,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{id}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the pending invites, oldest first (any member)
+         * @description An invite is pending until someone signs up and confirms with its email; then it becomes a membership and leaves this list.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The pending invites */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PendingInviteList"];
+                    };
+                };
+                /** @description Not a workspace member */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Workspace missing or soft-deleted (checked after membership) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{id}/invites/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a pending invite (owner or editor)
+         * @description The email is compared trimmed and lower-cased. A cancelled invite no longer turns into a membership when that email signs up and confirms.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    email: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Cancelled */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description email invalid or over 254 characters */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not a member, or not owner/editor */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Workspace missing or soft-deleted, or Invite not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{id}/members/{userId}": {
         parameters: {
             query?: never;
@@ -4770,7 +4896,7 @@ export interface paths {
         };
         /**
          * Live collaborative editing of a post (WebSocket, Yjs protocol)
-         * @description Upgrade to a WebSocket speaking the standard Yjs WebSocket protocol (sync step 1, sync step 2, updates, awareness), as y-websocket's WebsocketProvider does. The post's text is the Y.Text named `content`. Comment events arrive as JSON text frames `{"type":"comment","action":...,"postId":...,"commentId":...}`. A refused upgrade is answered with an HTTP error and never opens. See docs/collab.md.
+         * @description Upgrade to a WebSocket speaking the standard Yjs WebSocket protocol (sync step 1, sync step 2, updates, awareness), as y-websocket's WebsocketProvider does. The post's text is the Y.Text named `content` (at most 200 000 characters; a frame is at most 1 MiB; 20 open sockets per user). Comment events arrive as JSON text frames `{"type":"comment","action":...,"postId":...,"commentId":...}`. A refused upgrade is answered with an HTTP error and never opens. See docs/collab.md.
          */
         get: {
             parameters: {
@@ -4799,7 +4925,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The ticket is unknown or expired */
+                /** @description The ticket is unknown or expired, its account disabled or rejected, or the upgrade did not come through the gateway */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5952,6 +6078,17 @@ export interface components {
         WorkspaceMemberWithProfile: components["schemas"]["WorkspaceMember"] & {
             email: string;
             name: string;
+        };
+        PendingInviteList: {
+            invites: components["schemas"]["PendingInvite"][];
+        };
+        PendingInvite: {
+            workspace_id: string;
+            email: string;
+            /** @enum {string} */
+            role: "editor" | "viewer";
+            invited_at?: string;
+            invited_by?: string;
         };
         ListItems: {
             items: components["schemas"]["ListItem"][];
