@@ -109,6 +109,31 @@ Deno.test(
       const ws = await workspaceOf(web, user);
       const page = await openSignedIn(web, user, `/workspaces/${ws}/ideas`);
       await page.getByRole("heading", { name: "No ideas yet" }).waitFor();
+
+      // The landing screen stays light: the JS of a load of the ideas screen, gzipped.
+      const fresh = await page.context().newPage();
+      const scripts = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
+      fresh.on("response", (res) => {
+        if (new URL(res.url()).pathname.endsWith(".js")) {
+          scripts.set(res.url(), res.body().then((b) => Uint8Array.from(b)));
+        }
+      });
+      await fresh.goto(page.url());
+      await fresh.getByRole("heading", { name: "No ideas yet" }).waitFor();
+      let gzipped = 0;
+      for (const body of scripts.values()) {
+        const stream = new Blob([await body]).stream().pipeThrough(new CompressionStream("gzip"));
+        gzipped += (await new Response(stream).arrayBuffer()).byteLength;
+      }
+      console.log(`ideas screen: ${scripts.size} scripts, ${(gzipped / 1024).toFixed(1)} KB gzip`);
+      assert.ok(scripts.size > 0);
+      assert.ok(gzipped <= 200 * 1024, `ideas screen JS ${gzipped} bytes gzip > 200 KB`);
+      assert.ok(
+        ![...scripts.keys()].some((u) => /post_editor|codemirror|yjs/i.test(u)),
+        `the editor stays out of the ideas screen: ${[...scripts.keys()].join(", ")}`,
+      );
+      await fresh.close();
+
       await lookAt(
         page,
         "ideas-empty",

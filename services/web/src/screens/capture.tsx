@@ -165,7 +165,11 @@ export default function CaptureScreen({ params }: ScreenProps) {
               <p>
                 Drag this button to your bookmarks bar. On any page, select some text (or nothing)
                 and click the bookmark: a small window saves the selection, the page's title and its
-                address as an idea, then closes.
+                address as an idea, then closes. It works on every site, even those that forbid
+                scripts to call other servers, because the window it opens is this app.
+              </p>
+              <p class="capture-muted">
+                The page's address goes into the idea's text as a last line, “Source: …”.
               </p>
               <p>
                 <a
