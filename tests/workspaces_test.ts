@@ -7,6 +7,7 @@ import { WorkspacesClient } from "../services/workspaces/client.ts";
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
 const WORKSPACE_KEYS = [
+  "approval_required",
   "created_at",
   "default_prompt_id",
   "description",
@@ -14,6 +15,7 @@ const WORKSPACE_KEYS = [
   "owner_id",
   "publishing_slots",
   "status",
+  "timezone",
   "updated_at",
   "workspace_id",
 ];

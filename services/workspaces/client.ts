@@ -24,6 +24,8 @@ export const workspaceRecordSchema = z.object({
   status: z.enum(["active", "deleted"]),
   default_prompt_id: z.string().nullable(),
   publishing_slots: z.array(z.string()),
+  approval_required: z.boolean().default(false),
+  timezone: z.string().default("UTC"),
   created_at: z.string(),
   updated_at: z.string(),
   deleted_at: z.string().optional(),
@@ -101,6 +103,15 @@ export class WorkspacesClient {
       "GET",
       `/internal/users/${encodeURIComponent(userId)}/workspaces`,
     ) ?? { workspaces: [] };
+  }
+
+  /** One workspace's record (publishing settings included), or null when there is none. */
+  getWorkspace(workspaceId: string): Promise<WorkspaceRecord | null> {
+    return this.#client.json(
+      workspaceRecordSchema,
+      "GET",
+      `/internal/workspaces/${encodeURIComponent(workspaceId)}`,
+    );
   }
 
   /** Every workspace, soft-deleted ones included (admin list). */

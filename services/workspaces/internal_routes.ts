@@ -47,6 +47,13 @@ export function mountInternalRoutes(app: ServiceApp, store: WorkspacesStore): vo
 
   app.get("/internal/workspaces", async (c) => c.json({ workspaces: await store.listAll() }));
 
+  /** One workspace record (with the CONTRACT 12 defaults); 404 when there is none. */
+  app.get("/internal/workspaces/:id", async (c) => {
+    const workspace = await store.getWorkspace(validId(c.req.param("id")));
+    if (!workspace) throw new AppError(404, "Workspace not found");
+    return c.json(workspace);
+  });
+
   app.post("/internal/workspaces/:id/soft-delete", async (c) => {
     const workspace = await store.softDelete(validId(c.req.param("id")));
     return c.json({ workspace_id: workspace.workspace_id, status: workspace.status });

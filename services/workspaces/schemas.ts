@@ -18,6 +18,10 @@ export const workspaceSchema = z.object({
   status: workspaceStatusSchema,
   default_prompt_id: z.string().nullable(),
   publishing_slots: z.array(z.string()),
+  /** CONTRACT 12: a review approves a post before it is scheduled; default false */
+  approval_required: z.boolean(),
+  /** CONTRACT 12: IANA zone the publishing slots are read in; default "UTC" */
+  timezone: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
   /** only on soft-deleted workspaces */
@@ -88,6 +92,30 @@ export const pendingInviteListSchema = z.object({
   invites: z.array(pendingInviteSchema),
 }).openapi("PendingInviteList");
 
+/** A publishing slot (CONTRACT 12): a weekday and a 24-hour time in the workspace's zone. */
+export const SLOT_PATTERN = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([01]\d|2[0-3]):[0-5]\d$/;
+
+/** Whether `zone` is an IANA time zone name this runtime knows. */
+export function isTimeZone(zone: string): boolean {
+  if (!zone.trim()) return false;
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A workspace stored before CONTRACT 12 reads with its defaults. */
+export function withWorkspaceDefaults<T extends Workspace | null | undefined>(ws: T): T {
+  if (!ws) return ws;
+  return {
+    ...ws,
+    approval_required: ws.approval_required ?? false,
+    timezone: ws.timezone ?? "UTC",
+  };
+}
+
 const nameField = z.string()
   .trim()
   .min(1, "name is required")
@@ -106,8 +134,18 @@ export const updateWorkspaceBodySchema = z.object({
     .max(MAX_ID_LENGTH, `default_prompt_id must be at most ${MAX_ID_LENGTH} characters`)
     .nullable()
     .optional(),
-  publishing_slots: z.array(z.string().max(100, "must be at most 100 characters"))
+  publishing_slots: z.array(
+    z.string().max(100, "must be at most 100 characters").refine(
+      (v) => SLOT_PATTERN.test(v),
+      'publishing_slots entries must look like "Mon 09:30" (Mon..Sun, 24-hour HH:MM)',
+    ),
+  )
     .max(50, "publishing_slots must have at most 50 items")
+    .optional(),
+  approval_required: z.boolean({ error: "approval_required must be a boolean" }).optional(),
+  timezone: z.string({ error: "timezone must be a string" })
+    .max(100, "timezone must be at most 100 characters")
+    .refine(isTimeZone, "timezone is not a known IANA time zone")
     .optional(),
   owner_id: z.string()
     .min(1, "owner_id must not be empty")

@@ -33,6 +33,7 @@ import {
   type ListItem,
   type ListKind,
   type MembershipRecord,
+  withWorkspaceDefaults,
   type Workspace,
   type WorkspacePatch,
   type WorkspaceRole,
@@ -85,6 +86,8 @@ export class WorkspacesStore {
       status: "active",
       default_prompt_id: null,
       publishing_slots: [],
+      approval_required: false,
+      timezone: "UTC",
       created_at: now,
       updated_at: now,
     };
@@ -115,7 +118,7 @@ export class WorkspacesStore {
       memberCountKey(wsId),
     ]);
     return {
-      workspace: ws.value,
+      workspace: withWorkspaceDefaults(ws.value),
       membership: m.value,
       memberCount: count.value ? Number(count.value.value) : 0,
     };
@@ -127,11 +130,11 @@ export class WorkspacesStore {
       workspaceKey(wsId),
       membershipKey(wsId, userId),
     ]);
-    return { workspace: ws.value, membership: m.value };
+    return { workspace: withWorkspaceDefaults(ws.value), membership: m.value };
   }
 
   async getWorkspace(wsId: string): Promise<Workspace | null> {
-    return (await this.kv.get<Workspace>(workspaceKey(wsId))).value;
+    return withWorkspaceDefaults((await this.kv.get<Workspace>(workspaceKey(wsId))).value);
   }
 
   /** The user's active workspaces with their role, in creation order. */
@@ -150,7 +153,7 @@ export class WorkspacesStore {
       batches.push(
         this.kv.getMany<unknown[]>(keys).then((entries) => {
           chunk.forEach((_, j) => {
-            const ws = entries[2 * j].value as Workspace | null;
+            const ws = withWorkspaceDefaults(entries[2 * j].value as Workspace | null);
             const m = entries[2 * j + 1].value as MembershipRecord | null;
             if (ws && m && ws.status === "active") slots[i + j] = { workspace: ws, role: m.role };
           });
@@ -177,7 +180,7 @@ export class WorkspacesStore {
       ];
       const role = requireRole(callerEntry.value);
       requireOneOf(role, ["owner", "editor"], MESSAGES.updateRole);
-      const workspace = requireActive(wsEntry.value);
+      const workspace = requireActive(withWorkspaceDefaults(wsEntry.value));
       const transfer = patch.owner_id !== undefined && patch.owner_id !== workspace.owner_id;
       if (transfer && (role !== "owner" || workspace.owner_id !== callerId)) {
         throw new AppError(403, MESSAGES.transferRole);
@@ -187,6 +190,8 @@ export class WorkspacesStore {
       if (patch.description !== undefined) next.description = patch.description;
       if (patch.default_prompt_id !== undefined) next.default_prompt_id = patch.default_prompt_id;
       if (patch.publishing_slots !== undefined) next.publishing_slots = patch.publishing_slots;
+      if (patch.approval_required !== undefined) next.approval_required = patch.approval_required;
+      if (patch.timezone !== undefined) next.timezone = patch.timezone;
       const op = this.kv.atomic().check(wsEntry).check(callerEntry);
       if (transfer) {
         const target = targetEntry?.value;
@@ -211,7 +216,7 @@ export class WorkspacesStore {
       ]);
       const role = requireRole(callerEntry.value);
       requireOneOf(role, ["owner"], MESSAGES.deleteRole);
-      const workspace = requireActive(wsEntry.value);
+      const workspace = requireActive(withWorkspaceDefaults(wsEntry.value));
       const now = nowIso();
       const next: Workspace = { ...workspace, status: "deleted", deleted_at: now, updated_at: now };
       const res = await this.kv.atomic().check(wsEntry).check(callerEntry)
@@ -233,7 +238,7 @@ export class WorkspacesStore {
   #setStatus(wsId: string, status: "active" | "deleted"): Promise<Workspace> {
     return retryCommit(async () => {
       const entry = await this.kv.get<Workspace>(workspaceKey(wsId));
-      const workspace = entry.value;
+      const workspace = withWorkspaceDefaults(entry.value);
       if (!workspace) throw new AppError(404, MESSAGES.notFound);
       if (workspace.status === status) {
         throw new AppError(
@@ -477,7 +482,9 @@ export class WorkspacesStore {
   /** Every workspace, soft-deleted ones included, in creation order (admin list). */
   async listAll(): Promise<Workspace[]> {
     const out: Workspace[] = [];
-    for await (const e of this.kv.list<Workspace>({ prefix: ["workspaces"] })) out.push(e.value);
+    for await (const e of this.kv.list<Workspace>({ prefix: ["workspaces"] })) {
+      out.push(withWorkspaceDefaults(e.value));
+    }
     return out;
   }
 

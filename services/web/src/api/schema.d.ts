@@ -6025,6 +6025,8 @@ export interface components {
             status: "active" | "deleted";
             default_prompt_id: string | null;
             publishing_slots: string[];
+            approval_required: boolean;
+            timezone: string;
             created_at: string;
             updated_at: string;
             deleted_at?: string;
@@ -6049,6 +6051,8 @@ export interface components {
             description?: string;
             default_prompt_id?: string | null;
             publishing_slots?: string[];
+            approval_required?: boolean;
+            timezone?: string;
             owner_id?: string;
         };
         WorkspaceMember: {
@@ -6462,6 +6466,10 @@ export interface components {
             status: "active" | "deleted";
             default_prompt_id: string | null;
             publishing_slots: string[];
+            /** @default false */
+            approval_required: boolean;
+            /** @default UTC */
+            timezone: string;
             created_at: string;
             updated_at: string;
             deleted_at?: string;
