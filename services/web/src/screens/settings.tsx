@@ -1,13 +1,14 @@
 /**
  * `/workspaces/:id/settings`: the workspace's name, description, timezone (when the API has
  * it), publishing slots and default prompt; its audiences and languages; its members (invite,
- * transfer ownership, remove, leave); and deleting it. Viewers see the forms read-only.
+ * pending invites with cancel, transfer ownership, remove, leave); and deleting it. Viewers see
+ * the forms read-only.
  */
-import { useEffect, useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError, call, type Schemas } from "../api/client.ts";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
-import { useResource } from "../components/use_resource.ts";
+import { type Resource, useResource } from "../components/use_resource.ts";
 import { ConfirmDialog } from "../components/workspace_dialog.tsx";
 import { describedBy, Field, fieldErrors } from "../components/workspace_form.tsx";
 import { ListEditor, type ListEntry } from "../components/workspace_list_editor.tsx";
@@ -19,6 +20,7 @@ import { dropWorkspace, loadWorkspaces, patchWorkspace, workspaces } from "../st
 type Detail = Schemas["WorkspaceDetail"];
 type Member = Schemas["WorkspaceMemberWithProfile"];
 type Role = Schemas["WorkspaceRole"];
+type Invite = Schemas["PendingInvite"];
 
 const ROLE_LABEL: Record<Role, string> = { owner: "Owner", editor: "Editor", viewer: "Viewer" };
 
@@ -335,11 +337,6 @@ function ItemList({ workspaceId, kind }: { workspaceId: string; kind: "audiences
 
 // ---------------------------------------------------------------------------------------------
 
-interface PendingInvite {
-  email: string;
-  role: string;
-}
-
 function Members({ detail, onChanged }: { detail: Detail; onChanged: () => void }) {
   const id = detail.workspace_id;
   const me = claims.value?.sub;
@@ -350,7 +347,10 @@ function Members({ detail, onChanged }: { detail: Detail; onChanged: () => void 
     () => call(api.GET("/api/workspaces/{id}/members", { params: { path: { id } } })),
     [id],
   );
-  const [invites, setInvites] = useState<PendingInvite[]>([]);
+  const invites = useResource(
+    () => call(api.GET("/api/workspaces/{id}/invites", { params: { path: { id } } })),
+    [id],
+  );
   const [removing, setRemoving] = useState<Member | null>(null);
   const [leaving, setLeaving] = useState(false);
   const [transferTo, setTransferTo] = useState("");
@@ -400,38 +400,24 @@ function Members({ detail, onChanged }: { detail: Detail; onChanged: () => void 
               </span>
             </li>
           ))}
-          {invites.map((inv) => (
-            <li key={`invite-${inv.email}`} class="member-row wa-pending">
-              <span class="avatar wa-small wa-pending" aria-hidden="true">@</span>
-              <span class="member-who">
-                <span class="member-name">{inv.email}</span>
-                <span class="member-email">
-                  Invite pending: joins when they sign up with this email
-                </span>
-              </span>
-              <span class="role-badge role-pending">
-                {ROLE_LABEL[inv.role as Role] ?? inv.role}, pending
-              </span>
-              <span class="member-actions" />
-            </li>
-          ))}
         </ul>
       )}
-      {invites.length > 0 && (
-        <p class="field-hint">
-          Pending invites are listed here until you leave this page: the service does not list them.
-          Each one becomes a membership when that person signs up and confirms the email.
-        </p>
-      )}
+      <PendingInvites
+        workspaceId={id}
+        invites={invites}
+        canCancel={canInvite}
+        members={list}
+      />
       {canInvite && (
         <InviteForm
           workspaceId={id}
           onAdded={() => {
             members.reload();
+            // adding someone who had a pending invite here turns it into the membership
+            invites.reload();
             onChanged();
           }}
-          onInvited={(inv) =>
-            setInvites((prev) => [...prev.filter((p) => p.email !== inv.email), inv])}
+          onInvited={invites.reload}
         />
       )}
       {isOwner && (
@@ -536,11 +522,124 @@ function Members({ detail, onChanged }: { detail: Detail; onChanged: () => void 
   );
 }
 
+const INVITE_DATE = new Intl.DateTimeFormat(undefined, {
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+});
+
+/**
+ * The pending invites (emails without a confirmed account), under the members: any member sees
+ * them; the owner and editors can cancel one, after which that email no longer joins on sign-up.
+ */
+function PendingInvites(
+  { workspaceId, invites, canCancel, members }: {
+    workspaceId: string;
+    invites: Resource<Schemas["PendingInviteList"]>;
+    canCancel: boolean;
+    members: Member[];
+  },
+) {
+  const [cancelling, setCancelling] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [note, setNote] = useState("");
+  const heading = useRef<HTMLHeadingElement>(null);
+  const list = invites.data?.invites ?? [];
+  const inviter = (inv: Invite) => {
+    const m = members.find((m) => m.user_id === inv.invited_by);
+    return m ? m.name || m.email : null;
+  };
+
+  async function cancel(inv: Invite) {
+    setCancelling(inv.email);
+    setError(null);
+    setNote("");
+    try {
+      await call(api.DELETE("/api/workspaces/{id}/invites/{email}", {
+        params: { path: { id: workspaceId, email: inv.email } },
+      }));
+      setNote(`Invite for ${inv.email} cancelled.`);
+      invites.reload();
+      // the row goes away: keep keyboard focus in the list's place
+      heading.current?.focus();
+    } catch (err) {
+      setError(err);
+      // already accepted or cancelled elsewhere: show the list as it is now
+      if (err instanceof ApiError && err.status === 404) invites.reload();
+    } finally {
+      setCancelling(null);
+    }
+  }
+
+  return (
+    <div class="wa-invites">
+      <h3 id="invites-heading" ref={heading} tabIndex={-1}>
+        Pending invites{list.length > 0 ? ` (${list.length})` : ""}
+      </h3>
+      {invites.loading && !invites.data && <Loading label="Loading invites" />}
+      {invites.error ? <ErrorMessage error={invites.error} onRetry={invites.reload} /> : null}
+      {invites.data && list.length === 0 && (
+        <p class="wa-muted">
+          No pending invites. {canCancel
+            ? "Invite an email below: someone without an account is listed here until they sign up and confirm it."
+            : "The owner or an editor can invite people by email."}
+        </p>
+      )}
+      {list.length > 0 && (
+        <ul class="member-list" aria-labelledby="invites-heading">
+          {list.map((inv) => {
+            const by = inviter(inv);
+            return (
+              <li key={inv.email} class="member-row">
+                <span class="avatar wa-small wa-pending" aria-hidden="true">@</span>
+                <span class="member-who">
+                  <span class="member-name">
+                    <span>{breakableEmail(inv.email)}</span>
+                    <span class="role-badge role-pending">Pending</span>
+                  </span>
+                  <span class="member-email">
+                    {inv.invited_at && (
+                      <>
+                        Invited{" "}
+                        <time dateTime={inv.invited_at}>
+                          {INVITE_DATE.format(new Date(inv.invited_at))}
+                        </time>
+                        {by ? ` by ${by}` : ""} ·{" "}
+                      </>
+                    )}
+                    joins when they sign up and confirm this email
+                  </span>
+                </span>
+                <span class={`role-badge role-${inv.role}`}>{ROLE_LABEL[inv.role]}</span>
+                <span class="member-actions">
+                  {canCancel && (
+                    <button
+                      type="button"
+                      class="button secondary wa-small"
+                      aria-label={`Cancel invite for ${inv.email}`}
+                      disabled={cancelling === inv.email}
+                      onClick={() => cancel(inv)}
+                    >
+                      {cancelling === inv.email ? "Cancelling…" : "Cancel invite"}
+                    </button>
+                  )}
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <ErrorMessage error={error} />
+      <p class="saved-note" role="status">{note}</p>
+    </div>
+  );
+}
+
 function InviteForm(
   { workspaceId, onAdded, onInvited }: {
     workspaceId: string;
     onAdded: () => void;
-    onInvited: (invite: PendingInvite) => void;
+    onInvited: () => void;
   },
 ) {
   const [email, setEmail] = useState("");
@@ -563,10 +662,11 @@ function InviteForm(
             body: { email, role },
           }));
           if ("status" in answer && answer.status === "invited") {
-            onInvited({ email: answer.email, role: answer.role });
+            onInvited();
             setResult(
-              `${answer.email} has no account yet: the invite is pending and turns into a ` +
-                `membership when they sign up with this email. No email is sent, so tell them.`,
+              `${answer.email} has no account yet: the invite is pending (listed above) and ` +
+                `turns into a membership when they sign up with this email. No email is sent, ` +
+                `so tell them.`,
             );
           } else {
             onAdded();
@@ -654,6 +754,19 @@ function DangerZone({ detail }: { detail: Detail }) {
         </p>
       </ConfirmDialog>
     </section>
+  );
+}
+
+/** The email with a line-break opportunity before the `@`, so a narrow screen wraps there. */
+function breakableEmail(email: string) {
+  const at = email.lastIndexOf("@");
+  if (at <= 0) return email;
+  return (
+    <>
+      {email.slice(0, at)}
+      <wbr />
+      {email.slice(at)}
+    </>
   );
 }
 
