@@ -298,7 +298,9 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
         });
         assert.equal(pub.status, 200);
         posts = 1;
-        published = 1;
+        // A `published` label set by hand is not a publication (CONTRACT 12): only posts
+        // published on LinkedIn count (tests/publishing_test.ts).
+        published = 0;
       }
       if (names.has("ideas")) {
         const idea = await api(stack, "POST", "/api/ideas", {

@@ -89,12 +89,18 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
       const post = res.body;
       postId = post.post_id;
       assert.deepEqual(Object.keys(post).sort(), [
+        "approved_at",
+        "approved_by",
         "author_id",
         "author_name",
         "content",
         "created_at",
+        "linkedin_post_url",
+        "linkedin_post_urn",
         "post_id",
+        "publish_error",
         "published_at",
+        "reviewer_ids",
         "scheduled_at",
         "source_idea_id",
         "status",
@@ -339,10 +345,11 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
       assert.deepEqual([unknown.status, unknown.body], [404, { error: "Post not found" }]);
     });
 
-    await t.step("admin stats count posts and those published in the last 30 days", async () => {
+    await t.step("admin stats count posts; a published label is not a publication", async () => {
       const now = await stats(stack);
       assert.equal(now.total_posts, before.total_posts + 3);
-      assert.equal(now.posts_published_last_30_days, before.posts_published_last_30_days + 1);
+      // Only LinkedIn publications count (CONTRACT 12; tests/publishing_test.ts).
+      assert.equal(now.posts_published_last_30_days, before.posts_published_last_30_days);
       await setStatus(viewer, postId, "draft");
       assert.equal(
         (await stats(stack)).posts_published_last_30_days,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
+import { waitForOutbox } from "./helpers/outbox.ts";
 
 /** A workspace owned by `owner` with `others` added in the given roles. */
 async function workspaceWith(
@@ -70,3 +71,209 @@ Deno.test("workspace: approval_required, timezone and slot format (CONTRACT 12)"
     await stack.close();
   }
 });
+
+Deno.test(
+  "review routes: requests, decisions, no self-approval, history (CONTRACT 12)",
+  e2e,
+  async (t) => {
+    const stack = await startTestStack();
+    try {
+      const owner = await createUser(stack, { name: "Olga Owner" });
+      const author = await createUser(stack, { name: "Anna Author" });
+      const editor = await createUser(stack, { name: "Ed Editor" });
+      const viewer = await createUser(stack);
+      const outsider = await createUser(stack);
+      const wsId = await workspaceWith(stack, owner, [[author, "editor"], [editor, "editor"], [
+        viewer,
+        "viewer",
+      ]]);
+      const created = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "Launch", content: "We launch today." },
+      });
+      assert.equal(created.status, 201);
+      const postId = created.body.post_id;
+      const url = `${stack.env.PUBLIC_URL}/workspaces/${wsId}/posts/${postId}`;
+      const requestReview = (user: TestUser, body: Record<string, unknown>, id = postId) =>
+        api(stack, "POST", `/api/posts/${id}/review-requests`, {
+          token: user.access_token,
+          body: { workspace_id: wsId, ...body },
+        });
+      const decide = (user: TestUser, decision: string, id = postId, note?: string) =>
+        api(stack, "POST", `/api/posts/${id}/reviews`, {
+          token: user.access_token,
+          body: { workspace_id: wsId, decision, note },
+        });
+
+      await t.step("a post answers the new fields with their defaults", () => {
+        assert.deepEqual(created.body.reviewer_ids, []);
+        for (
+          const f of [
+            "approved_by",
+            "approved_at",
+            "linkedin_post_urn",
+            "linkedin_post_url",
+            "publish_error",
+          ]
+        ) assert.equal(created.body[f], null, f);
+      });
+
+      await t.step("a bad reviewer list is 400; membership 403 comes before 404", async () => {
+        for (
+          const ids of [
+            [],
+            Array.from({ length: 11 }, (_, i) => `u${i}`),
+            [author.user_id],
+            [viewer.user_id],
+            [outsider.user_id],
+            "nope",
+          ]
+        ) {
+          const res = await requestReview(author, { reviewer_ids: ids });
+          assert.equal(res.status, 400, JSON.stringify(ids));
+          assert.match(res.body.error, /reviewer_ids/);
+        }
+        const notMember = await requestReview(outsider, { reviewer_ids: [owner.user_id] });
+        assert.deepEqual([notMember.status, notMember.body.error], [403, "Not a workspace member"]);
+        const missing = await requestReview(author, { reviewer_ids: [owner.user_id] }, "nope");
+        assert.deepEqual([missing.status, missing.body.error], [404, "Post not found"]);
+      });
+
+      await t.step("a request puts the post in review and DMs each reviewer", async () => {
+        const res = await requestReview(author, {
+          reviewer_ids: [owner.user_id, editor.user_id, owner.user_id],
+          note: "Please check the date",
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.body.status, "in_review");
+        assert.deepEqual(res.body.reviewer_ids, [owner.user_id, editor.user_id]);
+        for (const reviewer of [owner, editor]) {
+          const dm = await waitForOutbox(
+            stack.outboxFile,
+            (l) => l.template === "review_requested" && l.to === reviewer.email,
+          );
+          assert.equal(dm.channel, "dm");
+          assert.equal(dm.data.url, url);
+          assert.match(dm.text, /Please check the date/);
+        }
+      });
+
+      await t.step("reviews: author 403, viewer 403, outsider 403, unknown post 404", async () => {
+        const self = await decide(author, "approve");
+        assert.deepEqual([self.status, self.body.error], [
+          403,
+          "Authors cannot review their own post",
+        ]);
+        assert.equal((await decide(viewer, "approve")).status, 403);
+        const outside = await decide(outsider, "approve");
+        assert.deepEqual([outside.status, outside.body.error], [403, "Not a workspace member"]);
+        const missing = await decide(owner, "approve", "nope");
+        assert.deepEqual([missing.status, missing.body.error], [404, "Post not found"]);
+        const bad = await decide(owner, "maybe");
+        assert.equal(bad.status, 400);
+        assert.match(bad.body.error, /decision/);
+      });
+
+      await t.step(
+        "request_changes: back to draft, author DMed; then 409 until asked again",
+        async () => {
+          const res = await decide(editor, "request_changes", postId, "Shorter, please");
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          assert.equal(res.body.status, "draft");
+          const dm = await waitForOutbox(
+            stack.outboxFile,
+            (l) => l.template === "review_decided" && l.to === author.email,
+          );
+          assert.equal(dm.data.decision, "request_changes");
+          assert.equal(dm.data.url, url);
+          const notInReview = await decide(owner, "approve");
+          assert.equal(notInReview.status, 409);
+        },
+      );
+
+      await t.step("approve: approved_by and approved_at set", async () => {
+        assert.equal((await requestReview(author, { reviewer_ids: [owner.user_id] })).status, 200);
+        const res = await decide(owner, "approve");
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.body.status, "approved");
+        assert.equal(res.body.approved_by, owner.user_id);
+        assert.ok(Date.parse(res.body.approved_at) > 0);
+        assert.equal((await decide(owner, "approve")).status, 409);
+      });
+
+      await t.step("the history lists the decisions oldest first", async () => {
+        const res = await api(stack, "GET", `/api/posts/${postId}/reviews?workspaceId=${wsId}`, {
+          token: viewer.access_token,
+        });
+        assert.equal(res.status, 200);
+        assert.equal(res.body.count, 2);
+        assert.deepEqual(res.body.items.map((r: { decision: string }) => r.decision), [
+          "request_changes",
+          "approve",
+        ]);
+        assert.equal(res.body.items[0].reviewer_id, editor.user_id);
+        assert.equal(res.body.items[0].reviewer_name, "Ed Editor");
+        assert.equal(res.body.items[0].note, "Shorter, please");
+        assert.equal(res.body.items[1].note, null);
+        const outside = await api(
+          stack,
+          "GET",
+          `/api/posts/${postId}/reviews?workspaceId=${wsId}`,
+          {
+            token: outsider.access_token,
+          },
+        );
+        assert.equal(outside.status, 403);
+        const missing = await api(stack, "GET", `/api/posts/nope/reviews?workspaceId=${wsId}`, {
+          token: owner.access_token,
+        });
+        assert.equal(missing.status, 404);
+      });
+
+      await t.step(
+        "with approval_required: only a review approves; scheduled only from approved",
+        async () => {
+          const setFlag = await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+            token: owner.access_token,
+            body: { approval_required: true },
+          });
+          assert.equal(setFlag.status, 200);
+          const draft = await api(stack, "POST", "/api/posts", {
+            token: author.access_token,
+            body: { workspace_id: wsId, title: "Second", content: "Draft text" },
+          });
+          const status = (id: string, value: string) =>
+            api(stack, "PUT", `/api/posts/${id}/status`, {
+              token: owner.access_token,
+              body: { workspace_id: wsId, status: value },
+            });
+          assert.equal((await status(draft.body.post_id, "approved")).status, 409);
+          assert.equal((await status(draft.body.post_id, "scheduled")).status, 409);
+          assert.equal((await status(draft.body.post_id, "published")).status, 409);
+          assert.equal((await status(draft.body.post_id, "in_review")).status, 200);
+          // the approved post may move on
+          assert.equal((await status(postId, "approved")).status, 200, "same status is no move");
+        },
+      );
+
+      await t.step("a REST text change sends the approved post back to review", async () => {
+        const put = await api(stack, "PUT", `/api/posts/${postId}`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, content: "We launch tomorrow." },
+        });
+        assert.equal(put.status, 200);
+        assert.equal(put.body.status, "in_review");
+        assert.equal(put.body.approved_by, null);
+        assert.equal(put.body.approved_at, null);
+        await waitForOutbox(
+          stack.outboxFile,
+          (l) =>
+            l.template === "review_requested" && l.to === owner.email &&
+            l.data.reason === "approved_text_changed",
+        );
+      });
+    } finally {
+      await stack.close();
+    }
+  },
+);

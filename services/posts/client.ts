@@ -98,6 +98,20 @@ export class PostsClient {
   }
 
   /** The admin metrics figures. */
+  /**
+   * Collab tells posts that a post's live text changed (at most once a second per document);
+   * an approval of another text is withdrawn there (CONTRACT 12).
+   */
+  async textChanged(postId: string, sha256: string): Promise<void> {
+    const res = await this.#client.request("POST", `/internal/posts/${enc(postId)}/text-changed`, {
+      body: { sha256 },
+    });
+    await res.body?.cancel();
+    if (!res.ok && res.status !== 404) {
+      throw new Error(`The posts service answered ${res.status} to text-changed`);
+    }
+  }
+
   async stats(): Promise<PostStats> {
     return await this.#client.json(postStatsSchema, "GET", "/internal/stats") ??
       { total_posts: 0, posts_published_last_30_days: 0 };

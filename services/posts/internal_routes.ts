@@ -8,6 +8,7 @@ import {
 } from "../../shared/http/service_app.ts";
 import { toIso } from "../../shared/time.ts";
 import type { PostOperations } from "./operations.ts";
+import type { ReviewOperations } from "./review.ts";
 import { ID_MAX, internalContentBody, internalCreatePostBody, POST_NOT_FOUND } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
 
@@ -33,9 +34,22 @@ function postId(value: string | undefined): string {
  */
 export function mountPostsInternal(
   app: ServiceApp,
-  deps: { store: PostsStore; posts: PostOperations },
+  deps: { store: PostsStore; posts: PostOperations; review: ReviewOperations },
 ): void {
-  const { store, posts } = deps;
+  const { store, posts, review } = deps;
+
+  /**
+   * Collab: the post's live text changed and now has this SHA-256 (sent at most once a second
+   * per document while it changes). An approval of another text is withdrawn (CONTRACT 12).
+   */
+  app.post("/internal/posts/:id/text-changed", async (c) => {
+    const id = postId(c.req.param("id"));
+    const body = await c.req.json().catch(() => null);
+    const sha = typeof body?.sha256 === "string" ? body.sha256 : "";
+    if (!/^[0-9a-f]{64}$/.test(sha)) throw new AppError(400, "sha256 must be 64 hex digits");
+    const sentBack = await review.textChanged(id, sha);
+    return c.json({ sent_back: sentBack !== null });
+  });
 
   /**
    * The post by id. `workspaceId`: 404 unless it is in that workspace. `live=false`: the four

@@ -12,6 +12,8 @@ import { mountPostsInternal } from "./internal_routes.ts";
 import { postsJobHandlers, postsJobSchema } from "./jobs.ts";
 import { collabLiveDocs } from "./live_docs.ts";
 import { PostOperations } from "./operations.ts";
+import { ReviewOperations, textFingerprint } from "./review.ts";
+import { mountReviewRoutes } from "./review_routes.ts";
 import { mountExampleRoutes, mountPostRoutes } from "./routes.ts";
 import { PostsStore } from "./store.ts";
 
@@ -34,15 +36,28 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     queue,
     logger,
   });
+  const auth = new AuthClient(directory, base.internalSecret);
+  const review = new ReviewOperations({
+    store,
+    posts,
+    workspaces,
+    auth,
+    queue,
+    logger,
+    publicUrl: base.publicUrl,
+  });
+  posts.afterTextChange = async (postId, content) =>
+    await review.textChanged(postId, await textFingerprint(content));
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
   mountServiceInternals(app, () => ready, kv);
-  mountPostsInternal(app, { store, posts });
-  mountPostRoutes(app, { store, posts, workspaces });
+  mountPostsInternal(app, { store, posts, review });
+  mountPostRoutes(app, { store, posts, workspaces, review });
+  mountReviewRoutes(app, { store, posts, review, workspaces });
   mountCommentRoutes(app, {
     store,
     queue,
-    auth: new AuthClient(directory, base.internalSecret),
+    auth,
     workspaces,
     logger,
     publicUrl: base.publicUrl,

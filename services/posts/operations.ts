@@ -25,6 +25,12 @@ export interface NewPost {
  * deleting it with everything that hangs on it.
  */
 export class PostOperations {
+  /**
+   * Called after a new text is stored (REST, MCP, AI): the review rules send an approved post
+   * whose text changed back to review, and answer it then (CONTRACT 12).
+   */
+  afterTextChange?: (postId: string, content: string) => Promise<Post | null>;
+
   constructor(
     private readonly deps: {
       store: PostsStore;
@@ -66,6 +72,12 @@ export class PostOperations {
       published_at: null,
       created_at: now,
       updated_at: now,
+      reviewer_ids: [],
+      approved_by: null,
+      approved_at: null,
+      linkedin_post_urn: null,
+      linkedin_post_url: null,
+      publish_error: null,
     };
     await store.createPost(record, content);
     if (ideaId) {
@@ -134,7 +146,10 @@ export class PostOperations {
       if (update.content !== undefined) await liveDocs.deleteDoc(postId).catch(() => {});
       throw notFound(POST_NOT_FOUND);
     }
-    if (update.content !== undefined) return withContent(result.after, update.content);
+    if (update.content !== undefined) {
+      const sentBack = await this.afterTextChange?.(postId, update.content);
+      return sentBack ?? withContent(result.after, update.content);
+    }
     return await this.read(result.after);
   }
 

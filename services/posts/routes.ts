@@ -5,6 +5,7 @@ import { newId } from "../../shared/ids.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import type { PostOperations } from "./operations.ts";
+import type { ReviewOperations } from "./review.ts";
 import {
   createExampleBody,
   createPostBody,
@@ -29,6 +30,8 @@ export interface PostsRouteDeps {
   store: PostsStore;
   posts: PostOperations;
   workspaces: WorkspacesClient;
+  /** the approval rules on status moves (CONTRACT 12); absent for the example routes */
+  review?: ReviewOperations;
 }
 
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({
@@ -136,16 +139,19 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       ...postsTag,
       method: "put",
       path: "/api/posts/{id}/status",
-      summary: "Change a post's status (any to any; `published` stamps `published_at`)",
+      summary: "Change a post's status (any to any; `published` stamps `published_at`). " +
+        "When the workspace requires approval: `approved` only through a review (409), " +
+        "`scheduled` and `published` only from `approved` (409)",
       request: { params: postIdParam, ...body(postStatusBody) },
-      responses: { 200: json(postSchema, "The post"), ...errors(400, 401, 403, 404) },
+      responses: { 200: json(postSchema, "The post"), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
       const { workspace_id, status } = c.req.valid("json");
       await workspaces.requireMember(workspace_id, caller.user_id);
-      await posts.require(workspace_id, id);
+      const current = await posts.require(workspace_id, id);
+      await deps.review?.guardStatus(workspace_id, current.status, status);
       return c.json(await posts.update(workspace_id, id, { status }), 200);
     },
   );

@@ -76,6 +76,12 @@ export const postSchema = z.object({
   published_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  reviewer_ids: z.array(z.string()),
+  approved_by: z.string().nullable(),
+  approved_at: z.string().nullable(),
+  linkedin_post_urn: z.string().nullable(),
+  linkedin_post_url: z.string().nullable(),
+  publish_error: z.string().nullable(),
 }).openapi("Post");
 export type Post = z.infer<typeof postSchema>;
 
@@ -141,6 +147,24 @@ export const commentBroadcastSchema = z.object({
 });
 export type CommentBroadcast = z.infer<typeof commentBroadcastSchema>;
 
+export const REVIEW_DECISIONS = ["approve", "request_changes"] as const;
+export type ReviewDecision = typeof REVIEW_DECISIONS[number];
+
+export const reviewSchema = z.object({
+  review_id: z.string(),
+  reviewer_id: z.string(),
+  reviewer_name: z.string(),
+  decision: z.enum(REVIEW_DECISIONS),
+  note: z.string().nullable(),
+  created_at: z.string(),
+}).openapi("PostReview");
+export type Review = z.infer<typeof reviewSchema>;
+
+export const reviewListSchema = z.object({
+  items: z.array(reviewSchema),
+  count: z.number().int(),
+}).openapi("PostReviewList");
+
 // ---------------------------------------------------------------- requests
 
 export const createPostBody = z.object({
@@ -172,6 +196,46 @@ export const postStatusBody = z.object({
 }).openapi("PostStatusRequest");
 
 export const workspaceQuery = z.object({ workspaceId: requiredId("workspaceId") });
+
+export const NOTE_MAX = 2_000;
+const note = z.string({ error: "note must be a string" }).max(
+  NOTE_MAX,
+  `note is longer than ${NOTE_MAX} characters`,
+).nullable().optional();
+
+export const reviewRequestBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  reviewer_ids: z.array(
+    z.string({ error: "reviewer_ids must be user ids" }).trim().min(
+      1,
+      "reviewer_ids must not hold an empty id",
+    ).max(ID_MAX, `reviewer_ids: each id is at most ${ID_MAX} characters`),
+    { error: "reviewer_ids is required (an array of 1 to 10 user ids)" },
+  ).min(1, "reviewer_ids must name at least 1 reviewer").max(
+    10,
+    "reviewer_ids must name at most 10 reviewers",
+  ),
+  note,
+}).openapi("ReviewRequest");
+
+export const reviewDecisionBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  decision: z.enum(REVIEW_DECISIONS, {
+    error: "decision must be approve or request_changes",
+  }),
+  note,
+}).openapi("ReviewDecisionRequest");
+
+/** A timestamp in the future (checked by the route): when to publish. */
+export const scheduleBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  at: z.string({ error: "at must be a timestamp" }).refine(
+    (v) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
+      Number.isFinite(Date.parse(v)),
+    "at must be an ISO 8601 timestamp with an offset",
+  ).transform((v) => toIso(new Date(v))).nullable().optional(),
+}).openapi("ScheduleRequest");
 
 /** An empty query value (`?status=`) is no filter at all. */
 const emptyIsAbsent = (v: unknown) => (v === "" ? undefined : v);

@@ -13,6 +13,12 @@
  * - `["examples", workspaceId, exampleId]` → Example
  * - `["comments", postId, commentId]` → CommentRecord (ULIDs: insertion order)
  * - `["comment_replies", postId, commentId, replyId]` → Reply
+ * - `["post_reviews", postId, reviewId]` → Review (ULIDs: oldest first)
+ * - `["linkedin_publications", publishedAt, postId]` → workspaceId: one per post published on
+ *   LinkedIn (the admin metric `posts_published_last_30_days` counts these)
+ * - `["linkedin_connections", workspaceId]` → StoredConnection (the access token AES-GCM
+ *   encrypted with a key that is not in this KV, see `token_crypto.ts`)
+ * - `["linkedin_states", sha256(state)]` → LinkedInState (10 minutes, single use)
  *
  * Writes that cause a message take an `also(op)` callback, so a queue message is enqueued in
  * the same atomic commit as the write that causes it.
@@ -26,15 +32,35 @@ import type {
   PostRecord,
   PostStatus,
   Reply,
+  Review,
 } from "./schemas.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
 const U64_WRAP = 1n << 64n;
 
+/** A publish call to LinkedIn, recorded before it is made (at most once, CONTRACT 12). */
+export interface PublishAttempt {
+  attempt_id: string;
+  schedule_id: string;
+  started_at: string;
+}
+
 export interface StoredPost extends PostRecord {
   /** how many `["post_content", postId, n]` chunks hold the text */
   content_chunks: number;
+  /** SHA-256 (hex) of the text a review approved; null when not approved by a review */
+  approved_fingerprint?: string | null;
+  /** who scheduled (or published) the post; gets the `post_published` DM */
+  scheduled_by?: string | null;
+  /** the live schedule: a publish job carrying another id is stale and dropped */
+  schedule_id?: string | null;
+  /** the LinkedIn call in flight; found on a re-run, its outcome is unknown */
+  publish_attempt?: PublishAttempt | null;
+  /** when the first publish try of this schedule ran (retries stop an hour later) */
+  publish_first_try?: string | null;
+  /** how many retries (429, 5xx) this schedule had */
+  publish_retries?: number;
 }
 
 export type Also = (op: Deno.AtomicOperation) => void;
@@ -108,8 +134,43 @@ function writeContent(
 }
 
 function publicRecord(stored: StoredPost): PostRecord {
-  const { content_chunks: _chunks, ...record } = stored;
-  return record;
+  const {
+    content_chunks: _chunks,
+    approved_fingerprint: _fp,
+    scheduled_by: _by,
+    schedule_id: _sid,
+    publish_attempt: _attempt,
+    publish_first_try: _first,
+    publish_retries: _retries,
+    ...record
+  } = stored;
+  return {
+    ...record,
+    reviewer_ids: record.reviewer_ids ?? [],
+    approved_by: record.approved_by ?? null,
+    approved_at: record.approved_at ?? null,
+    linkedin_post_urn: record.linkedin_post_urn ?? null,
+    linkedin_post_url: record.linkedin_post_url ?? null,
+    publish_error: record.publish_error ?? null,
+  };
+}
+
+/** A stored post with the CONTRACT 12 fields an older record lacks. */
+function upgraded(stored: StoredPost): StoredPost {
+  return { ...stored, ...publicRecord(stored) };
+}
+
+export function reviewKey(postId: string, reviewId: string): Deno.KvKey {
+  return ["post_reviews", postId, reviewId];
+}
+export function postReviewsPrefix(postId: string): Deno.KvKey {
+  return ["post_reviews", postId];
+}
+export function linkedinPublicationKey(publishedAt: string, postId: string): Deno.KvKey {
+  return ["linkedin_publications", publishedAt, postId];
+}
+export function linkedinPublicationsPrefix(): Deno.KvKey {
+  return ["linkedin_publications"];
 }
 
 export interface PostUpdate {
@@ -129,6 +190,52 @@ export class PostsStore {
   async getPost(workspaceId: string, postId: string): Promise<PostRecord | null> {
     const entry = await this.kv.get<StoredPost>(postKey(workspaceId, postId));
     return entry.value ? publicRecord(entry.value) : null;
+  }
+
+  /** The post with its private publishing fields, if it exists in that workspace. */
+  async getStored(workspaceId: string, postId: string): Promise<StoredPost | null> {
+    const entry = await this.kv.get<StoredPost>(postKey(workspaceId, postId));
+    return entry.value ? upgraded(entry.value) : null;
+  }
+
+  /** The workspace a post lives in (peers address a post by id alone). */
+  async workspaceOf(postId: string): Promise<string | null> {
+    return (await this.kv.get<string>(postWorkspaceKey(postId))).value;
+  }
+
+  /**
+   * Read-modify-write of one post through `change`, which sees the stored record (with its
+   * private fields) and answers the next one, or null to leave it as it is; it may throw an
+   * AppError (409 and the like) and may add to the commit through `op` (queue messages).
+   * `published_at` keeps the published index right. Null when there is no such post.
+   */
+  async modifyPost(
+    workspaceId: string,
+    postId: string,
+    change: (current: StoredPost, op: Deno.AtomicOperation) => StoredPost | null,
+  ): Promise<{ before: StoredPost; after: StoredPost; changed: boolean } | null> {
+    const key = postKey(workspaceId, postId);
+    return await retryCommit(
+      async (): Attempt<{ before: StoredPost; after: StoredPost; changed: boolean } | null> => {
+        const entry = await this.kv.get<StoredPost>(key);
+        if (!entry.value) return { ok: true, value: null };
+        const before = upgraded(entry.value);
+        const op = this.kv.atomic().check(entry);
+        const next = change(structuredClone(before), op);
+        if (!next) return { ok: true, value: { before, after: before, changed: false } };
+        const wasIndexed = before.status === "published" && before.published_at;
+        const isIndexed = next.status === "published" && next.published_at;
+        if (wasIndexed && (!isIndexed || before.published_at !== next.published_at)) {
+          op.delete(publishedIndexKey(before.published_at!, postId));
+        }
+        if (isIndexed) op.set(publishedIndexKey(next.published_at!, postId), workspaceId);
+        op.set(key, next);
+        const res = await op.commit();
+        return res.ok ? { ok: true, value: { before, after: next, changed: true } } : {
+          ok: false,
+        };
+      },
+    );
   }
 
   /** The post by id alone (peers). */
@@ -202,6 +309,14 @@ export class PostsStore {
           if (update.status === "published" && before.status !== "published") {
             after.published_at = now;
           }
+          // A label move away from `scheduled` cancels the publish job; back to draft or
+          // review withdraws a review's approval.
+          if (update.status !== "scheduled") after.schedule_id = null;
+          if (update.status === "draft" || update.status === "in_review") {
+            after.approved_by = null;
+            after.approved_at = null;
+            after.approved_fingerprint = null;
+          }
         }
         const op = this.kv.atomic().check(entry);
         if (update.content !== undefined) {
@@ -244,13 +359,16 @@ export class PostsStore {
     });
   }
 
-  /** The admin figures: posts in all, and posts published (and still so) since `sinceIso`. */
+  /**
+   * The admin figures: posts in all, and posts published on LinkedIn since `sinceIso` (a
+   * status label set by hand is not a publication, CONTRACT 12).
+   */
   async stats(sinceIso: string): Promise<{ total_posts: number; published_since: number }> {
     const total = (await this.kv.get<Deno.KvU64>(postCountKey())).value?.value ?? 0n;
     let published = 0;
     const iter = this.kv.list({
-      prefix: publishedIndexPrefix(),
-      start: [...publishedIndexPrefix(), sinceIso],
+      prefix: linkedinPublicationsPrefix(),
+      start: [...linkedinPublicationsPrefix(), sinceIso],
     });
     for await (const _ of iter) published++;
     // A count that wrapped below zero (it never should) reads as zero, not as 2^64 - 1.
@@ -413,10 +531,29 @@ export class PostsStore {
     return this.#purge(commentRepliesPrefix(postId, commentId));
   }
 
-  /** Every comment and reply of a deleted post. */
+  /** Every comment, reply and review of a deleted post. */
   async purgePostComments(postId: string): Promise<number> {
     return await this.#purge(postCommentsPrefix(postId)) +
-      await this.#purge(postRepliesPrefix(postId));
+      await this.#purge(postRepliesPrefix(postId)) +
+      await this.#purge(postReviewsPrefix(postId));
+  }
+
+  // ------------------------------------------------------------ reviews
+
+  /** The post's reviews, oldest first. */
+  async listReviews(postId: string): Promise<Review[]> {
+    const out: Review[] = [];
+    for await (const entry of this.kv.list<Review>({ prefix: postReviewsPrefix(postId) })) {
+      out.push(entry.value);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------ raw access (publishing)
+
+  /** The KV, for the LinkedIn connection store that shares it (`linkedin_store.ts`). */
+  get kvHandle(): Deno.Kv {
+    return this.kv;
   }
 
   // ------------------------------------------------------------ examples
@@ -485,5 +622,11 @@ export function withContent(record: PostRecord, content: string): Post {
     published_at: record.published_at,
     created_at: record.created_at,
     updated_at: record.updated_at,
+    reviewer_ids: record.reviewer_ids ?? [],
+    approved_by: record.approved_by ?? null,
+    approved_at: record.approved_at ?? null,
+    linkedin_post_urn: record.linkedin_post_urn ?? null,
+    linkedin_post_url: record.linkedin_post_url ?? null,
+    publish_error: record.publish_error ?? null,
   };
 }

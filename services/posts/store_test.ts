@@ -18,6 +18,12 @@ function record(workspaceId: string, overrides: Partial<PostRecord> = {}): PostR
     published_at: null,
     created_at: now,
     updated_at: now,
+    reviewer_ids: [],
+    approved_by: null,
+    approved_at: null,
+    linkedin_post_urn: null,
+    linkedin_post_url: null,
+    publish_error: null,
     ...overrides,
   };
 }
@@ -92,7 +98,8 @@ Deno.test("the post count and the published index follow creates, status moves a
       (await store.getPost("w1", a.post_id))?.published_at,
       "2026-05-01T00:00:00.000+00:00",
     );
-    assert.deepEqual(await store.stats("2026-04-01"), { total_posts: 2, published_since: 1 });
+    // A published label is not a LinkedIn publication (CONTRACT 12): the metric stays 0.
+    assert.deepEqual(await store.stats("2026-04-01"), { total_posts: 2, published_since: 0 });
     assert.deepEqual(await store.stats("2026-05-02"), { total_posts: 2, published_since: 0 });
     await store.updatePost("w1", a.post_id, { status: "draft" }, "2026-06-02T00:00:00.000+00:00");
     assert.deepEqual(await store.stats("2026-04-01"), { total_posts: 2, published_since: 0 });
@@ -102,7 +109,7 @@ Deno.test("the post count and the published index follow creates, status moves a
       { status: "published" },
       "2026-06-03T00:00:00.000+00:00",
     );
-    assert.deepEqual(await store.stats("2026-06-03"), { total_posts: 2, published_since: 1 });
+    assert.deepEqual(await store.stats("2026-06-03"), { total_posts: 2, published_since: 0 });
     assert.ok(await store.deletePost("w1", a.post_id));
     assert.equal(await store.deletePost("w1", a.post_id), null);
     assert.deepEqual(await store.stats("2000-01-01"), { total_posts: 1, published_since: 0 });

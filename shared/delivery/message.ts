@@ -11,6 +11,11 @@ export const TEMPLATE_NAMES = [
   "post_comment_added",
   "post_comment_reply",
   "password_reset",
+  "review_requested",
+  "review_decided",
+  "post_published",
+  "publish_failed",
+  "linkedin_expiring",
 ] as const;
 export type TemplateName = typeof TEMPLATE_NAMES[number];
 

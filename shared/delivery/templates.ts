@@ -15,6 +15,13 @@ import type { OutgoingMessage, TemplateName } from "./message.ts";
  * - `post_comment_added`, `post_comment_reply`: `post_title`, `commenter_name` (or
  *   `replier_name`, `actor_name`, `author_name`), `excerpt` (or `body`, `comment`),
  *   `workspace_name`, `url`
+ * - `review_requested`: `post_title`, `actor_name` (who asked), `note`, `reason`
+ *   (`approved_text_changed` when an approval was withdrawn by an edit), `url`
+ * - `review_decided`: `post_title`, `actor_name` (the reviewer), `decision` (`approve` |
+ *   `request_changes`), `note`, `url`
+ * - `post_published`: `post_title`, `linkedin_post_url`, `url`
+ * - `publish_failed`: `post_title`, `error` (the post's `publish_error`), `url`
+ * - `linkedin_expiring`: `member_name`, `workspace_name`, `expires_at`, `url` (the settings)
  */
 export type TemplateData = Record<string, unknown>;
 
@@ -103,7 +110,77 @@ function commentParts(data: TemplateData) {
   };
 }
 
+function postTitleOf(data: TemplateData): string {
+  return oneLine(pick(data, "post_title", "title") ?? "a post", SUBJECT_TITLE_LIMIT);
+}
+
+function openPost(data: TemplateData): string {
+  const url = pick(data, "url");
+  return url ? `\n\nOpen the post: ${url}` : "";
+}
+
+function noteOf(data: TemplateData): string {
+  const note = pick(data, "note");
+  return note ? `\n\nNote:\n${quote(note)}` : "";
+}
+
 const RENDERERS: Record<TemplateName, (data: TemplateData) => RenderedMessage> = {
+  review_requested(data) {
+    const title = postTitleOf(data);
+    const who = oneLine(pick(data, "actor_name", "requester_name") ?? "A teammate", 100);
+    const changed = pick(data, "reason") === "approved_text_changed";
+    return {
+      subject: `Review requested: ${title}`,
+      text:
+        (changed
+          ? `The text of "${title}" changed after it was approved, so it needs your review again.`
+          : `${who} asked you to review the post "${title}".`) +
+        noteOf(data) + openPost(data) +
+        SIGNATURE,
+    };
+  },
+  review_decided(data) {
+    const title = postTitleOf(data);
+    const who = oneLine(pick(data, "actor_name", "reviewer_name") ?? "A reviewer", 100);
+    const approved = pick(data, "decision") === "approve";
+    return {
+      subject: approved ? `Approved: ${title}` : `Changes requested: ${title}`,
+      text: `${who} ${approved ? "approved" : "requested changes to"} your post "${title}".` +
+        noteOf(data) + openPost(data) + SIGNATURE,
+    };
+  },
+  post_published(data) {
+    const title = postTitleOf(data);
+    const link = pick(data, "linkedin_post_url");
+    return {
+      subject: `Published on LinkedIn: ${title}`,
+      text: `The post "${title}" is live on LinkedIn.` +
+        (link ? `\n\nSee it on LinkedIn: ${link}` : "") + openPost(data) + SIGNATURE,
+    };
+  },
+  publish_failed(data) {
+    const title = postTitleOf(data);
+    const error = pick(data, "error", "publish_error");
+    return {
+      subject: `Publishing failed: ${title}`,
+      text: `The post "${title}" could not be published on LinkedIn.` +
+        (error ? `\n\nReason: ${oneLine(error, 500)}` : "") + openPost(data) + SIGNATURE,
+    };
+  },
+  linkedin_expiring(data) {
+    const member = pick(data, "member_name", "name");
+    const workspace = pick(data, "workspace_name", "workspace");
+    const expires = pick(data, "expires_at");
+    const url = pick(data, "url");
+    return {
+      subject: "Your LinkedIn connection expires soon",
+      text: `The LinkedIn connection${member ? ` of ${oneLine(member, 100)}` : ""}` +
+        `${workspace ? ` in the workspace "${oneLine(workspace, 100)}"` : ""} expires` +
+        `${expires ? ` on ${oneLine(expires, 60)}` : " in 7 days"}. Scheduled posts cannot be ` +
+        "published after that; connect LinkedIn again to renew it." +
+        (url ? `\n\nOpen the settings: ${url}` : "") + SIGNATURE,
+    };
+  },
   confirm_email(data) {
     const code = pick(data, "code") ?? "";
     return {

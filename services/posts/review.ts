@@ -1,0 +1,252 @@
+import { buildMessage, type TemplateName } from "../../shared/delivery/mod.ts";
+import { AppError, conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
+import type { Caller } from "../../shared/http/identity.ts";
+import { newId } from "../../shared/ids.ts";
+import { errorMessage, type Logger } from "../../shared/log.ts";
+import type { ServiceQueue } from "../../shared/queue.ts";
+import { nowIso } from "../../shared/time.ts";
+import type { AuthClient } from "../auth/client.ts";
+import type { WorkspaceRecord, WorkspacesClient } from "../workspaces/client.ts";
+import type { PostsJob } from "./jobs.ts";
+import type { PostOperations } from "./operations.ts";
+import {
+  type Post,
+  POST_NOT_FOUND,
+  type PostStatus,
+  type Review,
+  type ReviewDecision,
+} from "./schemas.ts";
+import { type PostsStore, reviewKey, type StoredPost } from "./store.ts";
+
+export const REVIEW_MESSAGES = {
+  ownReview: "Authors cannot review their own post",
+  reviewRole: "Only the owner or an editor can review posts",
+  notInReview: "Post is not in review",
+  onlyReviewApproves: "Only a review can approve a post when approval is required",
+  notApproved: "Post must be approved first: this workspace requires approval",
+  badReviewers: "reviewer_ids must name 1 to 10 workspace owners or editors other than the author",
+} as const;
+
+/** SHA-256 (hex) of a post's text: what an approval is bound to (CONTRACT 12). */
+export async function textFingerprint(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export interface ReviewDeps {
+  store: PostsStore;
+  posts: PostOperations;
+  workspaces: WorkspacesClient;
+  auth: AuthClient;
+  queue: ServiceQueue<PostsJob>;
+  logger: Logger;
+  publicUrl: string;
+}
+
+/**
+ * Review and the approval rules of CONTRACT 12: review requests, decisions (never by the
+ * author), the status guard when a workspace requires approval, and the approval's binding to
+ * the exact text approved (a changed text sends the post back to review).
+ */
+export class ReviewOperations {
+  constructor(private readonly deps: ReviewDeps) {}
+
+  postUrl(workspaceId: string, postId: string): string {
+    return `${this.deps.publicUrl}/workspaces/${workspaceId}/posts/${postId}`;
+  }
+
+  /** The workspace's publishing settings (defaults when the record cannot be read). */
+  async settings(workspaceId: string): Promise<WorkspaceRecord | null> {
+    return await this.deps.workspaces.getWorkspace(workspaceId);
+  }
+
+  /** The emails of `userIds` (a failed lookup costs the DMs, never the request). */
+  async emails(userIds: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (userIds.length === 0) return out;
+    try {
+      for (const [id, user] of await this.deps.auth.getUsers(userIds)) out.set(id, user.email);
+    } catch (err) {
+      this.deps.logger.warn("could not look up DM recipients; no DM sent", {
+        error: errorMessage(err),
+      });
+    }
+    return out;
+  }
+
+  /** Adds one `deliver` job per recipient to the commit `op`. */
+  dm(
+    op: Deno.AtomicOperation,
+    to: (string | undefined)[],
+    template: TemplateName,
+    data: Record<string, unknown>,
+  ): void {
+    for (const email of new Set(to.filter((e): e is string => !!e))) {
+      this.deps.queue.enqueue(op, {
+        type: "deliver",
+        message: buildMessage("dm", email, template, data),
+      });
+    }
+  }
+
+  /** `POST /api/posts/{id}/review-requests`: the post goes to `in_review` with its reviewers. */
+  async requestReview(
+    caller: Caller,
+    workspaceId: string,
+    postId: string,
+    reviewerIds: string[],
+    note: string | null | undefined,
+  ): Promise<Post> {
+    const { store, workspaces, posts } = this.deps;
+    const post = await posts.require(workspaceId, postId);
+    const ids = [...new Set(reviewerIds)];
+    const memberships = await Promise.all(ids.map((id) => workspaces.membership(workspaceId, id)));
+    const bad = ids.filter((id, i) =>
+      id === post.author_id ||
+      !(memberships[i].role === "owner" || memberships[i].role === "editor")
+    );
+    if (bad.length > 0) {
+      throw new AppError(400, `${REVIEW_MESSAGES.badReviewers}: ${bad.join(", ")}`);
+    }
+    const emails = await this.emails(ids);
+    const data = {
+      post_title: post.title || "Untitled post",
+      actor_name: caller.name || caller.email,
+      note: note ?? undefined,
+      url: this.postUrl(workspaceId, postId),
+    };
+    const result = await store.modifyPost(workspaceId, postId, (current, op) => {
+      const next: StoredPost = withdrawn(current, nowIso());
+      next.status = "in_review";
+      next.reviewer_ids = ids;
+      this.dm(op, ids.map((id) => emails.get(id)), "review_requested", data);
+      return next;
+    });
+    if (!result) throw notFound(POST_NOT_FOUND);
+    return await posts.read(result.after);
+  }
+
+  /** `POST /api/posts/{id}/reviews`: approve (bound to the current text) or request changes. */
+  async decide(
+    caller: Caller,
+    role: string,
+    workspaceId: string,
+    postId: string,
+    decision: ReviewDecision,
+    note: string | null | undefined,
+  ): Promise<Post> {
+    const { store, posts } = this.deps;
+    const post = await posts.require(workspaceId, postId);
+    if (role !== "owner" && role !== "editor") throw forbidden(REVIEW_MESSAGES.reviewRole);
+    if (post.author_id === caller.user_id) throw forbidden(REVIEW_MESSAGES.ownReview);
+    if (post.status !== "in_review") throw conflict(REVIEW_MESSAGES.notInReview);
+    const text = (await posts.read(post)).content;
+    const fingerprint = await textFingerprint(text);
+    const author = (await this.emails([post.author_id])).get(post.author_id);
+    const now = nowIso();
+    const review: Review = {
+      review_id: newId(),
+      reviewer_id: caller.user_id,
+      reviewer_name: caller.name || caller.email,
+      decision,
+      note: note ?? null,
+      created_at: now,
+    };
+    const result = await store.modifyPost(workspaceId, postId, (current, op) => {
+      if (current.status !== "in_review") throw conflict(REVIEW_MESSAGES.notInReview);
+      const next: StoredPost = { ...current, updated_at: now };
+      if (decision === "approve") {
+        next.status = "approved";
+        next.approved_by = caller.user_id;
+        next.approved_at = now;
+        next.approved_fingerprint = fingerprint;
+      } else {
+        next.status = "draft";
+        next.approved_by = null;
+        next.approved_at = null;
+        next.approved_fingerprint = null;
+      }
+      op.set(reviewKey(postId, review.review_id), review);
+      this.dm(op, [author], "review_decided", {
+        post_title: current.title || "Untitled post",
+        actor_name: review.reviewer_name,
+        decision,
+        note: note ?? undefined,
+        url: this.postUrl(workspaceId, postId),
+      });
+      return next;
+    });
+    if (!result) throw notFound(POST_NOT_FOUND);
+    // The text may have changed between the read and the commit: check it once more.
+    const after = await this.textChanged(
+      postId,
+      await textFingerprint(
+        (await posts.read(result.after)).content,
+      ),
+    );
+    return after ?? await posts.read(result.after);
+  }
+
+  /**
+   * The guard of `PUT /api/posts/{id}/status` when the workspace requires approval: only a
+   * review approves (409), and `scheduled`/`published` are reached only from `approved`.
+   */
+  async guardStatus(workspaceId: string, current: PostStatus, target: PostStatus) {
+    if (current === target) return;
+    const ws = await this.settings(workspaceId);
+    if (!ws?.approval_required) return;
+    if (target === "approved") throw conflict(REVIEW_MESSAGES.onlyReviewApproves);
+    if ((target === "scheduled" || target === "published") && current !== "approved") {
+      throw conflict(REVIEW_MESSAGES.notApproved);
+    }
+  }
+
+  /**
+   * The post's text now has `fingerprint`. An approved or scheduled post whose approval covers
+   * another text goes back to `in_review`: approval cleared, schedule cancelled, reviewers
+   * DMed. Answers the post when it was sent back, else null. Idempotent.
+   */
+  async textChanged(postId: string, fingerprint: string): Promise<Post | null> {
+    const { store, posts } = this.deps;
+    const workspaceId = await store.workspaceOf(postId);
+    if (!workspaceId) return null;
+    const stored = await store.getStored(workspaceId, postId);
+    if (!stored || !invalidates(stored, fingerprint)) return null;
+    const emails = await this.emails(stored.reviewer_ids);
+    const result = await store.modifyPost(workspaceId, postId, (current, op) => {
+      if (!invalidates(current, fingerprint)) return null;
+      const next = withdrawn(current, nowIso());
+      next.status = "in_review";
+      this.dm(op, current.reviewer_ids.map((id) => emails.get(id)), "review_requested", {
+        post_title: current.title || "Untitled post",
+        reason: "approved_text_changed",
+        url: this.postUrl(workspaceId, postId),
+      });
+      return next;
+    });
+    if (!result?.changed) return null;
+    this.deps.logger.info("approval withdrawn: the text changed after it was approved", {
+      post_id: postId,
+    });
+    return await posts.read(result.after);
+  }
+}
+
+function invalidates(post: StoredPost, fingerprint: string): boolean {
+  return (post.status === "approved" || post.status === "scheduled") &&
+    !!post.approved_fingerprint && post.approved_fingerprint !== fingerprint;
+}
+
+/** The post with its approval and schedule withdrawn (status left to the caller). */
+function withdrawn(current: StoredPost, now: string): StoredPost {
+  return {
+    ...current,
+    approved_by: null,
+    approved_at: null,
+    approved_fingerprint: null,
+    scheduled_at: null,
+    schedule_id: null,
+    scheduled_by: null,
+    updated_at: now,
+  };
+}
