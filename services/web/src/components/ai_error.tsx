@@ -11,9 +11,8 @@ export function AiError({ error }: { error: unknown }) {
   let text = message;
   let detail: string | null = null;
   if (status === 503 && /not configured/i.test(message)) {
-    text = "AI is not set up on this server: an admin sets OPENAI_BASE_URL (and OPENAI_API_KEY " +
-      "and OPENAI_MODEL if needed) in the server's configuration and restarts it. You can " +
-      "keep writing without AI meanwhile.";
+    text = "AI is not set up on this server: an admin sets OPENAI_BASE_URL and OPENAI_API_KEY " +
+      "in its configuration and restarts it. Writing works without AI meanwhile.";
   } else if (status === 429) {
     text = "Too many AI requests; try again in a minute.";
     detail = message;
