@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import * as Y from "yjs";
+import { WebsocketProvider } from "y-websocket";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
 import { waitForOutbox } from "./helpers/outbox.ts";
@@ -272,6 +274,109 @@ Deno.test(
             l.data.reason === "approved_text_changed",
         );
       });
+    } finally {
+      await stack.close();
+    }
+  },
+);
+
+/** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A stock y-websocket provider on the post, as a browser editor opens it. */
+async function openEditor(stack: TestStack, user: TestUser, postId: string, wsId: string) {
+  const ticket = await api(stack, "POST", "/api/ws/ticket", { token: user.access_token });
+  assert.equal(ticket.status, 200);
+  const provider = new WebsocketProvider(stack.url.replace(/^http/, "ws"), "ws", new Y.Doc(), {
+    params: { ticket: ticket.body.ticket, docId: postId, workspaceId: wsId },
+    // deno-lint-ignore no-explicit-any
+    WebSocketPolyfill: WebSocket as any,
+    disableBc: true,
+  });
+  await waitFor(() => provider.synced, "the provider to sync");
+  return provider;
+}
+
+Deno.test(
+  "a live keystroke after approval sends the post back to review within 5 s",
+  e2e,
+  async () => {
+    const stack = await startTestStack();
+    try {
+      const owner = await createUser(stack);
+      const author = await createUser(stack);
+      const wsId = await workspaceWith(stack, owner, [[author, "editor"]]);
+      await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+        token: owner.access_token,
+        body: { approval_required: true },
+      });
+      const created = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "Live", content: "Approved words." },
+      });
+      const postId = created.body.post_id;
+      const provider = await openEditor(stack, author, postId, wsId);
+      try {
+        assert.equal(provider.doc.getText("content").toString(), "Approved words.");
+        // typing before the approval does not matter: the approval covers the text at approval
+        provider.doc.getText("content").insert(0, "Our ");
+        await new Promise((r) => setTimeout(r, 300));
+        await api(stack, "POST", `/api/posts/${postId}/review-requests`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, reviewer_ids: [owner.user_id] },
+        });
+        const approved = await api(stack, "POST", `/api/posts/${postId}/reviews`, {
+          token: owner.access_token,
+          body: { workspace_id: wsId, decision: "approve" },
+        });
+        assert.equal(approved.status, 200, JSON.stringify(approved.body));
+        assert.equal(approved.body.status, "approved");
+        assert.equal(approved.body.content, "Our Approved words.");
+        // the collab notification of the earlier keystroke carries the approved text: no effect
+        await new Promise((r) => setTimeout(r, 1_500));
+        const still = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${wsId}`, {
+          token: owner.access_token,
+        });
+        assert.equal(still.body.status, "approved");
+
+        const typedAt = Date.now();
+        for (const ch of " Really!") {
+          const text = provider.doc.getText("content");
+          text.insert(text.length, ch);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        let post: Record<string, unknown> = {};
+        await waitFor(
+          async () => {
+            const res = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${wsId}`, {
+              token: owner.access_token,
+            });
+            post = res.body;
+            return post.status === "in_review";
+          },
+          "the post to go back to review",
+          5_000,
+        );
+        assert.ok(Date.now() - typedAt < 5_000);
+        assert.equal(post.approved_by, null);
+        assert.equal(post.approved_at, null);
+        assert.equal(post.content, "Our Approved words. Really!");
+        await waitForOutbox(
+          stack.outboxFile,
+          (l) =>
+            l.template === "review_requested" && l.to === owner.email &&
+            l.data.reason === "approved_text_changed",
+        );
+      } finally {
+        provider.destroy();
+      }
     } finally {
       await stack.close();
     }

@@ -26,6 +26,14 @@ export interface HubOptions {
   isActive?(userId: string): Promise<boolean>;
   /** frame, document, awareness and per-user limits; each absent one is the default */
   limits?: Partial<CollabLimits>;
+  /**
+   * Told the post's text (its SHA-256, hex) after stored changes: at most once per
+   * `textNotifyMs` per document while it changes (the last state is always told).
+   * The posts service withdraws an approval of another text (CONTRACT 12). Best effort.
+   */
+  onTextChanged?(postId: string, sha256: string): Promise<void>;
+  /** default 1000 */
+  textNotifyMs?: number;
 }
 
 interface RoomSlot {
@@ -49,6 +57,8 @@ export class CollabHub {
   /** open sockets per user, across every post */
   readonly #userSockets = new Map<string, number>();
   #timers: ReturnType<typeof setInterval>[] = [];
+  /** per document: the pending text notification and when the last one went out */
+  readonly #textNotices = new Map<string, ReturnType<typeof setTimeout>>();
   #sweeping = false;
   #closed = false;
 
@@ -88,6 +98,8 @@ export class CollabHub {
 
   async close(): Promise<void> {
     this.#closed = true;
+    for (const timer of this.#textNotices.values()) clearTimeout(timer);
+    this.#textNotices.clear();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     const rooms = [...this.#slots.values()];
@@ -160,8 +172,14 @@ export class CollabHub {
       compactAfter,
       limits: this.#limits,
       storage: {
-        append: (update, expected) =>
-          store.append(postId, update, { workspaceId: storedWorkspace, expected }),
+        append: async (update, expected) => {
+          const head = await store.append(postId, update, {
+            workspaceId: storedWorkspace,
+            expected,
+          });
+          this.#textStored(postId);
+          return head;
+        },
         compact: (snapshot, throughSeq, base) => store.compact(postId, snapshot, throughSeq, base),
         compactFromStorage: () => store.compactFromStorage(postId),
       },
@@ -170,6 +188,32 @@ export class CollabHub {
         if (slot?.room === room) this.#slots.delete(postId);
       },
     });
+  }
+
+  /**
+   * A change of `postId` was stored: tell `onTextChanged` at most once per interval, after the
+   * interval (so a burst of keystrokes costs one call a second, never one per keystroke).
+   */
+  #textStored(postId: string): void {
+    const notify = this.#options.onTextChanged;
+    if (!notify || this.#closed || this.#textNotices.has(postId)) return;
+    // Trailing: one call `textNotifyMs` after the first change of a burst, with the text as it
+    // is then; changes after that call start the next interval.
+    this.#textNotices.set(
+      postId,
+      setTimeout(async () => {
+        this.#textNotices.delete(postId);
+        try {
+          const text = await this.content(postId);
+          if (text !== null) await notify(postId, await sha256Hex(text));
+        } catch (err) {
+          this.#options.logger.warn("could not tell posts that a text changed", {
+            post_id: postId,
+            error: errorMessage(err),
+          });
+        }
+      }, this.#options.textNotifyMs ?? 1_000),
+    );
   }
 
   /** A live room, if the post has one in memory. */
@@ -344,4 +388,9 @@ function closeEach(
     } catch { /* already closed */ }
     room.leave(conn);
   }
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

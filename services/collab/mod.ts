@@ -41,6 +41,9 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
       return m.role !== null && m.workspace_status === "active";
     },
     isActive,
+    // Approval bound to the text (CONTRACT 12): posts hears of live edits at most once a
+    // second per document, with the text's hash, never once per keystroke.
+    onTextChanged: (postId, sha256) => posts.textChanged(postId, sha256),
   });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
