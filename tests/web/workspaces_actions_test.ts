@@ -453,8 +453,9 @@ Deno.test(
       const prompts = page.getByRole("list", { name: "Your prompts" });
       await prompts.getByRole("heading", { name: "Teacher" }).waitFor();
       await page.getByRole("button", { name: "Set as default: Teacher" }).click();
-      await prompts.getByRole("listitem").filter({ hasText: "Teacher" }).getByText("Default")
-        .waitFor();
+      await prompts.getByRole("listitem").filter({ hasText: "Teacher" }).getByText("Default", {
+        exact: true,
+      }).waitFor();
       const listed = await api(web.stack, "GET", `/api/prompts?workspaceId=${id}`, {
         token: user.access_token,
       });
