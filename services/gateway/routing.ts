@@ -28,6 +28,8 @@ const PUBLIC_AUTH_POSTS = new Set([
 
 /** Path prefixes (whole segments) and the service that owns them. */
 const PREFIXES: [string, ServiceName][] = [
+  // LinkedIn publishing lives in posts (CONTRACT 12); before the /oauth and workspaces prefixes
+  ["/oauth/linkedin", "posts"],
   ["/api/auth", "auth"],
   ["/api/ws", "auth"],
   ["/api/setup", "auth"],
@@ -48,6 +50,9 @@ const PREFIXES: [string, ServiceName][] = [
   ["/mcp", "mcp"],
 ];
 
+/** `/api/workspaces/{id}/linkedin` and everything below it. */
+const WORKSPACE_LINKEDIN = /^\/api\/workspaces\/[^/]+\/linkedin(\/.*)?$/;
+
 /** Prefixes the web app never answers (CONTRACT 13); every other path is an app route. */
 const NOT_WEB = ["/api", "/ws", "/mcp", "/oauth", "/.well-known", "/assets", "/healthz"];
 
@@ -58,6 +63,8 @@ function underPrefix(path: string, prefix: string): boolean {
 /** Which service answers `method path`, and what the caller must prove; null when none does. */
 export function resolveRoute(method: string, path: string): RouteTarget | null {
   if (underPrefix(path, "/internal")) return null;
+  // A workspace's LinkedIn connection (CONTRACT 12) is the posts service's, not workspaces'.
+  if (WORKSPACE_LINKEDIN.test(path)) return { service: "posts", access: "approved" };
   const match = PREFIXES.find(([prefix]) => underPrefix(path, prefix));
   if (!match) {
     if (NOT_WEB.some((prefix) => underPrefix(path, prefix))) return null;

@@ -65,3 +65,20 @@ Deno.test("routing sends / and every app path to the web app, never the reserved
     assert.equal(resolveRoute("GET", path), null, path);
   }
 });
+
+Deno.test("routing sends LinkedIn publishing to posts, ahead of workspaces and auth", () => {
+  assert.deepEqual(resolveRoute("POST", "/api/workspaces/ws1/linkedin/connect"), {
+    service: "posts",
+    access: "approved",
+  });
+  assert.deepEqual(resolveRoute("GET", "/api/workspaces/ws1/linkedin"), {
+    service: "posts",
+    access: "approved",
+  });
+  assert.deepEqual(resolveRoute("GET", "/oauth/linkedin/callback"), {
+    service: "posts",
+    access: "public",
+  });
+  assert.equal(resolveRoute("GET", "/api/workspaces/ws1/linkedinx")?.service, "workspaces");
+  assert.equal(resolveRoute("GET", "/oauth/authorize")?.service, "auth");
+});

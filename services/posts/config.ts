@@ -1,16 +1,75 @@
-import type { BaseConfig } from "../../shared/config.ts";
+import { z } from "zod";
+import { type BaseConfig, emptyToUndefined, httpUrl, parseEnv } from "../../shared/config.ts";
 import { type DeliveryConfig, parseDeliveryConfig } from "../../shared/delivery/mod.ts";
+
+/** A LinkedIn API version (`YYYYMM`) less than a year old when this was written. */
+export const DEFAULT_LINKEDIN_VERSION = "202610";
+
+export interface LinkedInConfig {
+  /** null: LinkedIn is not configured (connect answers 503) */
+  clientId: string | null;
+  clientSecret: string;
+  authUrl: string;
+  apiUrl: string;
+  version: string;
+  /** base64 of 32 bytes, or null: a key file under DATA_DIR is used (token_crypto.ts) */
+  tokenKey: string | null;
+  /** how long a call to LinkedIn may take before its outcome counts as unknown */
+  timeoutMs: number;
+  /** how often the connections are checked for the 7-day expiry reminder */
+  expiryCheckMs: number;
+}
 
 export interface PostsConfig {
   base: BaseConfig;
   /** Comment DMs (CONTRACT section 6) go out through this service's queue. */
   delivery: DeliveryConfig;
+  linkedin: LinkedInConfig;
 }
 
-/** The posts service's settings; a malformed delivery variable throws a ConfigError. */
+const positiveMs = z.coerce.number().int().min(1);
+
+const linkedinEnvShape = {
+  LINKEDIN_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().optional()),
+  LINKEDIN_CLIENT_SECRET: z.preprocess(emptyToUndefined, z.string().optional()),
+  LINKEDIN_AUTH_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
+  LINKEDIN_API_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
+  LINKEDIN_VERSION: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^20\d\d(0[1-9]|1[0-2])$/, "must be YYYYMM, like 202610").optional(),
+  ),
+  LINKEDIN_TOKEN_KEY: z.preprocess(
+    emptyToUndefined,
+    z.string().refine((v) => {
+      try {
+        return atob(v).length === 32;
+      } catch {
+        return false;
+      }
+    }, "must be the base64 of 32 random bytes (openssl rand -base64 32)").optional(),
+  ),
+  LINKEDIN_TIMEOUT_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
+  LINKEDIN_EXPIRY_CHECK_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
+};
+
+/** The posts service's settings; a malformed variable throws a ConfigError naming it. */
 export function parsePostsConfig(
   env: Record<string, string | undefined>,
   base: BaseConfig,
 ): PostsConfig {
-  return { base, delivery: parseDeliveryConfig(env, base) };
+  const raw = parseEnv(linkedinEnvShape, env);
+  return {
+    base,
+    delivery: parseDeliveryConfig(env, base),
+    linkedin: {
+      clientId: raw.LINKEDIN_CLIENT_ID ?? null,
+      clientSecret: raw.LINKEDIN_CLIENT_SECRET ?? "",
+      authUrl: (raw.LINKEDIN_AUTH_URL ?? "https://www.linkedin.com/oauth/v2").replace(/\/+$/, ""),
+      apiUrl: (raw.LINKEDIN_API_URL ?? "https://api.linkedin.com").replace(/\/+$/, ""),
+      version: raw.LINKEDIN_VERSION ?? DEFAULT_LINKEDIN_VERSION,
+      tokenKey: raw.LINKEDIN_TOKEN_KEY ?? null,
+      timeoutMs: raw.LINKEDIN_TIMEOUT_MS ?? 30_000,
+      expiryCheckMs: raw.LINKEDIN_EXPIRY_CHECK_MS ?? 3_600_000,
+    },
+  };
 }

@@ -11,7 +11,9 @@ import type { PostsStore } from "./store.ts";
  * - `deliver`: a direct message (CONTRACT section 6);
  * - `broadcast`: a comment event for every socket on the post, sent through collab;
  * - `purge_post`: a deleted post's comments, replies and live document;
- * - `purge_comment`: a deleted comment's replies.
+ * - `purge_comment`: a deleted comment's replies;
+ * - `publish`: publish a scheduled post on LinkedIn (delayed until `scheduled_at`; a stale
+ *   `schedule_id` is dropped), see `publishing.ts`.
  */
 export const postsJobSchema = z.discriminatedUnion("type", [
   deliverJobSchema,
@@ -23,6 +25,12 @@ export const postsJobSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("purge_post"), post_id: z.string() }),
   z.object({ type: z.literal("purge_comment"), post_id: z.string(), comment_id: z.string() }),
+  z.object({
+    type: z.literal("publish"),
+    post_id: z.string(),
+    workspace_id: z.string(),
+    schedule_id: z.string(),
+  }),
 ]);
 export type PostsJob = z.infer<typeof postsJobSchema>;
 
@@ -31,9 +39,13 @@ export function postsJobHandlers(deps: {
   liveDocs: LiveDocs;
   deliverer: Deliverer;
   logger: Logger;
+  publish: (job: Extract<PostsJob, { type: "publish" }>) => Promise<void>;
 }): QueueHandlers<PostsJob> {
   const { store, liveDocs, deliverer, logger } = deps;
   return {
+    publish: async (job) => {
+      await deps.publish(job);
+    },
     deliver: async (job, id) => {
       await deliverer.deliver(job.message, id);
     },

@@ -12,7 +12,11 @@ import { mountPostsInternal } from "./internal_routes.ts";
 import { postsJobHandlers, postsJobSchema } from "./jobs.ts";
 import { collabLiveDocs } from "./live_docs.ts";
 import { PostOperations } from "./operations.ts";
+import { LinkedInApi } from "./linkedin.ts";
+import { Publishing } from "./publishing.ts";
+import { mountPublishingRoutes } from "./publishing_routes.ts";
 import { ReviewOperations, textFingerprint } from "./review.ts";
+import { TokenCipher } from "./token_crypto.ts";
 import { mountReviewRoutes } from "./review_routes.ts";
 import { mountExampleRoutes, mountPostRoutes } from "./routes.ts";
 import { PostsStore } from "./store.ts";
@@ -48,12 +52,31 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   });
   posts.afterTextChange = async (postId, content) =>
     await review.textChanged(postId, await textFingerprint(content));
+  const publishing = new Publishing({
+    kv,
+    store,
+    posts,
+    review,
+    workspaces,
+    queue,
+    linkedin: new LinkedInApi(config.linkedin, `${base.publicUrl}/oauth/linkedin/callback`),
+    cipher: await TokenCipher.open({ keyBase64: config.linkedin.tokenKey, dataDir: base.dataDir }),
+    config: config.linkedin,
+    logger,
+    publicUrl: base.publicUrl,
+  });
+  let expiryTimer: ReturnType<typeof setInterval> | null = null;
+  const remind = () =>
+    publishing.remindExpiring().catch((err) =>
+      logger.warn("the LinkedIn expiry check failed", { error: String(err) })
+    );
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
   mountServiceInternals(app, () => ready, kv);
   mountPostsInternal(app, { store, posts, review });
   mountPostRoutes(app, { store, posts, workspaces, review });
   mountReviewRoutes(app, { store, posts, review, workspaces });
+  mountPublishingRoutes(app, publishing);
   mountCommentRoutes(app, {
     store,
     queue,
@@ -68,12 +91,26 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     fetch: app.fetch,
     start: async () => {
       await startListening(
-        () => queue.listen(postsJobHandlers({ store, liveDocs, deliverer, logger })),
+        () =>
+          queue.listen(
+            postsJobHandlers({
+              store,
+              liveDocs,
+              deliverer,
+              logger,
+              publish: (job) => publishing.publishJob(job),
+            }),
+          ),
         logger,
       );
+      // The 7-day reminder: checked at start and then every LINKEDIN_EXPIRY_CHECK_MS on every
+      // instance; each expiry date is reminded once (an atomic check on the connection).
+      void remind();
+      expiryTimer = setInterval(remind, config.linkedin.expiryCheckMs);
       ready = true;
     },
     close: () => {
+      if (expiryTimer !== null) clearInterval(expiryTimer);
       kv.close();
       return Promise.resolve();
     },

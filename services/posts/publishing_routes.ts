@@ -1,0 +1,162 @@
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import { AppError } from "../../shared/http/app_error.ts";
+import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import type { Publishing } from "./publishing.ts";
+import { body, errors, json } from "./routes.ts";
+import {
+  ID_MAX,
+  postIdParam,
+  postSchema,
+  scheduleBody,
+  workspaceBody,
+  workspaceQuery,
+} from "./schemas.ts";
+
+const tag = { tags: ["Publishing"], security: [{ bearer: [] }] } satisfies Partial<RouteConfig>;
+
+const wsParam = z.object({
+  id: z.string().min(1).max(ID_MAX, `id is longer than ${ID_MAX} characters`)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+
+const connectionSchema = z.object({
+  connected: z.boolean(),
+  name: z.string().nullable(),
+  member_urn: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  connected_by: z.string().nullable(),
+}).openapi("LinkedInConnection");
+
+/** The LinkedIn connection, scheduling and publishing routes of CONTRACT 12. */
+export function mountPublishingRoutes(app: ServiceApp, publishing: Publishing): void {
+  app.openapi(
+    createRoute({
+      ...tag,
+      method: "post",
+      path: "/api/workspaces/{id}/linkedin/connect",
+      summary: "Start connecting LinkedIn (owner or editor): LinkedIn's authorization URL",
+      request: { params: wsParam },
+      responses: {
+        200: json(z.object({ authorize_url: z.string() }).openapi("LinkedInConnect"), "Go there"),
+        ...errors(401, 403, 404, 503),
+      },
+    }),
+    async (c) => {
+      const caller = requireCaller(c);
+      return c.json(await publishing.connect(caller, c.req.valid("param").id), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: ["Publishing"],
+      method: "get",
+      path: "/oauth/linkedin/callback",
+      summary: "LinkedIn's redirect back (no JWT): stores the connection, then 302 to settings",
+      request: {
+        query: z.object({
+          code: z.string().optional(),
+          state: z.string().optional(),
+          error: z.string().optional(),
+        }),
+      },
+      responses: { 302: { description: "To /workspaces/{id}/settings" }, ...errors(400, 403) },
+    }),
+    async (c) => {
+      const { code, state, error } = c.req.valid("query");
+      if (error && !code) {
+        throw new AppError(400, `LinkedIn authorization failed: ${error}`.slice(0, 200));
+      }
+      const wsId = await publishing.callback(code ?? "", state ?? "");
+      return c.redirect(`/workspaces/${encodeURIComponent(wsId)}/settings`, 302);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...tag,
+      method: "get",
+      path: "/api/workspaces/{id}/linkedin",
+      summary: "The workspace's LinkedIn connection (never its token)",
+      request: { params: wsParam },
+      responses: { 200: json(connectionSchema, "The connection"), ...errors(401, 403, 404) },
+    }),
+    async (c) => {
+      const caller = requireCaller(c);
+      return c.json(await publishing.connectionView(caller, c.req.valid("param").id), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...tag,
+      method: "delete",
+      path: "/api/workspaces/{id}/linkedin",
+      summary: "Disconnect LinkedIn (owner or editor)",
+      request: { params: wsParam },
+      responses: { 204: { description: "Disconnected" }, ...errors(401, 403, 404) },
+    }),
+    async (c) => {
+      const caller = requireCaller(c);
+      await publishing.disconnect(caller, c.req.valid("param").id);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...tag,
+      method: "post",
+      path: "/api/posts/{id}/schedule",
+      summary: "Schedule the post at `at`, or in the next free publishing slot",
+      request: { params: postIdParam, ...body(scheduleBody) },
+      responses: {
+        200: json(postSchema, "The post, scheduled"),
+        ...errors(400, 401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const caller = requireCaller(c);
+      const { id } = c.req.valid("param");
+      const input = c.req.valid("json");
+      return c.json(await publishing.schedule(caller, input.workspace_id, id, input.at), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...tag,
+      method: "delete",
+      path: "/api/posts/{id}/schedule",
+      summary: "Cancel the schedule: back to approved (or draft without approval required)",
+      request: { params: postIdParam, query: workspaceQuery },
+      responses: { 200: json(postSchema, "The post"), ...errors(400, 401, 403, 404, 409) },
+    }),
+    async (c) => {
+      const caller = requireCaller(c);
+      const { id } = c.req.valid("param");
+      const { workspaceId } = c.req.valid("query");
+      return c.json(await publishing.unschedule(caller, workspaceId, id), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...tag,
+      method: "post",
+      path: "/api/posts/{id}/publish",
+      summary: "Publish now: the same as scheduling at the current time",
+      request: { params: postIdParam, ...body(workspaceBody) },
+      responses: {
+        202: json(postSchema, "The post, scheduled now"),
+        ...errors(400, 401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const caller = requireCaller(c);
+      const { id } = c.req.valid("param");
+      const { workspace_id } = c.req.valid("json");
+      return c.json(await publishing.schedule(caller, workspace_id, id, null, true), 202);
+    },
+  );
+}

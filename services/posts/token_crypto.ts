@@ -1,0 +1,70 @@
+import { join } from "node:path";
+import { decodeBase64, encodeBase64 } from "./_base64.ts";
+
+/**
+ * LinkedIn access tokens are encrypted at rest (AES-256-GCM) with a key that is not in the
+ * posts KV, so a KV file or a backup alone never yields a token:
+ * - `LINKEDIN_TOKEN_KEY` (base64 of 32 bytes) when set;
+ * - else `$DATA_DIR/linkedin_token.key`, created on first use with 32 random bytes and mode
+ *   0600. Backups cover the KV databases and the asset store, never this file; a deployment
+ *   on several machines sets `LINKEDIN_TOKEN_KEY` instead.
+ */
+export class TokenCipher {
+  private constructor(private readonly key: CryptoKey) {}
+
+  static async open(options: { keyBase64: string | null; dataDir: string }): Promise<TokenCipher> {
+    let raw: Uint8Array;
+    if (options.keyBase64) {
+      raw = decodeBase64(options.keyBase64);
+    } else {
+      const file = join(options.dataDir, "linkedin_token.key");
+      try {
+        raw = decodeBase64((await Deno.readTextFile(file)).trim());
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+        raw = crypto.getRandomValues(new Uint8Array(32));
+        await Deno.mkdir(options.dataDir, { recursive: true });
+        try {
+          await Deno.writeTextFile(file, encodeBase64(raw) + "\n", {
+            createNew: true,
+            mode: 0o600,
+          });
+        } catch (race) {
+          if (!(race instanceof Deno.errors.AlreadyExists)) throw race;
+          raw = decodeBase64((await Deno.readTextFile(file)).trim());
+        }
+      }
+    }
+    if (raw.length !== 32) throw new Error("The LinkedIn token key must be 32 bytes");
+    const key = await crypto.subtle.importKey("raw", raw as BufferSource, "AES-GCM", false, [
+      "encrypt",
+      "decrypt",
+    ]);
+    return new TokenCipher(key);
+  }
+
+  /** `base64(iv).base64(ciphertext+tag)`; `aad` binds it to its workspace. */
+  async encrypt(plain: string, aad: string): Promise<string> {
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const data = await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(aad) },
+      this.key,
+      new TextEncoder().encode(plain),
+    );
+    return `${encodeBase64(iv)}.${encodeBase64(new Uint8Array(data))}`;
+  }
+
+  async decrypt(sealed: string, aad: string): Promise<string> {
+    const [iv, data] = sealed.split(".");
+    const plain = await crypto.subtle.decrypt(
+      {
+        name: "AES-GCM",
+        iv: decodeBase64(iv) as BufferSource,
+        additionalData: new TextEncoder().encode(aad),
+      },
+      this.key,
+      decodeBase64(data) as BufferSource,
+    );
+    return new TextDecoder().decode(plain);
+  }
+}

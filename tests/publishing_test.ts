@@ -1,0 +1,361 @@
+import assert from "node:assert/strict";
+import { startFakeLinkedIn } from "./fakes/linkedin.ts";
+import { waitForOutbox } from "./helpers/outbox.ts";
+import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
+import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { nextFreeSlot } from "../services/posts/slots.ts";
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Goes through LinkedIn's consent as a browser would: connect, the fake's redirect, callback. */
+async function connectLinkedIn(stack: TestStack, user: TestUser, wsId: string) {
+  const connect = await api(stack, "POST", `/api/workspaces/${wsId}/linkedin/connect`, {
+    token: user.access_token,
+  });
+  assert.equal(connect.status, 200, JSON.stringify(connect.body));
+  const authorize = new URL(connect.body.authorize_url);
+  const consent = await fetch(authorize, { redirect: "manual" });
+  await consent.body?.cancel();
+  assert.equal(consent.status, 302);
+  const callback = new URL(consent.headers.get("location")!);
+  assert.equal(callback.origin + callback.pathname, `${stack.url}/oauth/linkedin/callback`);
+  const back = await fetch(callback, { redirect: "manual" });
+  await back.body?.cancel();
+  return { authorize, callback, back };
+}
+
+Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
+  const fake = startFakeLinkedIn();
+  const stack = await startTestStack({
+    LINKEDIN_CLIENT_ID: fake.clientId,
+    LINKEDIN_CLIENT_SECRET: fake.clientSecret,
+    LINKEDIN_AUTH_URL: fake.authUrl,
+    LINKEDIN_API_URL: fake.apiUrl,
+    LINKEDIN_TIMEOUT_MS: "1500",
+    LINKEDIN_EXPIRY_CHECK_MS: "300",
+  });
+  try {
+    const owner = await createUser(stack, { name: "Olga Owner" });
+    const author = await createUser(stack, { name: "Anna Author" });
+    const viewer = await createUser(stack);
+    const ws = await api(stack, "POST", "/api/workspaces", {
+      token: owner.access_token,
+      body: { name: "Publishing" },
+    });
+    const wsId = ws.body.workspace_id;
+    for (const [u, role] of [[author, "editor"], [viewer, "viewer"]] as const) {
+      await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
+        token: owner.access_token,
+        body: { email: u.email, role },
+      });
+    }
+    await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+      token: owner.access_token,
+      body: { approval_required: true, timezone: "Europe/Zurich" },
+    });
+
+    /** A post by the author, approved by the owner. */
+    const approvedPost = async (content: string) => {
+      const p = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "T " + content.slice(0, 10), content },
+      });
+      await api(stack, "POST", `/api/posts/${p.body.post_id}/review-requests`, {
+        token: author.access_token,
+        body: { workspace_id: wsId, reviewer_ids: [owner.user_id] },
+      });
+      const ok = await api(stack, "POST", `/api/posts/${p.body.post_id}/reviews`, {
+        token: owner.access_token,
+        body: { workspace_id: wsId, decision: "approve" },
+      });
+      assert.equal(ok.body.status, "approved");
+      return p.body.post_id as string;
+    };
+    const getPost = async (id: string) =>
+      (await api(stack, "GET", `/api/posts/${id}?workspaceId=${wsId}`, {
+        token: author.access_token,
+      })).body;
+    const schedule = (id: string, at?: string) =>
+      api(stack, "POST", `/api/posts/${id}/schedule`, {
+        token: author.access_token,
+        body: { workspace_id: wsId, at },
+      });
+    const publishNow = (id: string) =>
+      api(stack, "POST", `/api/posts/${id}/publish`, {
+        token: author.access_token,
+        body: { workspace_id: wsId },
+      });
+    const metric = async () => {
+      const admin = await loginAdmin(stack);
+      const res = await api(stack, "GET", "/api/admin/metrics", { token: admin.access_token });
+      return res.body.posts_published_last_30_days as number;
+    };
+
+    await t.step("schedule before connecting: 409 LinkedIn is not connected", async () => {
+      const id = await approvedPost("Not yet");
+      const res = await schedule(id, new Date(Date.now() + 60_000).toISOString());
+      assert.deepEqual([res.status, res.body.error], [409, "LinkedIn is not connected"]);
+      const none = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
+        token: viewer.access_token,
+      });
+      assert.equal(none.status, 200);
+      assert.deepEqual(none.body, {
+        connected: false,
+        name: null,
+        member_urn: null,
+        expires_at: null,
+        connected_by: null,
+      });
+    });
+
+    await t.step("connect: scopes, a state bound to the caller, callback, replay 400", async () => {
+      const byViewer = await api(stack, "POST", `/api/workspaces/${wsId}/linkedin/connect`, {
+        token: viewer.access_token,
+      });
+      assert.equal(byViewer.status, 403);
+      const { authorize, callback, back } = await connectLinkedIn(stack, author, wsId);
+      assert.equal(authorize.origin + authorize.pathname, `${fake.authUrl}/authorization`);
+      assert.equal(authorize.searchParams.get("scope"), "openid profile w_member_social");
+      assert.equal(authorize.searchParams.get("client_id"), fake.clientId);
+      assert.ok((authorize.searchParams.get("state") ?? "").length >= 32);
+      assert.equal(back.status, 302);
+      assert.equal(back.headers.get("location"), `/workspaces/${wsId}/settings`);
+      const replay = await fetch(callback, { redirect: "manual" });
+      assert.equal(replay.status, 400);
+      await replay.body?.cancel();
+      const unknown = await api(stack, "GET", "/oauth/linkedin/callback?code=x&state=nope");
+      assert.equal(unknown.status, 400);
+      const conn = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
+        token: viewer.access_token,
+      });
+      assert.equal(conn.body.connected, true);
+      assert.equal(conn.body.name, fake.member.name);
+      assert.equal(conn.body.member_urn, `urn:li:person:${fake.member.sub}`);
+      assert.equal(conn.body.connected_by, author.user_id);
+      assert.ok(Date.parse(conn.body.expires_at) > Date.now() + 50 * 86_400_000);
+      assert.ok(!JSON.stringify(conn.body).includes("token-"), "no token in any answer");
+      const kvFile = await Deno.readFile(`${stack.dataDir}/posts.kv`).catch(() => new Uint8Array());
+      const token = fake.requests.find((r) => r.path === "/v2/userinfo")!.headers.authorization
+        .replace("Bearer ", "");
+      assert.ok(!new TextDecoder("latin1").decode(kvFile).includes(token), "token encrypted");
+    });
+
+    await t.step("schedule rules: 409 unapproved, 400 past, next slot, 400 no slots", async () => {
+      const draft = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, content: "Draft" },
+      });
+      const notApproved = await schedule(draft.body.post_id);
+      assert.equal(notApproved.status, 409);
+      const id = await approvedPost("Slot me");
+      const past = await schedule(id, "2020-01-01T00:00:00Z");
+      assert.equal(past.status, 400);
+      assert.match(past.body.error, /future/);
+      const noSlots = await schedule(id);
+      assert.deepEqual([noSlots.status, noSlots.body.error], [400, "No publishing slots"]);
+      const slots = ["Mon 09:00", "Wed 14:30"];
+      await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+        token: owner.access_token,
+        body: { publishing_slots: slots },
+      });
+      const first = await schedule(id);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.equal(first.body.status, "scheduled");
+      const expected = nextFreeSlot(slots, "Europe/Zurich", Date.now())!;
+      assert.equal(Date.parse(first.body.scheduled_at), expected);
+      const other = await approvedPost("Slot me too");
+      const second = await schedule(other);
+      assert.equal(
+        Date.parse(second.body.scheduled_at),
+        nextFreeSlot(slots, "Europe/Zurich", Date.now(), new Set([expected])),
+      );
+      const cancelled = await api(
+        stack,
+        "DELETE",
+        `/api/posts/${id}/schedule?workspaceId=${wsId}`,
+        {
+          token: author.access_token,
+        },
+      );
+      assert.equal(cancelled.status, 200);
+      assert.equal(cancelled.body.status, "approved");
+      assert.equal(cancelled.body.scheduled_at, null);
+      // a text change cancels the other schedule and sends it back to review
+      const edited = await api(stack, "PUT", `/api/posts/${other}`, {
+        token: author.access_token,
+        body: { workspace_id: wsId, content: "Changed after approval" },
+      });
+      assert.equal(edited.body.status, "in_review");
+      assert.equal(edited.body.scheduled_at, null);
+    });
+
+    const before = await metric();
+
+    await t.step("at scheduled_at: the exact LinkedIn request, escaped, published", async () => {
+      const text = "Hi @team (v2) [draft] <b> #launch *bold* _it_ ~x~ {a|b} back\\slash";
+      const id = await approvedPost(text);
+      const at = new Date(Date.now() + 2_000).toISOString();
+      const res = await schedule(id, at);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      await waitFor(async () => (await getPost(id)).status === "published", "publication", 60_000);
+      const calls = fake.posts();
+      assert.equal(calls.length, 1);
+      const call = calls[0];
+      assert.ok(call.headers.authorization.startsWith("Bearer token-"));
+      assert.equal(call.headers["linkedin-version"], "202610");
+      assert.equal(call.headers["x-restli-protocol-version"], "2.0.0");
+      assert.equal(call.headers["content-type"], "application/json");
+      assert.deepEqual(JSON.parse(call.body), {
+        author: `urn:li:person:${fake.member.sub}`,
+        commentary: "Hi \\@team \\(v2\\) \\[draft\\] \\<b\\> \\#launch \\*bold\\* \\_it\\_ " +
+          "\\~x\\~ \\{a\\|b\\} back\\\\slash",
+        visibility: "PUBLIC",
+        distribution: {
+          feedDistribution: "MAIN_FEED",
+          targetEntities: [],
+          thirdPartyDistributionChannels: [],
+        },
+        lifecycleState: "PUBLISHED",
+        isReshareDisabledByAuthor: false,
+      });
+      const post = await getPost(id);
+      assert.match(post.linkedin_post_urn, /^urn:li:share:\d+$/);
+      assert.equal(
+        post.linkedin_post_url,
+        `https://www.linkedin.com/feed/update/${post.linkedin_post_urn}/`,
+      );
+      assert.ok(Date.parse(post.published_at) >= Date.parse(at));
+      assert.ok(Date.parse(post.published_at) - Date.parse(at) < 60_000);
+      assert.equal(post.publish_error, null);
+      await waitForOutbox(
+        stack.outboxFile,
+        (l) =>
+          l.template === "post_published" && l.to === author.email && l.data.url ===
+            `${stack.env.PUBLIC_URL}/workspaces/${wsId}/posts/${id}`,
+      );
+      assert.equal(await metric(), before + 1);
+    });
+
+    await t.step("429 twice, then exactly one publication", async () => {
+      const id = await approvedPost("Retry me");
+      fake.failures.push(429, 429);
+      const sent = fake.posts().length;
+      const res = await publishNow(id);
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      await waitFor(async () => (await getPost(id)).status === "published", "publication", 30_000);
+      assert.equal(fake.posts().length - sent, 3);
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.equal(fake.posts().length - sent, 3, "no further call");
+      assert.equal(await metric(), before + 2);
+    });
+
+    await t.step("a hang is never re-posted: outcome unknown", async () => {
+      const id = await approvedPost("Hang on");
+      fake.failures.push("hang");
+      const sent = fake.posts().length;
+      assert.equal((await publishNow(id)).status, 202);
+      await waitFor(async () => (await getPost(id)).publish_error !== null, "the failure", 20_000);
+      const post = await getPost(id);
+      assert.equal(
+        post.publish_error,
+        "Publishing outcome unknown; check LinkedIn before retrying",
+      );
+      assert.equal(post.status, "approved");
+      assert.equal(post.scheduled_at, null);
+      await new Promise((r) => setTimeout(r, 3_000));
+      assert.equal(fake.posts().length - sent, 1, "called once, never again");
+      await waitForOutbox(
+        stack.outboxFile,
+        (l) =>
+          l.template === "publish_failed" && l.to === author.email && l.data.url ===
+            `${stack.env.PUBLIC_URL}/workspaces/${wsId}/posts/${id}`,
+      );
+    });
+
+    await t.step("426 names LINKEDIN_VERSION", async () => {
+      const id = await approvedPost("Old version");
+      fake.failures.push(426);
+      await publishNow(id);
+      await waitFor(async () => (await getPost(id)).publish_error !== null, "the failure");
+      assert.match((await getPost(id)).publish_error, /LINKEDIN_VERSION/);
+    });
+
+    await t.step("401 marks the connection expired and sends publish_failed", async () => {
+      const id = await approvedPost("Expired token");
+      fake.failures.push(401);
+      await publishNow(id);
+      await waitFor(async () => (await getPost(id)).publish_error !== null, "the failure");
+      const post = await getPost(id);
+      assert.equal(post.status, "approved");
+      assert.match(post.publish_error, /401/);
+      await waitForOutbox(
+        stack.outboxFile,
+        (l) => l.template === "publish_failed" && l.data.post_title === post.title,
+      );
+      const conn = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
+        token: author.access_token,
+      });
+      assert.equal(conn.body.connected, false);
+      const again = await schedule(id, new Date(Date.now() + 60_000).toISOString());
+      assert.deepEqual([again.status, again.body.error], [409, "LinkedIn is not connected"]);
+    });
+
+    await t.step("7 days before expiry, whoever connected gets linkedin_expiring", async () => {
+      fake.expiresIn = 3 * 86_400;
+      const { back } = await connectLinkedIn(stack, owner, wsId);
+      assert.equal(back.status, 302);
+      const dm = await waitForOutbox(
+        stack.outboxFile,
+        (l) => l.template === "linkedin_expiring" && l.to === owner.email,
+      );
+      assert.equal(dm.data.url, `${stack.env.PUBLIC_URL}/workspaces/${wsId}/settings`);
+      await new Promise((r) => setTimeout(r, 1_000));
+      const lines = (await Deno.readTextFile(stack.outboxFile)).split("\n")
+        .filter((l) => l.includes('"linkedin_expiring"'));
+      assert.equal(lines.length, 1, "reminded once");
+    });
+
+    await t.step("disconnect: 403 viewer, 204 editor", async () => {
+      const byViewer = await api(stack, "DELETE", `/api/workspaces/${wsId}/linkedin`, {
+        token: viewer.access_token,
+      });
+      assert.equal(byViewer.status, 403);
+      const ok = await api(stack, "DELETE", `/api/workspaces/${wsId}/linkedin`, {
+        token: author.access_token,
+      });
+      assert.equal(ok.status, 204);
+    });
+  } finally {
+    await stack.close();
+    await fake.close();
+  }
+});
+
+Deno.test("connect answers 503 when LinkedIn is not configured", e2e, async () => {
+  const stack = await startTestStack();
+  try {
+    const owner = await createUser(stack);
+    const ws = await api(stack, "POST", "/api/workspaces", {
+      token: owner.access_token,
+      body: { name: "No LinkedIn" },
+    });
+    const res = await api(
+      stack,
+      "POST",
+      `/api/workspaces/${ws.body.workspace_id}/linkedin/connect`,
+      {
+        token: owner.access_token,
+      },
+    );
+    assert.deepEqual([res.status, res.body], [503, { error: "LinkedIn is not configured" }]);
+  } finally {
+    await stack.close();
+  }
+});
