@@ -48,7 +48,7 @@ try {
   const warm = await web.newPage();
   await warm.goto(ideasUrl);
   await signIn(warm, user.email, user.password);
-  await warm.getByRole("heading", { name: "Ideas" }).waitFor();
+  await warm.getByRole("heading", { name: "Ideas", exact: true }).waitFor();
   const storageState = await warm.context().storageState();
   await warm.context().close();
 
@@ -65,7 +65,7 @@ try {
     })());
   });
   await page.goto(ideasUrl);
-  await page.getByRole("heading", { name: "Ideas" }).waitFor();
+  await page.getByRole("heading", { name: "Ideas", exact: true }).waitFor();
   await page.waitForLoadState("networkidle");
   const files = (await Promise.all(scripts)).sort((a, b) => b.gzip - a.gzip);
   await context.close();
