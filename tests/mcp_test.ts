@@ -140,7 +140,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
       },
     );
 
-    await t.step("the seven tools are listed, each input field described", async () => {
+    await t.step("the ten tools are listed, each input field described", async () => {
       const tools: Tool[] = (await mcp.listTools()).tools;
       const names = tools.map((tool) => tool.name).sort();
       assert.deepEqual(names, [
@@ -148,8 +148,11 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
         "generate_post",
         "iterate_post",
         "list_ideas",
+        "list_posts",
         "list_workspaces",
         "proofread_post",
+        "request_review",
+        "schedule_post",
         "update_idea",
       ]);
       for (const tool of tools) {

@@ -4,6 +4,25 @@ import { waitForOutbox } from "./helpers/outbox.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { nextFreeSlot } from "../services/posts/slots.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+/** Calls an MCP tool over Streamable HTTP as `user`; the parsed answer (or the error text). */
+async function mcpCall(stack: TestStack, user: TestUser, name: string, args: unknown) {
+  const client = new Client({ name: "publishing-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${user.access_token}` } },
+    }),
+  );
+  try {
+    const result = await client.callTool({ name, arguments: args as Record<string, unknown> });
+    const text = (result.content as { text: string }[])[0].text;
+    return result.isError ? { error: text } : JSON.parse(text);
+  } finally {
+    await client.close();
+  }
+}
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
@@ -320,6 +339,60 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
       const lines = (await Deno.readTextFile(stack.outboxFile)).split("\n")
         .filter((l) => l.includes('"linkedin_expiring"'));
       assert.equal(lines.length, 1, "reminded once");
+    });
+
+    await t.step("MCP: list_posts, request_review, schedule_post", async () => {
+      const listed = await mcpCall(stack, author, "list_posts", {
+        workspace_id: wsId,
+        status: "published",
+      });
+      assert.equal(listed.posts.length, 2);
+      assert.deepEqual(Object.keys(listed.posts[0]).sort(), [
+        "post_id",
+        "status",
+        "title",
+        "updated_at",
+      ]);
+      assert.ok(listed.posts.every((p: { status: string }) => p.status === "published"));
+      const draft = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "Via MCP", content: "Agent text" },
+      });
+      const id = draft.body.post_id;
+      const self = await mcpCall(stack, author, "request_review", {
+        workspace_id: wsId,
+        post_id: id,
+        reviewer_ids: [author.user_id],
+      });
+      assert.match(self.error, /reviewer_ids/);
+      const requested = await mcpCall(stack, author, "request_review", {
+        workspace_id: wsId,
+        post_id: id,
+        reviewer_ids: [owner.user_id],
+      });
+      assert.equal(requested.status, "in_review");
+      assert.deepEqual(requested.reviewer_ids, [owner.user_id]);
+      const early = await mcpCall(stack, author, "schedule_post", {
+        workspace_id: wsId,
+        post_id: id,
+      });
+      assert.match(early.error, /approved/);
+      await api(stack, "POST", `/api/posts/${id}/reviews`, {
+        token: owner.access_token,
+        body: { workspace_id: wsId, decision: "approve" },
+      });
+      const scheduled = await mcpCall(stack, author, "schedule_post", {
+        workspace_id: wsId,
+        post_id: id,
+      });
+      assert.equal(scheduled.status, "scheduled");
+      assert.equal(
+        Date.parse(scheduled.scheduled_at),
+        nextFreeSlot(["Mon 09:00", "Wed 14:30"], "Europe/Zurich", Date.now()),
+      );
+      const outsider = await createUser(stack);
+      const refused = await mcpCall(stack, outsider, "list_posts", { workspace_id: wsId });
+      assert.match(refused.error, /Not a workspace member/);
     });
 
     await t.step("disconnect: 403 viewer, 204 editor", async () => {

@@ -84,6 +84,32 @@ export const toolInputs = {
     workspace_id: workspaceId(),
     post_id: id("post_id", "The post to proofread"),
   },
+  list_posts: {
+    workspace_id: workspaceId(),
+    status: z.enum(["draft", "in_review", "approved", "scheduled", "published"], {
+      error: "status must be one of: draft, in_review, approved, scheduled, published",
+    }).optional().describe("Only posts with this status; omitted for every post"),
+  },
+  request_review: {
+    workspace_id: workspaceId(),
+    post_id: id("post_id", "The post to send for review"),
+    reviewer_ids: z.array(
+      z.string().trim().min(1).max(ID_MAX, `each reviewer id is at most ${ID_MAX} characters`),
+    ).min(1, "reviewer_ids must name at least 1 reviewer").max(
+      10,
+      "reviewer_ids must name at most 10 reviewers",
+    ).describe(
+      "1 to 10 user ids of the workspace's owner or editors (not the post's author) who review it",
+    ),
+  },
+  schedule_post: {
+    workspace_id: workspaceId(),
+    post_id: id("post_id", "The post to schedule for LinkedIn"),
+    at: z.string().optional().describe(
+      "When to publish, an ISO 8601 timestamp with an offset in the future; omitted for the " +
+        "workspace's next free publishing slot",
+    ),
+  },
 } as const;
 
 export type ToolName = keyof typeof toolInputs;
@@ -106,6 +132,13 @@ export const toolDescriptions: Record<ToolName, string> = {
     "Returns `{post_id, content}`.",
   proofread_post: "Proofread a post's current text. Returns `{post_id, annotations: [{range: " +
     "[start, end], type: grammar|tone|suggestion, message, suggestion}]}`; nothing is changed.",
+  list_posts: "List a workspace's posts, newest first, optionally of one status. Returns " +
+    "`{posts: [{post_id, title, status, updated_at}]}`.",
+  request_review: "Send a post for review to 1 to 10 owners or editors of the workspace (never " +
+    "its author); it becomes `in_review` and each reviewer gets a direct message. Returns the post.",
+  schedule_post: "Schedule an (approved, when the workspace requires approval) post for " +
+    "publishing on the workspace's connected LinkedIn account, at `at` or in the next free " +
+    "publishing slot. Returns the post with `status: scheduled` and `scheduled_at`.",
 };
 
 export const annotationSchema = z.object({

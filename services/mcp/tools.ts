@@ -62,6 +62,8 @@ const COUNTED: ReadonlySet<ToolName> = new Set([
   "generate_post",
   "iterate_post",
   "proofread_post",
+  "request_review",
+  "schedule_post",
 ]);
 
 /**
@@ -218,6 +220,29 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
       content: post.content,
     });
     return { post_id, annotations };
+  });
+
+  register("list_posts", async ({ workspace_id, status }) => {
+    await member(workspace_id);
+    const found = await posts.listPosts(workspace_id, status);
+    return {
+      posts: found.map((p) => ({
+        post_id: p.post_id,
+        title: p.title,
+        status: p.status,
+        updated_at: p.updated_at,
+      })),
+    };
+  });
+
+  register("request_review", async ({ workspace_id, post_id, reviewer_ids }) => {
+    await member(workspace_id);
+    return await posts.requestReview(caller, post_id, { workspace_id, reviewer_ids });
+  });
+
+  register("schedule_post", async ({ workspace_id, post_id, at }) => {
+    await member(workspace_id);
+    return await posts.schedule(caller, post_id, { workspace_id, ...(at ? { at } : {}) });
   });
 
   return server;

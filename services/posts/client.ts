@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../shared/http/app_error.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
+import type { Caller } from "../../shared/http/identity.ts";
 import { exampleSchema, postSchema } from "./schemas.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 
@@ -97,7 +98,6 @@ export class PostsClient {
     );
   }
 
-  /** The admin metrics figures. */
   /**
    * Collab tells posts that a post's live text changed (at most once a second per document);
    * an approval of another text is withdrawn there (CONTRACT 12).
@@ -112,6 +112,47 @@ export class PostsClient {
     }
   }
 
+  /** A workspace's posts, newest first, optionally of one status (MCP list_posts). */
+  async listPosts(workspaceId: string, status?: string): Promise<PostRecord[]> {
+    const query = `workspaceId=${enc(workspaceId)}${status ? `&status=${enc(status)}` : ""}`;
+    const res = await this.#client.request("GET", `/internal/posts?${query}`);
+    const body = await res.json().catch(() => null);
+    if (res.status === 400) throw new AppError(400, body?.error ?? "Bad request");
+    const parsed = z.object({ items: z.array(postRecordSchema.omit({ content: true })) })
+      .safeParse(body);
+    if (!res.ok || !parsed.success) {
+      throw new AppError(502, `The posts service answered ${res.status} to list posts`);
+    }
+    return parsed.data.items.map((p) => ({ ...p, content: "" }));
+  }
+
+  /** Asks for a review, acting for `caller` (MCP request_review); REST's errors passed on. */
+  async requestReview(
+    caller: Caller,
+    postId: string,
+    input: { workspace_id: string; reviewer_ids: string[]; note?: string },
+  ): Promise<PostRecord> {
+    return await this.#expect(
+      await this.#client.request("POST", `/internal/posts/${enc(postId)}/review-requests`, {
+        body: { ...input, caller },
+      }),
+    );
+  }
+
+  /** Schedules, acting for `caller` (MCP schedule_post); REST's errors passed on. */
+  async schedule(
+    caller: Caller,
+    postId: string,
+    input: { workspace_id: string; at?: string },
+  ): Promise<PostRecord> {
+    return await this.#expect(
+      await this.#client.request("POST", `/internal/posts/${enc(postId)}/schedule`, {
+        body: { ...input, caller },
+      }),
+    );
+  }
+
+  /** The admin metrics figures. */
   async stats(): Promise<PostStats> {
     return await this.#client.json(postStatsSchema, "GET", "/internal/stats") ??
       { total_posts: 0, posts_published_last_30_days: 0 };

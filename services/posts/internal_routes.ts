@@ -8,8 +8,18 @@ import {
 } from "../../shared/http/service_app.ts";
 import { toIso } from "../../shared/time.ts";
 import type { PostOperations } from "./operations.ts";
+import type { Publishing } from "./publishing.ts";
 import type { ReviewOperations } from "./review.ts";
-import { ID_MAX, internalContentBody, internalCreatePostBody, POST_NOT_FOUND } from "./schemas.ts";
+import { callerSchema } from "../../shared/http/identity.ts";
+import {
+  ID_MAX,
+  internalContentBody,
+  internalCreatePostBody,
+  listPostsQuery,
+  POST_NOT_FOUND,
+  reviewRequestBody,
+  scheduleBody,
+} from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
 
 /** Published within this many days counts for the admin metric. */
@@ -34,9 +44,63 @@ function postId(value: string | undefined): string {
  */
 export function mountPostsInternal(
   app: ServiceApp,
-  deps: { store: PostsStore; posts: PostOperations; review: ReviewOperations },
+  deps: {
+    store: PostsStore;
+    posts: PostOperations;
+    review: ReviewOperations;
+    publishing: Publishing;
+  },
 ): void {
-  const { store, posts, review } = deps;
+  const { store, posts, review, publishing } = deps;
+
+  /** MCP list_posts: the workspace's posts (the caller's membership is MCP's check). */
+  app.get("/internal/posts", async (c) => {
+    const parsed = listPostsQuery.safeParse({
+      workspaceId: c.req.query("workspaceId"),
+      status: c.req.query("status"),
+    });
+    if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
+    const { workspaceId, status } = parsed.data;
+    const records = (await store.listPosts(workspaceId)).filter((p) =>
+      status === undefined || p.status === status
+    );
+    return c.json({ items: records, count: records.length });
+  });
+
+  /**
+   * MCP request_review and schedule_post, acting for `caller` (MCP's verified caller, whose
+   * membership these routes check like the REST routes do).
+   */
+  app.post("/internal/posts/:id/review-requests", async (c) => {
+    const id = postId(c.req.param("id"));
+    const raw = await c.req.json().catch(() => null);
+    const caller = callerSchema.safeParse(raw?.caller);
+    if (!caller.success) throw new AppError(400, "caller is required");
+    const input = reviewRequestBody.safeParse(raw);
+    if (!input.success) throw new AppError(400, describeZodError(input.error));
+    await review.requireMember(input.data.workspace_id, caller.data.user_id);
+    return c.json(
+      await review.requestReview(
+        caller.data,
+        input.data.workspace_id,
+        id,
+        input.data.reviewer_ids,
+        input.data.note,
+      ),
+    );
+  });
+
+  app.post("/internal/posts/:id/schedule", async (c) => {
+    const id = postId(c.req.param("id"));
+    const raw = await c.req.json().catch(() => null);
+    const caller = callerSchema.safeParse(raw?.caller);
+    if (!caller.success) throw new AppError(400, "caller is required");
+    const input = scheduleBody.safeParse(raw);
+    if (!input.success) throw new AppError(400, describeZodError(input.error));
+    return c.json(
+      await publishing.schedule(caller.data, input.data.workspace_id, id, input.data.at),
+    );
+  });
 
   /**
    * Collab: the post's live text changed and now has this SHA-256 (sent at most once a second

@@ -73,7 +73,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
   mountServiceInternals(app, () => ready, kv);
-  mountPostsInternal(app, { store, posts, review });
+  mountPostsInternal(app, { store, posts, review, publishing });
   mountPostRoutes(app, { store, posts, workspaces, review });
   mountReviewRoutes(app, { store, posts, review, workspaces });
   mountPublishingRoutes(app, publishing);

@@ -55,6 +55,11 @@ export class ReviewOperations {
     return `${this.deps.publicUrl}/workspaces/${workspaceId}/posts/${postId}`;
   }
 
+  /** 403 `Not a workspace member` / 404 deleted workspace, as every route checks first. */
+  requireMember(workspaceId: string, userId: string) {
+    return this.deps.workspaces.requireMember(workspaceId, userId);
+  }
+
   /** The workspace's publishing settings (defaults when the record cannot be read). */
   async settings(workspaceId: string): Promise<WorkspaceRecord | null> {
     return await this.deps.workspaces.getWorkspace(workspaceId);
