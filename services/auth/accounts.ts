@@ -63,6 +63,7 @@ export class Accounts {
     return this.deps.buildMessage("email", user.email, "confirm_email", {
       code,
       name: user.name,
+      url: this.#screenUrl("/confirm", user.email),
     });
   }
 
@@ -70,7 +71,13 @@ export class Accounts {
     return this.deps.buildMessage("email", user.email, "password_reset", {
       code,
       name: user.name,
+      url: this.#screenUrl("/reset", user.email),
     });
+  }
+
+  /** The web app's screen where the emailed code is entered, with the email filled in. */
+  #screenUrl(path: string, email: string): string {
+    return `${this.deps.config.base.publicUrl}${path}?email=${encodeURIComponent(email)}`;
   }
 
   /**

@@ -5,8 +5,8 @@ import type { OutgoingMessage, TemplateName } from "./message.ts";
  * phrase, so a message is always readable. Aliases are accepted so that callers can pass the
  * record they already have (an action's `title`, a user's `name`).
  *
- * - `confirm_email`: `code` (the 6-digit code), `name`
- * - `password_reset`: `code` (the 6-digit code, valid 30 minutes), `name`
+ * - `confirm_email`: `code` (the 6-digit code), `name`, `url` (the confirm screen)
+ * - `password_reset`: `code` (the 6-digit code, valid 30 minutes), `name`, `url` (the reset screen)
  * - `action_created`, `action_assigned`, `action_completed`, `action_response`:
  *   `action_title` (or `title`), `workspace_name` (or `workspace`), `actor_name` (who did it;
  *   or `by_name`, `creator_name`, `assignee_name`), `response` (`accepted` | `declined`, for
@@ -187,8 +187,9 @@ const RENDERERS: Record<TemplateName, (data: TemplateData) => RenderedMessage> =
       subject: "Confirm your email address",
       text: `${greeting(data)}\n\nThank you for signing up for Content Pipeline. ` +
         `Your confirmation code is:\n\n    ${code}\n\n` +
-        "Enter this code to confirm your email address. " +
-        "If you did not sign up, you can ignore this message." + SIGNATURE,
+        "Enter this code to confirm your email address" +
+        (pick(data, "url") ? ` at ${pick(data, "url")}` : "") +
+        ". If you did not sign up, you can ignore this message." + SIGNATURE,
     };
   },
   password_reset(data) {
@@ -197,7 +198,9 @@ const RENDERERS: Record<TemplateName, (data: TemplateData) => RenderedMessage> =
       subject: "Reset your password",
       text: `${greeting(data)}\n\nSomeone asked to reset the password of your Content Pipeline ` +
         `account. Your reset code is:\n\n    ${code}\n\n` +
-        "Enter this code with your new password; it is valid for 30 minutes. Resetting signs " +
+        "Enter this code with your new password" +
+        (pick(data, "url") ? ` at ${pick(data, "url")}` : "") +
+        "; it is valid for 30 minutes. Resetting signs " +
         "you out everywhere. If you did not ask for this, you can ignore this message: your " +
         "password stays as it is." + SIGNATURE,
     };

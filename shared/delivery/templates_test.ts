@@ -91,3 +91,16 @@ Deno.test("buildMessage renders the template and trims and lower-cases the recip
     renderMessage("user_approved", { name: "Alice" }),
   );
 });
+
+Deno.test("code emails link to the web app's screen for the code", () => {
+  const confirm = renderMessage("confirm_email", {
+    code: "042917",
+    url: "https://cp.example/confirm?email=dana%40example.com",
+  });
+  assert.ok(confirm.text.includes("at https://cp.example/confirm?email=dana%40example.com."));
+  const reset = renderMessage("password_reset", {
+    code: "042917",
+    url: "https://cp.example/reset?email=dana%40example.com",
+  });
+  assert.ok(reset.text.includes("at https://cp.example/reset?email=dana%40example.com;"));
+});
