@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { startFakeLinkedIn } from "./fakes/linkedin.ts";
 import { waitForOutbox } from "./helpers/outbox.ts";
-import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
+import {
+  api,
+  e2e,
+  freePort,
+  startTestStack,
+  TEST_ADMIN,
+  TEST_INTERNAL_SECRET,
+  type TestStack,
+} from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { nextFreeSlot } from "../services/posts/slots.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -430,5 +438,115 @@ Deno.test("connect answers 503 when LinkedIn is not configured", e2e, async () =
     assert.deepEqual([res.status, res.body], [503, { error: "LinkedIn is not configured" }]);
   } finally {
     await stack.close();
+  }
+});
+
+Deno.test("a publish call cut by kill -9 is never repeated after the restart", e2e, async () => {
+  const fake = startFakeLinkedIn();
+  const root = new URL("..", import.meta.url).pathname;
+  const dataDir = await Deno.makeTempDir({ prefix: "cps-publish-crash-" });
+  const port = await freePort();
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "",
+    HOME: Deno.env.get("HOME") ?? "",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    STAGE: "dev",
+    INTERNAL_SECRET: TEST_INTERNAL_SECRET,
+    ADMIN_EMAIL: TEST_ADMIN.email,
+    ADMIN_PASSWORD: TEST_ADMIN.password,
+    ADMIN_NAME: TEST_ADMIN.name,
+    LOG_LEVEL: "error",
+    LINKEDIN_CLIENT_ID: fake.clientId,
+    LINKEDIN_CLIENT_SECRET: fake.clientSecret,
+    LINKEDIN_AUTH_URL: fake.authUrl,
+    LINKEDIN_API_URL: fake.apiUrl,
+    LINKEDIN_TIMEOUT_MS: "120000",
+  };
+  if (Deno.env.get("DENO_DIR")) env.DENO_DIR = Deno.env.get("DENO_DIR")!;
+  const start = async () => {
+    const process = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "main.ts"],
+      cwd: root,
+      env,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await waitFor(
+      async () => {
+        try {
+          const res = await fetch(`${env.PUBLIC_URL}/healthz`);
+          await res.body?.cancel();
+          return res.ok;
+        } catch {
+          return false;
+        }
+      },
+      "the stack to be healthy",
+      60_000,
+    );
+    return process;
+  };
+  const stack = { url: env.PUBLIC_URL };
+  let process = await start();
+  try {
+    const login = await api(stack, "POST", "/api/auth/login", {
+      body: { email: TEST_ADMIN.email, password: TEST_ADMIN.password },
+    });
+    const token = login.body.access_token;
+    const ws = await api(stack, "POST", "/api/workspaces", { token, body: { name: "Crash" } });
+    const wsId = ws.body.workspace_id;
+    const connect = await api(stack, "POST", `/api/workspaces/${wsId}/linkedin/connect`, { token });
+    const consent = await fetch(connect.body.authorize_url, { redirect: "manual" });
+    await consent.body?.cancel();
+    const back = await fetch(consent.headers.get("location")!, { redirect: "manual" });
+    await back.body?.cancel();
+    assert.equal(back.status, 302);
+    const post = await api(stack, "POST", "/api/posts", {
+      token,
+      body: { workspace_id: wsId, title: "Crash", content: "Mid-call" },
+    });
+    const id = post.body.post_id;
+    fake.failures.push("hang");
+    assert.equal(
+      (await api(stack, "POST", `/api/posts/${id}/publish`, {
+        token,
+        body: { workspace_id: wsId },
+      }))
+        .status,
+      202,
+    );
+    await waitFor(() => fake.posts().length === 1, "the call to LinkedIn");
+    process.kill("SIGKILL");
+    await process.status;
+    process = await start();
+    const relogin = await api(stack, "POST", "/api/auth/login", {
+      body: { email: TEST_ADMIN.email, password: TEST_ADMIN.password },
+    });
+    let answer: Record<string, unknown> = {};
+    await waitFor(
+      async () => {
+        answer = (await api(stack, "GET", `/api/posts/${id}?workspaceId=${wsId}`, {
+          token: relogin.body.access_token,
+        })).body;
+        return answer.publish_error !== null;
+      },
+      "the unknown outcome",
+      45_000,
+    );
+    assert.equal(
+      answer.publish_error,
+      "Publishing outcome unknown; check LinkedIn before retrying",
+    );
+    assert.equal(answer.status, "draft");
+    assert.equal(fake.posts().length, 1, "never called again");
+  } finally {
+    process.kill("SIGKILL");
+    await process.status.catch(() => {});
+    await fake.close();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 });
