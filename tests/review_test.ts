@@ -4,6 +4,9 @@ import { WebsocketProvider } from "y-websocket";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
 import { waitForOutbox } from "./helpers/outbox.ts";
+import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 /** A workspace owned by `owner` with `others` added in the given roles. */
 async function workspaceWith(
@@ -379,6 +382,63 @@ Deno.test(
       }
     } finally {
       await stack.close();
+    }
+  },
+);
+
+Deno.test(
+  "an AI rewrite through MCP iterate_post sends the approved post back to review",
+  e2e,
+  async () => {
+    const ai = startFakeChatCompletions();
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
+    });
+    try {
+      const owner = await createUser(stack);
+      const author = await createUser(stack);
+      const wsId = await workspaceWith(stack, owner, [[author, "editor"]]);
+      const created = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "AI", content: "Long approved text." },
+      });
+      const postId = created.body.post_id;
+      await api(stack, "POST", `/api/posts/${postId}/review-requests`, {
+        token: author.access_token,
+        body: { workspace_id: wsId, reviewer_ids: [owner.user_id] },
+      });
+      const approved = await api(stack, "POST", `/api/posts/${postId}/reviews`, {
+        token: owner.access_token,
+        body: { workspace_id: wsId, decision: "approve" },
+      });
+      assert.equal(approved.body.status, "approved");
+      ai.script({ content: "Short text." });
+      const client = new Client({ name: "review-test", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${author.access_token}` } },
+        }),
+      );
+      try {
+        const result = await client.callTool({
+          name: "iterate_post",
+          arguments: { workspace_id: wsId, post_id: postId, instruction: "Shorter" },
+        });
+        assert.notEqual(result.isError, true, JSON.stringify(result.content));
+      } finally {
+        await client.close();
+      }
+      const post = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${wsId}`, {
+        token: owner.access_token,
+      });
+      assert.equal(post.body.content, "Short text.");
+      assert.equal(post.body.status, "in_review");
+      assert.equal(post.body.approved_by, null);
+    } finally {
+      await stack.close();
+      await ai.close();
     }
   },
 );
