@@ -24,6 +24,7 @@ export const REVIEW_MESSAGES = {
   notInReview: "Post is not in review",
   onlyReviewApproves: "Only a review can approve a post when approval is required",
   notApproved: "Post must be approved first: this workspace requires approval",
+  published: "Post is already published",
   badReviewers: "reviewer_ids must name 1 to 10 workspace owners or editors other than the author",
 } as const;
 
@@ -104,6 +105,7 @@ export class ReviewOperations {
   ): Promise<Post> {
     const { store, workspaces, posts } = this.deps;
     const post = await posts.require(workspaceId, postId);
+    if (post.status === "published") throw conflict(REVIEW_MESSAGES.published);
     const ids = [...new Set(reviewerIds)];
     const memberships = await Promise.all(ids.map((id) => workspaces.membership(workspaceId, id)));
     const bad = ids.filter((id, i) =>
@@ -121,6 +123,8 @@ export class ReviewOperations {
       url: this.postUrl(workspaceId, postId),
     };
     const result = await store.modifyPost(workspaceId, postId, (current, op) => {
+      if (current.status === "published") throw conflict(REVIEW_MESSAGES.published);
+      if (current.publish_attempt) throw conflict("Post is being published; wait for the outcome");
       const next: StoredPost = withdrawn(current, nowIso());
       next.status = "in_review";
       next.reviewer_ids = ids;
@@ -237,8 +241,10 @@ export class ReviewOperations {
   }
 }
 
+/** Whether `fingerprint` withdraws the approval (not while a publish call is in flight: the
+ * approved text is what LinkedIn is receiving, and the call's outcome decides the status). */
 function invalidates(post: StoredPost, fingerprint: string): boolean {
-  return (post.status === "approved" || post.status === "scheduled") &&
+  return (post.status === "approved" || post.status === "scheduled") && !post.publish_attempt &&
     !!post.approved_fingerprint && post.approved_fingerprint !== fingerprint;
 }
 

@@ -36,7 +36,10 @@ export function mountReviewRoutes(app: ServiceApp, deps: {
       summary: "Ask 1 to 10 owners or editors (not the author) to review the post; " +
         "it becomes `in_review` and each reviewer gets a `review_requested` DM",
       request: { params: postIdParam, ...body(reviewRequestBody) },
-      responses: { 200: json(postSchema, "The post, in review"), ...errors(400, 401, 403, 404) },
+      responses: {
+        200: json(postSchema, "The post, in review"),
+        ...errors(400, 401, 403, 404, 409),
+      },
     }),
     async (c) => {
       const caller = requireCaller(c);
