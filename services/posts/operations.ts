@@ -135,12 +135,17 @@ export class PostOperations {
    * Applies `update`. A new text goes to the live document first (so every connected editor
    * gets it at once, and a collab failure changes nothing), then to the stored copy.
    */
-  async update(workspaceId: string, postId: string, update: PostUpdate): Promise<Post> {
+  async update(
+    workspaceId: string,
+    postId: string,
+    update: PostUpdate,
+    guard?: (current: PostRecord) => void,
+  ): Promise<Post> {
     const { store, liveDocs } = this.deps;
     if (update.content !== undefined) {
       await liveDocs.setContent(postId, workspaceId, update.content);
     }
-    const result = await store.updatePost(workspaceId, postId, update, nowIso());
+    const result = await store.updatePost(workspaceId, postId, update, nowIso(), guard);
     if (!result) {
       // Deleted meanwhile: the document just written must not outlive it.
       if (update.content !== undefined) await liveDocs.deleteDoc(postId).catch(() => {});

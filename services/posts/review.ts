@@ -199,15 +199,21 @@ export class ReviewOperations {
   /**
    * The guard of `PUT /api/posts/{id}/status` when the workspace requires approval: only a
    * review approves (409), and `scheduled`/`published` are reached only from `approved`.
+   * Answers a check to run on the post as read inside the update's commit loop.
    */
-  async guardStatus(workspaceId: string, current: PostStatus, target: PostStatus) {
-    if (current === target) return;
+  async statusGuard(
+    workspaceId: string,
+    target: PostStatus,
+  ): Promise<((current: { status: PostStatus }) => void) | undefined> {
     const ws = await this.settings(workspaceId);
-    if (!ws?.approval_required) return;
-    if (target === "approved") throw conflict(REVIEW_MESSAGES.onlyReviewApproves);
-    if ((target === "scheduled" || target === "published") && current !== "approved") {
-      throw conflict(REVIEW_MESSAGES.notApproved);
-    }
+    if (!ws?.approval_required) return undefined;
+    return (current) => {
+      if (current.status === target) return;
+      if (target === "approved") throw conflict(REVIEW_MESSAGES.onlyReviewApproves);
+      if ((target === "scheduled" || target === "published") && current.status !== "approved") {
+        throw conflict(REVIEW_MESSAGES.notApproved);
+      }
+    };
   }
 
   /**

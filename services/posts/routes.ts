@@ -150,9 +150,9 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       const { id } = c.req.valid("param");
       const { workspace_id, status } = c.req.valid("json");
       await workspaces.requireMember(workspace_id, caller.user_id);
-      const current = await posts.require(workspace_id, id);
-      await deps.review?.guardStatus(workspace_id, current.status, status);
-      return c.json(await posts.update(workspace_id, id, { status }), 200);
+      await posts.require(workspace_id, id);
+      const guard = await deps.review?.statusGuard(workspace_id, status);
+      return c.json(await posts.update(workspace_id, id, { status }, guard), 200);
     },
   );
 

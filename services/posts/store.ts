@@ -293,6 +293,8 @@ export class PostsStore {
     postId: string,
     update: PostUpdate,
     now: string,
+    /** re-checked on every attempt against what was read; throws (an AppError) to refuse */
+    guard?: (current: PostRecord) => void,
   ): Promise<{ before: PostRecord; after: PostRecord } | null> {
     const key = postKey(workspaceId, postId);
     return await retryCommit(
@@ -300,6 +302,7 @@ export class PostsStore {
         const entry = await this.kv.get<StoredPost>(key);
         if (!entry.value) return { ok: true, value: null };
         const before = entry.value;
+        guard?.(publicRecord(before));
         const after: StoredPost = { ...before, updated_at: now };
         if (update.title !== undefined) after.title = update.title;
         if (update.tags !== undefined) after.tags = update.tags;
