@@ -15,6 +15,7 @@ import { EditorPane } from "../components/editor_pane.tsx";
 import { EditorStatusBar } from "../components/editor_status_bar.tsx";
 import { PresenceAvatars } from "../components/presence_avatars.tsx";
 import { EditorPostFields } from "../components/editor_post_fields.tsx";
+import { ReviewBar } from "../components/review_bar.tsx";
 // ── Slots owned by the comments + AI helper (they replace these components) ──
 import { CommentsPanel } from "../components/comments_panel.tsx";
 import { AiPanel } from "../components/ai_panel.tsx";
@@ -72,7 +73,8 @@ function PostEditor({ initial }: { initial: Post }) {
         )}
       </div>
       {session && (
-        <aside class="post-editor-side stack" aria-label="Comments and AI">
+        <aside class="post-editor-side stack" aria-label="Review, comments and AI">
+          <ReviewBar post={post} onChange={setPost} />
           {/* ── SLOT: comments panel (owned by the comments helper) ── */}
           <CommentsPanel session={session} />
           {/* ── SLOT: AI panel (owned by the AI helper) ── */}

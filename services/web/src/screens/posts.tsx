@@ -12,6 +12,8 @@ import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { Link, navigate, url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
+import { workspaces } from "../state/workspaces.ts";
+import { formatInZone } from "../components/schedule_time.ts";
 
 type Post = Schemas["Post"];
 type Status = Post["status"];
@@ -94,6 +96,7 @@ export default function PostsScreen({ params }: ScreenProps) {
   const counts = new Map<string, number>([["all", all.length]]);
   for (const p of all) counts.set(p.status, (counts.get(p.status) ?? 0) + 1);
   const shown = tab === "all" ? all : all.filter((p) => p.status === tab);
+  const zone = workspaces.value?.find((w) => w.workspace_id === workspaceId)?.timezone ?? "UTC";
   const tabs = [{ value: "all" as const, label: "All" }, ...STATUSES];
 
   return (
@@ -179,6 +182,26 @@ export default function PostsScreen({ params }: ScreenProps) {
                       iso={post.updated_at}
                       prefix="edited "
                     />
+                    {post.status === "scheduled" && post.scheduled_at && (
+                      <span class="post-list-when">
+                        {" · goes out "}
+                        <time dateTime={post.scheduled_at}>
+                          {formatInZone(post.scheduled_at, zone)}
+                        </time>
+                        {` (${zone})`}
+                      </span>
+                    )}
+                    {post.status === "published" && post.linkedin_post_url && (
+                      <>
+                        {" · "}
+                        <a href={post.linkedin_post_url} target="_blank" rel="noopener noreferrer">
+                          View on LinkedIn
+                          <span class="visually-hidden">
+                            {` (${h.text}, opens in a new tab)`}
+                          </span>
+                        </a>
+                      </>
+                    )}
                   </span>
                 </li>
               );

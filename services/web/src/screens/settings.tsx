@@ -12,6 +12,7 @@ import { type Resource, useResource } from "../components/use_resource.ts";
 import { ConfirmDialog } from "../components/workspace_dialog.tsx";
 import { describedBy, Field, fieldErrors } from "../components/workspace_form.tsx";
 import { ListEditor, type ListEntry } from "../components/workspace_list_editor.tsx";
+import { LinkedInSettings } from "../components/linkedin_settings.tsx";
 import { Link, navigate } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
 import { claims } from "../state/session.ts";
@@ -58,6 +59,7 @@ export default function SettingsScreen({ params }: ScreenProps) {
         </p>
       )}
       <GeneralSettings key={`${id}-${detail.updated_at}`} detail={detail} canEdit={canEdit} />
+      <LinkedInSettings workspaceId={id} canEdit={canEdit} />
       <div class="settings-lists">
         <ItemList workspaceId={id} kind="audiences" />
         <ItemList workspaceId={id} kind="languages" />
@@ -75,6 +77,7 @@ const GENERAL_FIELDS = [
   "description",
   "timezone",
   "publishing_slots",
+  "approval_required",
   "default_prompt_id",
 ] as const;
 
@@ -88,15 +91,19 @@ function timeZones(): string[] {
   }
 }
 
+/** The IANA zones to offer, with the current one (and UTC) always among them. */
+function zoneOptions(current: string): string[] {
+  const zones = timeZones();
+  const extra = [current, "UTC"].filter((z) => z && !zones.includes(z));
+  return [...extra, ...zones];
+}
+
 function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: boolean }) {
   const id = detail.workspace_id;
-  // `timezone` arrives with the review-and-publishing work (CONTRACT 12); shown once the API has it
-  const hasTimezone = typeof (detail as { timezone?: unknown }).timezone === "string";
   const [name, setName] = useState(detail.name);
   const [description, setDescription] = useState(detail.description);
-  const [timezone, setTimezone] = useState(
-    hasTimezone ? (detail as unknown as { timezone: string }).timezone : "",
-  );
+  const [timezone, setTimezone] = useState(detail.timezone);
+  const [approval, setApproval] = useState(detail.approval_required);
   const [slots, setSlots] = useState<ListEntry[]>(
     detail.publishing_slots.map((s, i) => ({ id: `${i}:${s}`, name: s })),
   );
@@ -124,13 +131,14 @@ function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: boolean
           setError(null);
           setSaved(false);
           try {
-            const body: Schemas["UpdateWorkspaceRequest"] & { timezone?: string } = {
+            const body: Schemas["UpdateWorkspaceRequest"] = {
               name,
+              timezone,
+              approval_required: approval,
               description,
               publishing_slots: slots.map((s) => s.name.trim()).filter(Boolean),
               default_prompt_id: defaultPrompt || null,
             };
-            if (hasTimezone) body.timezone = timezone;
             const updated = await call(
               api.PUT("/api/workspaces/{id}", { params: { path: { id } }, body }),
             );
@@ -171,29 +179,51 @@ function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: boolean
               {...describedBy("settings-description", byField.description)}
             />
           </Field>
-          {hasTimezone && (
-            <Field
-              id="settings-timezone"
-              label="Timezone"
-              error={byField.timezone}
-              hint="Publishing slots are times in this zone (an IANA name such as Europe/Zurich)."
-            >
+          <div class="field">
+            <label class="settings-toggle">
               <input
-                id="settings-timezone"
-                list="settings-timezones"
-                value={timezone}
-                onInput={(e) => setTimezone(e.currentTarget.value)}
-                {...describedBy("settings-timezone", byField.timezone, true)}
+                type="checkbox"
+                checked={approval}
+                aria-describedby="settings-approval-hint"
+                onChange={(e) => {
+                  setApproval(e.currentTarget.checked);
+                  setSaved(false);
+                }}
               />
-              <datalist id="settings-timezones">
-                {timeZones().map((z) => <option key={z} value={z} />)}
-              </datalist>
-            </Field>
-          )}
+              <span class="field-label">Approval required before publishing</span>
+            </label>
+            <p class="field-hint" id="settings-approval-hint">
+              When on, a post is scheduled or published only after an owner or editor other than its
+              author approves it, and any change to the text afterwards sends it back to review.
+            </p>
+            {byField.approval_required && (
+              <p class="field-error" role="alert">{byField.approval_required}</p>
+            )}
+          </div>
+          <Field
+            id="settings-timezone"
+            label="Timezone"
+            error={byField.timezone}
+            hint="Publishing slots and scheduled times are in this zone."
+          >
+            <select
+              id="settings-timezone"
+              value={timezone}
+              onChange={(e) => {
+                setTimezone(e.currentTarget.value);
+                setSaved(false);
+              }}
+              {...describedBy("settings-timezone", byField.timezone, true)}
+            >
+              {zoneOptions(timezone).map((z) => <option key={z} value={z}>{z}</option>)}
+            </select>
+          </Field>
           <div class="field" role="group" aria-labelledby="slots-label">
             <span id="slots-label" class="field-label">Publishing slots</span>
             <p class="field-hint" id="slots-hint">
-              When posts go out, one entry per slot, for example <code>Mon 09:00</code>.
+              When posts go out: one entry per slot, a day <code>Mon</code> to <code>Sun</code>{" "}
+              and a 24-hour time, for example <code>Mon 09:00</code> or{" "}
+              <code>Thu 17:30</code>, in the timezone above.
             </p>
             <ListEditor
               idPrefix="slot"

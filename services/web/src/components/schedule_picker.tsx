@@ -1,0 +1,244 @@
+/**
+ * Scheduling and publishing in the editor's review bar (CONTRACT 12): "Next free slot" (the
+ * server picks the workspace's next publishing slot no other post holds), "Pick a time" (a
+ * wall-clock time in the workspace's timezone), "Publish now", "Unschedule"; the scheduled
+ * time in the workspace's zone; `publish_error` as the server says it; and once published,
+ * the link to the post on LinkedIn.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError, call, type Schemas } from "../api/client.ts";
+import { Link } from "../router.tsx";
+import { ErrorMessage } from "./error_message.tsx";
+import { formatInZone, isoToZonedLocal, zonedToIso } from "./schedule_time.ts";
+
+type Post = Schemas["Post"];
+type Workspace = Schemas["WorkspaceDetail"];
+
+const NOT_CONNECTED = "LinkedIn is not connected";
+
+function ScheduleError({ error, workspaceId }: { error: unknown; workspaceId: string }) {
+  if (error instanceof ApiError && error.message === NOT_CONNECTED) {
+    return (
+      <div class="error-message" role="alert">
+        <p>{error.message}.</p>
+        <p>
+          <Link href={`/workspaces/${encodeURIComponent(workspaceId)}/settings#linkedin`}>
+            Connect LinkedIn in the workspace settings
+          </Link>{" "}
+          (an owner or editor can), then schedule again.
+        </p>
+      </div>
+    );
+  }
+  return <ErrorMessage error={error} />;
+}
+
+export function SchedulePicker(
+  { post, workspace, onChange }: {
+    post: Post;
+    workspace: Workspace;
+    onChange: (post: Post) => void;
+  },
+) {
+  const tz = workspace.timezone || "UTC";
+  const wsId = post.workspace_id;
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [picking, setPicking] = useState(false);
+  const [local, setLocal] = useState("");
+  const timeInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (picking) timeInput.current?.focus();
+  }, [picking]);
+
+  const run = async (what: string, action: () => Promise<Post>) => {
+    setBusy(what);
+    setError(null);
+    try {
+      onChange(await action());
+      setPicking(false);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(null);
+    }
+  };
+  const schedule = (at?: string) =>
+    run(at ? "pick" : "next", () =>
+      call(api.POST("/api/posts/{id}/schedule", {
+        params: { path: { id: post.post_id } },
+        body: at ? { workspace_id: wsId, at } : { workspace_id: wsId },
+      })));
+  const publishNow = () =>
+    run("publish", () =>
+      call(api.POST("/api/posts/{id}/publish", {
+        params: { path: { id: post.post_id } },
+        body: { workspace_id: wsId },
+      })));
+  const unschedule = () =>
+    run("unschedule", () =>
+      call(api.DELETE("/api/posts/{id}/schedule", {
+        params: { path: { id: post.post_id }, query: { workspaceId: wsId } },
+      })));
+
+  const settings = `/workspaces/${encodeURIComponent(wsId)}/settings`;
+  const status = post.status;
+  const schedulable = status === "approved" ||
+    (!workspace.approval_required && (status === "draft" || status === "in_review"));
+  const slots = workspace.publishing_slots;
+
+  return (
+    <div class="schedule" role="group" aria-labelledby="schedule-heading">
+      <h3 id="schedule-heading" class="review-history-title">Publishing</h3>
+
+      {post.publish_error && (
+        <p class="review-line review-warning" role="note">
+          Last attempt to publish: {post.publish_error}
+        </p>
+      )}
+
+      {status === "published" && (
+        <p class="review-line">
+          Published{post.published_at
+            ? <>{" "}on {formatInZone(post.published_at, tz)} ({tz})</>
+            : null}
+          {post.linkedin_post_url && (
+            <>
+              {" · "}
+              <a href={post.linkedin_post_url} target="_blank" rel="noopener noreferrer">
+                View on LinkedIn
+                <span class="visually-hidden">(opens in a new tab)</span>
+              </a>
+            </>
+          )}
+        </p>
+      )}
+
+      {status === "scheduled" && post.scheduled_at && (
+        <>
+          <p class="review-line" aria-label="Scheduled time">
+            Goes out on{" "}
+            <time dateTime={post.scheduled_at}>
+              <strong>{formatInZone(post.scheduled_at, tz)}</strong>
+            </time>{" "}
+            <span class="wa-muted">({tz})</span>
+          </p>
+          <div class="button-row wa-start">
+            <button
+              type="button"
+              class="button"
+              disabled={busy !== null}
+              onClick={() => void publishNow()}
+            >
+              {busy === "publish" ? "Publishing…" : "Publish now"}
+            </button>
+            <button
+              type="button"
+              class="button secondary"
+              disabled={busy !== null}
+              onClick={() => void unschedule()}
+            >
+              {busy === "unschedule" ? "Unscheduling…" : "Unschedule"}
+            </button>
+          </div>
+        </>
+      )}
+
+      {schedulable && (
+        <>
+          <div class="button-row wa-start">
+            <button
+              type="button"
+              class="button"
+              disabled={busy !== null || slots.length === 0}
+              aria-describedby="schedule-slots"
+              onClick={() => void schedule()}
+            >
+              {busy === "next" ? "Scheduling…" : "Next free slot"}
+            </button>
+            <button
+              type="button"
+              class="button secondary"
+              aria-expanded={picking}
+              aria-controls="schedule-pick"
+              disabled={busy !== null}
+              onClick={() => {
+                if (!picking && !local) {
+                  setLocal(isoToZonedLocal(Date.now() + 60 * 60_000, tz));
+                }
+                setPicking(!picking);
+              }}
+            >
+              Pick a time
+            </button>
+            <button
+              type="button"
+              class="button secondary"
+              disabled={busy !== null}
+              onClick={() => void publishNow()}
+            >
+              {busy === "publish" ? "Publishing…" : "Publish now"}
+            </button>
+          </div>
+          <p class="field-hint" id="schedule-slots">
+            {slots.length > 0
+              ? (
+                <>
+                  Slots: {slots.join(", ")} ({tz}). <Link href={settings}>Change slots</Link>
+                </>
+              )
+              : (
+                <>
+                  No publishing slots yet: <Link href={settings}>add them in settings</Link>{" "}
+                  or pick a time.
+                </>
+              )}
+          </p>
+          {picking && (
+            <form
+              id="schedule-pick"
+              class="schedule-pick"
+              onSubmit={(e) => {
+                e.preventDefault();
+                const at = zonedToIso(local, tz);
+                if (!at) {
+                  setError(new Error("Enter a date and a time"));
+                  return;
+                }
+                void schedule(at);
+              }}
+            >
+              <div class="field">
+                <label for="schedule-at">Publish at ({tz})</label>
+                <input
+                  id="schedule-at"
+                  ref={timeInput}
+                  type="datetime-local"
+                  required
+                  value={local}
+                  onInput={(e) => setLocal(e.currentTarget.value)}
+                />
+              </div>
+              <div class="button-row wa-start">
+                <button type="submit" class="button" disabled={busy !== null}>
+                  {busy === "pick" ? "Scheduling…" : "Schedule"}
+                </button>
+                <button type="button" class="button secondary" onClick={() => setPicking(false)}>
+                  Cancel
+                </button>
+              </div>
+            </form>
+          )}
+        </>
+      )}
+
+      {!schedulable && status !== "scheduled" && status !== "published" && (
+        <p class="wa-muted review-line">
+          This workspace requires an approval: scheduling opens once a reviewer approves the post.
+        </p>
+      )}
+
+      <ScheduleError error={error} workspaceId={wsId} />
+    </div>
+  );
+}
