@@ -150,8 +150,8 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
         {workspace.data && (
           <span class="review-bar-rule">
             {workspace.data.approval_required
-              ? "This workspace requires an approval before publishing"
-              : "Approval is optional here"}
+              ? "Approval required before publishing"
+              : "Approval optional in this workspace"}
           </span>
         )}
       </div>

@@ -126,7 +126,7 @@ export function SchedulePicker(
           <div class="button-row wa-start">
             <button
               type="button"
-              class="button"
+              class="button wa-small"
               disabled={busy !== null}
               onClick={() => void publishNow()}
             >
@@ -134,7 +134,7 @@ export function SchedulePicker(
             </button>
             <button
               type="button"
-              class="button secondary"
+              class="button secondary wa-small"
               disabled={busy !== null}
               onClick={() => void unschedule()}
             >
@@ -149,7 +149,7 @@ export function SchedulePicker(
           <div class="button-row wa-start">
             <button
               type="button"
-              class="button"
+              class="button wa-small"
               disabled={busy !== null || slots.length === 0}
               aria-describedby="schedule-slots"
               onClick={() => void schedule()}
@@ -158,7 +158,7 @@ export function SchedulePicker(
             </button>
             <button
               type="button"
-              class="button secondary"
+              class="button secondary wa-small"
               aria-expanded={picking}
               aria-controls="schedule-pick"
               disabled={busy !== null}
@@ -173,7 +173,7 @@ export function SchedulePicker(
             </button>
             <button
               type="button"
-              class="button secondary"
+              class="button secondary wa-small"
               disabled={busy !== null}
               onClick={() => void publishNow()}
             >
@@ -234,7 +234,7 @@ export function SchedulePicker(
 
       {!schedulable && status !== "scheduled" && status !== "published" && (
         <p class="wa-muted review-line">
-          This workspace requires an approval: scheduling opens once a reviewer approves the post.
+          Scheduling opens once a reviewer approves the post.
         </p>
       )}
 

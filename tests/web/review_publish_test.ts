@@ -1,0 +1,259 @@
+/**
+ * Review and publishing in the browser (issue 13's Done-when, CONTRACT 12), against the fake
+ * LinkedIn on loopback: an author requests a review, a reviewer approves in another browser
+ * context, the author meets "LinkedIn is not connected", follows the link to the settings and
+ * connects LinkedIn through the fake's authorization endpoint (back on the settings, showing the
+ * connection), sets a publishing slot a minute ahead (a bad slot is a 400 at the field), picks a
+ * time then unschedules, schedules into the next free slot, the fake receives the post when the
+ * time comes, and the editor (and the posts list) show the LinkedIn link.
+ */
+import assert from "node:assert/strict";
+import { api, e2e } from "../helpers/stack.ts";
+import { createUser } from "../helpers/users.ts";
+import {
+  checkA11y,
+  type Page,
+  PHONE,
+  screenshot,
+  signIn,
+  startWebTest,
+} from "../helpers/browser.ts";
+import { startFakeLinkedIn } from "../fakes/linkedin.ts";
+import { openEditor } from "./editor_fixture.ts";
+
+const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function status(page: Page, label: string) {
+  return page.getByRole("status", { name: "Post status" }).filter({ hasText: label });
+}
+
+async function noHorizontalScroll(page: Page) {
+  const overflow = await page.evaluate(
+    "document.documentElement.scrollWidth > document.documentElement.clientWidth",
+  );
+  assert.equal(overflow, false, "no horizontal scrolling");
+}
+
+Deno.test(
+  "review and publishing: request review, approve in another browser, connect LinkedIn from settings, schedule into the next slot, published with the LinkedIn link",
+  e2e,
+  async () => {
+    const fake = startFakeLinkedIn();
+    const web = await startWebTest({
+      LINKEDIN_CLIENT_ID: fake.clientId,
+      LINKEDIN_CLIENT_SECRET: fake.clientSecret,
+      LINKEDIN_AUTH_URL: fake.authUrl,
+      LINKEDIN_API_URL: fake.apiUrl,
+    });
+    try {
+      const { stack } = web;
+      const author = await createUser(stack, { name: "Anna Author" });
+      const reviewer = await createUser(stack, { name: "Rita Reviewer" });
+      const ws = await api(stack, "POST", "/api/workspaces", {
+        token: author.access_token,
+        body: { name: "Launch team" },
+      });
+      assert.equal(ws.status, 201);
+      const wsId = ws.body.workspace_id as string;
+      await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
+        token: author.access_token,
+        body: { email: reviewer.email, role: "editor" },
+      });
+      const setup = await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+        token: author.access_token,
+        body: { approval_required: true, timezone: "UTC", publishing_slots: ["Mon 09:00"] },
+      });
+      assert.equal(setup.status, 200, JSON.stringify(setup.body));
+      const text = "Ship it (v2) #launch";
+      const created = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "Launch day", content: text },
+      });
+      const postId = created.body.post_id as string;
+      const editorUrl = `${stack.url}/workspaces/${wsId}/posts/${postId}`;
+      const getPost = async () =>
+        (await api(stack, "GET", `/api/posts/${postId}?workspaceId=${wsId}`, {
+          token: author.access_token,
+        })).body;
+
+      // The author asks Rita for a review.
+      const pageA = await openEditor(web, editorUrl, author);
+      await status(pageA, "Draft").waitFor();
+      await pageA.getByText("No reviews yet").waitFor();
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-editor-draft-1440");
+      await pageA.getByRole("button", { name: "Request review" }).click();
+      const rita = pageA.getByRole("checkbox", { name: /Rita Reviewer/ });
+      await rita.waitFor();
+      assert.equal(
+        await pageA.getByRole("checkbox", { name: /Anna Author/ }).count(),
+        0,
+        "the author is not offered as a reviewer",
+      );
+      assert.equal(await pageA.getByRole("button", { name: "Send request" }).isDisabled(), true);
+      await rita.check();
+      await pageA.getByLabel("Note for the reviewers (optional)").fill("Launch copy, please");
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-editor-request-1440");
+      await pageA.getByRole("button", { name: "Send request" }).click();
+      await status(pageA, "In review").waitFor();
+      await pageA.getByText("Waiting for Rita Reviewer.").waitFor();
+      assert.equal(await pageA.getByRole("button", { name: "Approve" }).count(), 0);
+      assert.equal((await getPost()).status, "in_review");
+
+      // Rita approves in her own browser context.
+      const pageB = await openEditor(web, editorUrl, reviewer);
+      await status(pageB, "In review").waitFor();
+      await pageB.getByLabel("Note to the author (optional)").fill("Looks good");
+      await checkA11y(pageB);
+      await screenshot(pageB, "review-editor-reviewer-1440");
+      await pageB.getByRole("button", { name: "Approve" }).click();
+      await status(pageB, "Approved").waitFor();
+
+      // The author's editor follows without a reload.
+      await status(pageA, "Approved").waitFor({ timeout: 15_000 });
+      await pageA.getByText(/Approved by Rita Reviewer/).waitFor();
+      const history = pageA.getByRole("list", { name: "Review history" });
+      await history.getByText("Looks good").waitFor();
+      assert.match(await history.innerText(), /Approved\s*Rita Reviewer/);
+      const approved = await getPost();
+      assert.equal(approved.approved_by, reviewer.user_id);
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-editor-approved-1440");
+
+      // Scheduling before LinkedIn is connected: the 409, with the way to the settings.
+      await pageA.getByRole("button", { name: "Next free slot" }).click();
+      const alert = pageA.getByRole("alert").filter({ hasText: "LinkedIn is not connected" });
+      await alert.waitFor();
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-editor-not-connected-1440");
+      await alert.getByRole("link", { name: "Connect LinkedIn in the workspace settings" })
+        .click();
+
+      // Settings: approval on, timezone, LinkedIn not connected; connect through the fake.
+      await pageA.getByRole("heading", { name: "LinkedIn" }).waitFor();
+      await pageA.getByText("Not connected.").waitFor();
+      assert.equal(
+        await pageA.getByRole("checkbox", { name: "Approval required before publishing" })
+          .isChecked(),
+        true,
+      );
+      assert.equal(await pageA.getByLabel("Timezone").inputValue(), "UTC");
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-settings-not-connected-1440");
+      await pageA.getByRole("button", { name: "Connect LinkedIn" }).click();
+      await pageA.getByText(`Connected as ${fake.member.name}`).waitFor({ timeout: 15_000 });
+      assert.equal(new URL(pageA.url()).pathname, `/workspaces/${wsId}/settings`);
+      assert.match(
+        await pageA.locator("#linkedin").innerText(),
+        /connected by Anna Author/,
+      );
+      assert.ok(
+        fake.requests.some((r) => r.path === "/oauth/v2/authorization"),
+        "went through the fake's authorization endpoint",
+      );
+      await pageA.getByRole("button", { name: "Disconnect" }).waitFor();
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-settings-connected-1440");
+
+      // A bad slot is a 400 at the field; then a slot about a minute ahead (UTC).
+      const slot1 = pageA.getByRole("textbox", { name: "Slot 1" });
+      await slot1.fill("Funday 9");
+      await pageA.getByRole("button", { name: "Save settings" }).click();
+      const slotError = pageA.locator("#slots-error");
+      await slotError.waitFor();
+      assert.match(await slotError.innerText(), /publishing_slots/);
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-settings-slot-error-1440");
+      const slotMs = Math.ceil((Date.now() + 45_000) / 60_000) * 60_000;
+      const slotDate = new Date(slotMs);
+      const slot = `${DAYS[slotDate.getUTCDay()]} ${
+        String(slotDate.getUTCHours()).padStart(2, "0")
+      }:${String(slotDate.getUTCMinutes()).padStart(2, "0")}`;
+      await slot1.fill(slot);
+      await pageA.getByRole("button", { name: "Save settings" }).click();
+      await pageA.getByRole("status").filter({ hasText: "Saved" }).first().waitFor();
+
+      // Back in the editor: pick a time, unschedule, then the next free slot.
+      await pageA.goto(editorUrl);
+      await status(pageA, "Approved").waitFor();
+      await pageA.getByRole("button", { name: "Pick a time" }).click();
+      const at = pageA.getByLabel("Publish at (UTC)");
+      const picked = await at.inputValue();
+      assert.match(picked, /^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+      await checkA11y(pageA);
+      await pageA.getByRole("button", { name: "Schedule", exact: true }).click();
+      await status(pageA, "Scheduled").waitFor();
+      assert.equal(Date.parse((await getPost()).scheduled_at), Date.parse(`${picked}:00Z`));
+      await pageA.getByRole("button", { name: "Unschedule" }).click();
+      await status(pageA, "Approved").waitFor();
+      assert.equal((await getPost()).scheduled_at, null);
+
+      assert.ok(Date.now() < slotMs - 5_000, "the slot is still ahead");
+      await pageA.getByRole("button", { name: "Next free slot" }).click();
+      await status(pageA, "Scheduled").waitFor();
+      const scheduled = await getPost();
+      assert.equal(Date.parse(scheduled.scheduled_at), slotMs, "the next free slot");
+      await pageA.getByText("Goes out on").waitFor();
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-editor-scheduled-1440");
+
+      // While it waits: the posts list shows when it goes out; the editor on a phone.
+      await pageB.goto(`${stack.url}/workspaces/${wsId}/posts?status=scheduled`);
+      await pageB.getByText(/goes out/).waitFor();
+      await checkA11y(pageB);
+      await screenshot(pageB, "review-posts-scheduled-1440");
+      const phone = await web.newPage({ viewport: PHONE });
+      await phone.goto(editorUrl);
+      await signIn(phone, author.email, author.password);
+      await status(phone, "Scheduled").waitFor();
+      await noHorizontalScroll(phone);
+      await screenshot(phone, "review-editor-scheduled-375");
+
+      // The time comes: the fake LinkedIn receives the post, once, escaped.
+      await until(() => fake.posts().length > 0, "the LinkedIn call", 150_000);
+      const call = fake.posts()[0];
+      assert.ok(Date.now() >= slotMs, "not before the slot");
+      assert.equal(JSON.parse(call.body).commentary, "Ship it \\(v2\\) \\#launch");
+      const link = pageA.getByRole("link", { name: /View on LinkedIn/ });
+      await link.waitFor({ timeout: 15_000 });
+      const published = await getPost();
+      assert.equal(published.status, "published");
+      assert.equal(await link.getAttribute("href"), published.linkedin_post_url);
+      assert.equal(await link.getAttribute("target"), "_blank");
+      assert.match((await link.getAttribute("rel")) ?? "", /noopener/);
+      await status(pageA, "Published").waitFor();
+      await checkA11y(pageA);
+      await screenshot(pageA, "review-editor-published-1440");
+      await phone.getByRole("link", { name: /View on LinkedIn/ }).waitFor({ timeout: 15_000 });
+      await noHorizontalScroll(phone);
+      await checkA11y(phone);
+      await screenshot(phone, "review-editor-published-375");
+      assert.equal(fake.posts().length, 1, "published once");
+
+      await pageB.goto(`${stack.url}/workspaces/${wsId}/posts?status=published`);
+      const listLink = pageB.getByRole("link", { name: /View on LinkedIn/ });
+      await listLink.waitFor();
+      assert.equal(await listLink.getAttribute("href"), published.linkedin_post_url);
+      await checkA11y(pageB);
+      await screenshot(pageB, "review-posts-published-1440");
+      await phone.goto(`${stack.url}/workspaces/${wsId}/settings`);
+      await phone.getByText(`Connected as ${fake.member.name}`).waitFor();
+      await noHorizontalScroll(phone);
+      await screenshot(phone, "review-settings-connected-375");
+
+      assert.deepEqual(web.pageErrors, []);
+    } finally {
+      await web.close();
+      await fake.close();
+    }
+  },
+);
