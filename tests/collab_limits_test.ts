@@ -9,6 +9,7 @@ import * as Y from "yjs";
 import { WebsocketProvider } from "y-websocket";
 import { api, e2e, freePort, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
@@ -21,12 +22,6 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function ticketFor(stack: { url: string }, user: { access_token: string }) {
-  const res = await api(stack, "POST", "/api/ws/ticket", { token: user.access_token });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.ticket as string;
-}
 
 /** A stock y-websocket provider on the post, recording the close that ended it. */
 function openProvider(url: string, params: Record<string, string>, doc = new Y.Doc()) {
@@ -49,36 +44,6 @@ async function synced<T extends { provider: WebsocketProvider }>(p: T): Promise<
 }
 
 const textOf = (p: { provider: WebsocketProvider }) => p.provider.doc.getText("content").toString();
-
-/** The HTTP status answered to a WebSocket upgrade request (101 when it upgrades). */
-async function upgradeStatus(
-  base: string,
-  query: string,
-  headers: Record<string, string> = {},
-): Promise<number> {
-  const url = new URL(base);
-  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
-  try {
-    const request = [
-      `GET /ws?${query} HTTP/1.1`,
-      `Host: ${url.host}`,
-      "Upgrade: websocket",
-      "Connection: Upgrade",
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-      "Sec-WebSocket-Version: 13",
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-      "",
-      "",
-    ].join("\r\n");
-    await conn.write(new TextEncoder().encode(request));
-    const buf = new Uint8Array(1024);
-    const n = await conn.read(buf);
-    const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
-    return Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
-  } finally {
-    conn.close();
-  }
-}
 
 /** A raw socket on the post that records its close. */
 function openRawSocket(base: string, query: string) {

@@ -5,6 +5,7 @@ import * as decoding from "lib0/decoding";
 import { MESSAGE_APP_EVENT } from "../services/collab/protocol.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, login, type TestUser } from "./helpers/users.ts";
+import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
@@ -14,12 +15,6 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-async function ticketFor(stack: TestStack, user: { access_token: string }): Promise<string> {
-  const res = await api(stack, "POST", "/api/ws/ticket", { token: user.access_token });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.ticket;
 }
 
 /** A stock y-websocket provider on the post, as a browser editor would open it. */
@@ -42,31 +37,6 @@ async function synced(provider: WebsocketProvider): Promise<WebsocketProvider> {
 }
 
 const textOf = (p: WebsocketProvider) => p.doc.getText("content").toString();
-
-/** The HTTP status the server answers to a WebSocket upgrade request (101 when it upgrades). */
-async function upgradeStatus(stack: TestStack, query: string): Promise<number> {
-  const url = new URL(stack.url);
-  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
-  try {
-    const request = [
-      `GET /ws?${query} HTTP/1.1`,
-      `Host: ${url.host}`,
-      "Upgrade: websocket",
-      "Connection: Upgrade",
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-      "Sec-WebSocket-Version: 13",
-      "",
-      "",
-    ].join("\r\n");
-    await conn.write(new TextEncoder().encode(request));
-    const buf = new Uint8Array(1024);
-    const n = await conn.read(buf);
-    const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
-    return Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
-  } finally {
-    conn.close();
-  }
-}
 
 /** A raw socket on the post that records the text frames and the close it gets. */
 function openRawSocket(stack: TestStack, query: string) {
@@ -277,21 +247,21 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     await t.step(
       "a bad ticket, a non-member and a post of another workspace are refused before the socket opens",
       async () => {
-        assert.equal(await upgradeStatus(stack, query(ownerTicket)), 101);
-        assert.equal(await upgradeStatus(stack, query(crypto.randomUUID())), 401);
+        assert.equal(await upgradeStatus(stack.url, query(ownerTicket)), 101);
+        assert.equal(await upgradeStatus(stack.url, query(crypto.randomUUID())), 401);
         assert.equal(
-          await upgradeStatus(stack, `docId=${postId}&workspaceId=${workspaceId}`),
+          await upgradeStatus(stack.url, `docId=${postId}&workspaceId=${workspaceId}`),
           400,
         );
         const outsiderTicket = await ticketFor(stack, outsider);
-        assert.equal(await upgradeStatus(stack, query(outsiderTicket)), 403);
+        assert.equal(await upgradeStatus(stack.url, query(outsiderTicket)), 403);
         const other = await api(stack, "POST", "/api/workspaces", {
           token: owner.access_token,
           body: { name: "Other workspace" },
         });
         assert.equal(
           await upgradeStatus(
-            stack,
+            stack.url,
             new URLSearchParams({
               ticket: ownerTicket,
               docId: postId,
@@ -338,7 +308,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
         assert.equal(closedCode, 4403);
         assert.equal(p.shouldConnect, false, "the provider must not reconnect");
         assert.equal(ownerSocket.wsconnected, true, "the owner keeps editing");
-        assert.equal(await upgradeStatus(stack, query(editorTicket)), 403);
+        assert.equal(await upgradeStatus(stack.url, query(editorTicket)), 403);
         p.destroy();
         ownerSocket.destroy();
       },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { upgradeStatus } from "./helpers/ws.ts";
 
 /** CONTRACT 11: what takes rights away lands within 5 seconds, without a new token. */
 const REVOCATION_DEADLINE_MS = 5_000;
@@ -77,31 +78,6 @@ const mcpInitialize = (stack: TestStack, user: TestUser) =>
     },
   });
 
-/** The HTTP status the server answers to a WebSocket upgrade (101 when it upgrades). */
-async function upgradeStatus(stack: TestStack, query: string): Promise<number> {
-  const url = new URL(stack.url);
-  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
-  try {
-    const request = [
-      `GET /ws?${query} HTTP/1.1`,
-      `Host: ${url.host}`,
-      "Upgrade: websocket",
-      "Connection: Upgrade",
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-      "Sec-WebSocket-Version: 13",
-      "",
-      "",
-    ].join("\r\n");
-    await conn.write(new TextEncoder().encode(request));
-    const buf = new Uint8Array(1024);
-    const n = await conn.read(buf);
-    const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
-    return Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
-  } finally {
-    conn.close();
-  }
-}
-
 Deno.test("revocation (CONTRACT 11) and capture token limits", e2e, async (t) => {
   const stack = await startTestStack({ CAPTURES_PER_MINUTE: String(CAPTURES_PER_MINUTE) });
   try {
@@ -129,7 +105,7 @@ Deno.test("revocation (CONTRACT 11) and capture token limits", e2e, async (t) =>
         assert.equal(before.status, 200, JSON.stringify(before.body));
         const ticket = await api(stack, "POST", "/api/ws/ticket", { token: user.access_token });
         assert.equal(ticket.status, 200, JSON.stringify(ticket.body));
-        assert.equal(await upgradeStatus(stack, socketQuery(ticket.body.ticket)), 101);
+        assert.equal(await upgradeStatus(stack.url, socketQuery(ticket.body.ticket)), 101);
         assert.equal((await mcpInitialize(stack, user)).status, 200);
 
         const disabled = await api(stack, "PUT", `/api/admin/users/${user.user_id}/status`, {
@@ -160,7 +136,7 @@ Deno.test("revocation (CONTRACT 11) and capture token limits", e2e, async (t) =>
           () => api(stack, "GET", "/api/auth/me", { token: user.access_token }),
         );
         await refusedWithin(since, "a WebSocket ticket minted before", 401, async () => ({
-          status: await upgradeStatus(stack, socketQuery(ticket.body.ticket)),
+          status: await upgradeStatus(stack.url, socketQuery(ticket.body.ticket)),
           body: null,
         }));
       },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../../shared/log.ts";
 import { ServiceDirectory } from "../../shared/service_directory.ts";
+import { upgradeStatus } from "../../tests/helpers/ws.ts";
 import { createWebSocketProxy, type WsUpgradeChecks } from "./websocket_proxy.ts";
 
 const SECRET = "0123456789abcdef0123";
@@ -53,30 +54,6 @@ function startProxy(upstreamUrl: string) {
   );
 }
 
-/** The HTTP status answered to a WebSocket upgrade request (101 when it upgrades). */
-async function upgradeStatus(port: number, query: string): Promise<number> {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
-    const request = [
-      `GET /ws?${query} HTTP/1.1`,
-      `Host: 127.0.0.1:${port}`,
-      "Upgrade: websocket",
-      "Connection: Upgrade",
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-      "Sec-WebSocket-Version: 13",
-      "",
-      "",
-    ].join("\r\n");
-    await conn.write(new TextEncoder().encode(request));
-    const buf = new Uint8Array(1024);
-    const n = await conn.read(buf);
-    const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
-    return Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
-  } finally {
-    conn.close();
-  }
-}
-
 Deno.test("the gateway relays /ws to a collab service deployed apart, both ways, with the secret", async () => {
   const upstream = startUpstream();
   const server = startProxy(upstream.url);
@@ -110,12 +87,12 @@ Deno.test("item 15: the gateway refuses a bad ticket, a disabled account or a no
   const upstream = startUpstream();
   const server = startProxy(upstream.url);
   try {
-    const port = server.addr.port;
-    assert.equal(await upgradeStatus(port, "ticket=nope&docId=p1&workspaceId=w1"), 401);
-    assert.equal(await upgradeStatus(port, "ticket=t3&docId=p1&workspaceId=w1"), 401);
-    assert.equal(await upgradeStatus(port, "ticket=t2&docId=p1&workspaceId=w1"), 403);
-    assert.equal(await upgradeStatus(port, "ticket=t1&docId=p9&workspaceId=w1"), 404);
-    assert.equal(await upgradeStatus(port, "docId=p1&workspaceId=w1"), 400);
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    assert.equal(await upgradeStatus(base, "ticket=nope&docId=p1&workspaceId=w1"), 401);
+    assert.equal(await upgradeStatus(base, "ticket=t3&docId=p1&workspaceId=w1"), 401);
+    assert.equal(await upgradeStatus(base, "ticket=t2&docId=p1&workspaceId=w1"), 403);
+    assert.equal(await upgradeStatus(base, "ticket=t1&docId=p9&workspaceId=w1"), 404);
+    assert.equal(await upgradeStatus(base, "docId=p1&workspaceId=w1"), 400);
     assert.deepEqual(upstream.seen, [], "nothing reached collab");
   } finally {
     await server.shutdown();
