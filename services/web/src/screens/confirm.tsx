@@ -6,10 +6,10 @@
 import { useState } from "preact/hooks";
 import { api, ApiError, call } from "../api/client.ts";
 import { AuthFrame, AuthNotice } from "../components/auth_frame.tsx";
+import { CodeField, EmailField, SignInButton, SubmitRow } from "../components/auth_fields.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Link, url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
-import { startSignIn } from "../state/session.ts";
 
 export default function ConfirmScreen(_: ScreenProps) {
   const search = url.value.search;
@@ -31,9 +31,7 @@ export default function ConfirmScreen(_: ScreenProps) {
         <p class="auth-muted">
           A new account waits for an admin's approval; you will see when it is approved.
         </p>
-        <button type="button" class="button auth-submit" onClick={() => void startSignIn("/")}>
-          Sign in
-        </button>
+        <SignInButton />
       </AuthFrame>
     );
   }
@@ -88,40 +86,16 @@ export default function ConfirmScreen(_: ScreenProps) {
       }
     >
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="confirm-email">Email</label>
-          <input
-            id="confirm-email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="confirm-code">Confirmation code</label>
-          <input
-            id="confirm-code"
-            name="code"
-            class="code-input"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="[0-9]{6}"
-            maxLength={6}
-            required
-            value={code}
-            aria-describedby="confirm-code-hint"
-            autoFocus={!!search.get("email")}
-            onInput={(e) => setCode(e.currentTarget.value.replace(/\D/g, ""))}
-          />
-          <p id="confirm-code-hint" class="auth-muted">6 digits, valid for a limited time.</p>
-        </div>
-        <ErrorMessage error={error} />
-        <button type="submit" class="button auth-submit" disabled={busy}>
-          {busy ? "Confirming…" : "Confirm email"}
-        </button>
+        <EmailField id="confirm-email" value={email} onInput={setEmail} />
+        <CodeField
+          id="confirm-code"
+          label="Confirmation code"
+          hint="6 digits, valid for a limited time."
+          autoFocus={!!search.get("email")}
+          value={code}
+          onInput={setCode}
+        />
+        <SubmitRow error={error} busy={busy} label="Confirm email" busyLabel="Confirming…" />
       </form>
       <div class="auth-resend">
         <p class="auth-muted">

@@ -5,10 +5,9 @@
 import { useState } from "preact/hooks";
 import { api, ApiError, call } from "../api/client.ts";
 import { AuthFrame } from "../components/auth_frame.tsx";
-import { ErrorMessage } from "../components/error_message.tsx";
+import { EmailField, SignInLink, SubmitRow } from "../components/auth_fields.tsx";
 import { Link, navigate, url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
-import { startSignIn } from "../state/session.ts";
 
 export default function ForgotScreen(_: ScreenProps) {
   const [email, setEmail] = useState(url.value.search.get("email") ?? "");
@@ -37,39 +36,19 @@ export default function ForgotScreen(_: ScreenProps) {
       }
       footer={
         <p>
-          Remembered it?{" "}
-          <a
-            href="/"
-            onClick={(e) => {
-              e.preventDefault();
-              void startSignIn("/");
-            }}
-          >
-            Sign in
-          </a>
+          Remembered it? <SignInLink />
         </p>
       }
     >
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="forgot-email">Email</label>
-          <input
-            id="forgot-email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
-        </div>
-        <ErrorMessage error={error} />
-        {error instanceof ApiError && error.status === 429 && (
-          <p class="auth-muted">Too many codes were asked for. Wait 15 minutes, then try again.</p>
-        )}
-        <button type="submit" class="button auth-submit" disabled={busy}>
-          {busy ? "Sending…" : "Email me a code"}
-        </button>
+        <EmailField id="forgot-email" value={email} onInput={setEmail} />
+        <SubmitRow error={error} busy={busy} label="Email me a code" busyLabel="Sending…">
+          {error instanceof ApiError && error.status === 429 && (
+            <p class="auth-muted">
+              Too many codes were asked for. Wait 15 minutes, then try again.
+            </p>
+          )}
+        </SubmitRow>
       </form>
       <p class="auth-muted">
         Have a code already? <Link href="/reset">Enter it</Link>

@@ -5,18 +5,23 @@
 import { useState } from "preact/hooks";
 import { api, call } from "../api/client.ts";
 import { AuthFrame, AuthNotice } from "../components/auth_frame.tsx";
-import { PasswordField, passwordProblem } from "../components/auth_password_field.tsx";
-import { ErrorMessage } from "../components/error_message.tsx";
+import {
+  CodeField,
+  EmailField,
+  PasswordField,
+  SignInButton,
+  SubmitRow,
+  useNewPassword,
+} from "../components/auth_fields.tsx";
 import { Link, url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
-import { startSignIn } from "../state/session.ts";
 
 export default function ResetScreen(_: ScreenProps) {
   const search = url.value.search;
   const [email, setEmail] = useState(search.get("email") ?? "");
   const [code, setCode] = useState("");
-  const [password, setPassword] = useState("");
-  const [passwordError, setPasswordError] = useState<string | null>(null);
+  const newPassword = useNewPassword("reset-password");
+  const password = newPassword.password;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState(false);
@@ -27,9 +32,7 @@ export default function ResetScreen(_: ScreenProps) {
         <AuthNotice>
           <p>Your new password is set, and every other session of your account was signed out.</p>
         </AuthNotice>
-        <button type="button" class="button auth-submit" onClick={() => void startSignIn("/")}>
-          Sign in
-        </button>
+        <SignInButton />
       </AuthFrame>
     );
   }
@@ -37,12 +40,7 @@ export default function ResetScreen(_: ScreenProps) {
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const problem = passwordProblem(password);
-    setPasswordError(problem);
-    if (problem) {
-      document.getElementById("reset-password")?.focus();
-      return;
-    }
+    if (!newPassword.valid()) return;
     setBusy(true);
     try {
       await call(api.POST("/api/auth/reset-password", {
@@ -80,48 +78,16 @@ export default function ResetScreen(_: ScreenProps) {
       }
     >
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="reset-email">Email</label>
-          <input
-            id="reset-email"
-            name="email"
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="reset-code">Reset code</label>
-          <input
-            id="reset-code"
-            name="code"
-            class="code-input"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="[0-9]{6}"
-            maxLength={6}
-            required
-            autoFocus={!!search.get("email")}
-            value={code}
-            onInput={(e) => setCode(e.currentTarget.value.replace(/\D/g, ""))}
-          />
-        </div>
-        <PasswordField
-          id="reset-password"
-          label="New password"
-          value={password}
-          onInput={(v) => {
-            setPassword(v);
-            if (passwordError) setPasswordError(passwordProblem(v));
-          }}
-          error={passwordError}
+        <EmailField id="reset-email" autoComplete="username" value={email} onInput={setEmail} />
+        <CodeField
+          id="reset-code"
+          label="Reset code"
+          autoFocus={!!search.get("email")}
+          value={code}
+          onInput={setCode}
         />
-        <ErrorMessage error={error} />
-        <button type="submit" class="button auth-submit" disabled={busy}>
-          {busy ? "Saving…" : "Set new password"}
-        </button>
+        <PasswordField {...newPassword.field} label="New password" />
+        <SubmitRow error={error} busy={busy} label="Set new password" busyLabel="Saving…" />
       </form>
     </AuthFrame>
   );

@@ -6,7 +6,14 @@
 import { useState } from "preact/hooks";
 import { api, ApiError, call } from "../api/client.ts";
 import { AuthFrame, AuthNotice } from "../components/auth_frame.tsx";
-import { PasswordField, passwordProblem } from "../components/auth_password_field.tsx";
+import {
+  EmailField,
+  NameField,
+  PasswordField,
+  SignInButton,
+  SubmitRow,
+  useNewPassword,
+} from "../components/auth_fields.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
@@ -18,9 +25,7 @@ function SetupDone() {
   return (
     <AuthFrame title="Setup is already done — sign in">
       <p>An admin account exists, so this setup link no longer works.</p>
-      <button type="button" class="button auth-submit" onClick={() => void startSignIn("/")}>
-        Sign in
-      </button>
+      <SignInButton />
     </AuthFrame>
   );
 }
@@ -30,8 +35,8 @@ export default function SetupScreen(_: ScreenProps) {
   const status = useResource(() => call(api.GET("/api/setup")), []);
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
-  const [passwordError, setPasswordError] = useState<string | null>(null);
+  const newPassword = useNewPassword("setup-password");
+  const password = newPassword.password;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [finished, setFinished] = useState(false);
@@ -80,12 +85,7 @@ export default function SetupScreen(_: ScreenProps) {
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const problem = passwordProblem(password);
-    setPasswordError(problem);
-    if (problem) {
-      document.getElementById("setup-password")?.focus();
-      return;
-    }
+    if (!newPassword.valid()) return;
     setBusy(true);
     try {
       await call(api.POST("/api/setup", {
@@ -110,48 +110,21 @@ export default function SetupScreen(_: ScreenProps) {
       }
     >
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="setup-name">Name</label>
-          <input
-            id="setup-name"
-            name="name"
-            autoComplete="name"
-            required
-            maxLength={200}
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="setup-email">Email</label>
-          <input
-            id="setup-email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
-        </div>
-        <PasswordField
-          id="setup-password"
-          value={password}
-          onInput={(v) => {
-            setPassword(v);
-            if (passwordError) setPasswordError(passwordProblem(v));
-          }}
-          error={passwordError}
-        />
-        <ErrorMessage error={error} />
-        {error instanceof ApiError && error.status === 401 && (
-          <p class="auth-muted">
-            Restart the service to get a new setup link in its log.
-          </p>
-        )}
-        <button type="submit" class="button auth-submit" disabled={busy}>
-          {busy ? "Creating admin…" : "Create admin account"}
-        </button>
+        <NameField id="setup-name" value={name} onInput={setName} />
+        <EmailField id="setup-email" value={email} onInput={setEmail} />
+        <PasswordField {...newPassword.field} />
+        <SubmitRow
+          error={error}
+          busy={busy}
+          label="Create admin account"
+          busyLabel="Creating admin…"
+        >
+          {error instanceof ApiError && error.status === 401 && (
+            <p class="auth-muted">
+              Restart the service to get a new setup link in its log.
+            </p>
+          )}
+        </SubmitRow>
       </form>
     </AuthFrame>
   );

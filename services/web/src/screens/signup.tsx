@@ -6,11 +6,16 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../api/client.ts";
 import { AuthFrame } from "../components/auth_frame.tsx";
-import { PasswordField, passwordProblem } from "../components/auth_password_field.tsx";
-import { ErrorMessage } from "../components/error_message.tsx";
+import {
+  EmailField,
+  NameField,
+  PasswordField,
+  SignInLink,
+  SubmitRow,
+  useNewPassword,
+} from "../components/auth_fields.tsx";
 import { Link, navigate } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
-import { startSignIn } from "../state/session.ts";
 
 /** What the app sends when no site key is configured. */
 export const NO_RECAPTCHA_TOKEN = "recaptcha-not-configured";
@@ -57,8 +62,8 @@ async function recaptchaToken(): Promise<string> {
 export default function SignupScreen(_: ScreenProps) {
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
-  const [passwordError, setPasswordError] = useState<string | null>(null);
+  const newPassword = useNewPassword("signup-password");
+  const password = newPassword.password;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const key = siteKey();
@@ -70,12 +75,7 @@ export default function SignupScreen(_: ScreenProps) {
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const problem = passwordProblem(password);
-    setPasswordError(problem);
-    if (problem) {
-      document.getElementById("signup-password")?.focus();
-      return;
-    }
+    if (!newPassword.valid()) return;
     setBusy(true);
     try {
       const recaptcha_token = await recaptchaToken();
@@ -96,57 +96,15 @@ export default function SignupScreen(_: ScreenProps) {
       intro={<p>An admin approves new accounts before they can use the app.</p>}
       footer={
         <p>
-          Already have an account?{" "}
-          <a
-            href="/"
-            onClick={(e) => {
-              e.preventDefault();
-              void startSignIn("/");
-            }}
-          >
-            Sign in
-          </a>
+          Already have an account? <SignInLink />
         </p>
       }
     >
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="signup-name">Name</label>
-          <input
-            id="signup-name"
-            name="name"
-            autoComplete="name"
-            required
-            maxLength={200}
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="signup-email">Email</label>
-          <input
-            id="signup-email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
-        </div>
-        <PasswordField
-          id="signup-password"
-          value={password}
-          onInput={(v) => {
-            setPassword(v);
-            if (passwordError) setPasswordError(passwordProblem(v));
-          }}
-          error={passwordError}
-        />
-        <ErrorMessage error={error} />
-        <button type="submit" class="button auth-submit" disabled={busy}>
-          {busy ? "Creating account…" : "Create account"}
-        </button>
+        <NameField id="signup-name" value={name} onInput={setName} />
+        <EmailField id="signup-email" value={email} onInput={setEmail} />
+        <PasswordField {...newPassword.field} />
+        <SubmitRow error={error} busy={busy} label="Create account" busyLabel="Creating account…" />
         {key && (
           <p class="auth-muted auth-recaptcha">
             This form is protected by reCAPTCHA; Google's{" "}
