@@ -12,7 +12,8 @@ import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { ConfirmDialog, WorkspaceDialog } from "../components/workspace_dialog.tsx";
-import { describedBy, Field, fieldErrors, formatWhen } from "../components/workspace_form.tsx";
+import { FormDialogButtons, useSaveForm } from "../components/form_dialog.tsx";
+import { describedBy, Field, formatWhen } from "../components/workspace_form.tsx";
 import { Link, navigate, url } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
 import { claims, isAdmin } from "../state/session.ts";
@@ -483,41 +484,28 @@ function ActionForm(
   const [due, setDue] = useState(action?.due_date ?? "");
   const [priority, setPriority] = useState(action?.priority ?? "p3_medium");
   const [linked, setLinked] = useState(action?.linked_post_id ?? "");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const { byField, rest } = fieldErrors(error, ACTION_FIELDS);
+  const form = useSaveForm(ACTION_FIELDS, () => {
+    const fields = {
+      title,
+      description,
+      assignee_id: assignee,
+      due_date: due || null,
+      priority: priority || null,
+      linked_post_id: linked || null,
+    };
+    return action
+      ? call(api.PUT("/api/actions/{id}", {
+        params: { path: { id: action.action_id } },
+        body: { workspace_id: workspaceId, ...fields },
+      }))
+      : call(api.POST("/api/actions", {
+        body: { workspace_id: workspaceId, ...fields },
+      }));
+  }, onDone);
+  const { byField } = form;
   const knownPriority = PRIORITIES.some((p) => p.value === priority);
   return (
-    <form
-      onSubmit={async (e) => {
-        e.preventDefault();
-        setBusy(true);
-        setError(null);
-        const fields = {
-          title,
-          description,
-          assignee_id: assignee,
-          due_date: due || null,
-          priority: priority || null,
-          linked_post_id: linked || null,
-        };
-        try {
-          const saved = action
-            ? await call(api.PUT("/api/actions/{id}", {
-              params: { path: { id: action.action_id } },
-              body: { workspace_id: workspaceId, ...fields },
-            }))
-            : await call(api.POST("/api/actions", {
-              body: { workspace_id: workspaceId, ...fields },
-            }));
-          onDone(saved);
-        } catch (err) {
-          setError(err);
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
+    <form onSubmit={form.onSubmit}>
       <Field id="action-title" label="Title" error={byField.title}>
         <input
           id="action-title"
@@ -604,13 +592,12 @@ function ActionForm(
         </Field>
       </div>
       {membersError ? <ErrorMessage error={membersError} /> : null}
-      <ErrorMessage error={rest} />
-      <div class="button-row">
-        <button type="button" class="button secondary" onClick={onCancel}>Cancel</button>
-        <button type="submit" class="button" disabled={busy}>
-          {busy ? "Saving…" : action ? "Save action" : "Create action"}
-        </button>
-      </div>
+      <FormDialogButtons
+        error={form.rest}
+        busy={form.busy}
+        label={action ? "Save action" : "Create action"}
+        onCancel={onCancel}
+      />
     </form>
   );
 }

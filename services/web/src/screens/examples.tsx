@@ -9,7 +9,8 @@ import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { ConfirmDialog, WorkspaceDialog } from "../components/workspace_dialog.tsx";
-import { describedBy, Field, fieldErrors, formatWhen } from "../components/workspace_form.tsx";
+import { FormDialogButtons, useSaveForm } from "../components/form_dialog.tsx";
+import { describedBy, Field, formatWhen } from "../components/workspace_form.tsx";
 import type { ScreenProps } from "../routes.ts";
 
 type Example = Schemas["ExamplePost"];
@@ -136,38 +137,25 @@ function ExampleForm(
   const [title, setTitle] = useState(example?.title ?? "");
   const [content, setContent] = useState(example?.content ?? "");
   const [tags, setTags] = useState((example?.tags ?? []).join(", "));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const { byField, rest } = fieldErrors(error, ["title", "content", "tags"]);
+  const form = useSaveForm(["title", "content", "tags"], async () => {
+    const body = {
+      workspace_id: workspaceId,
+      title: title.trim(),
+      content,
+      tags: tags.split(",").map((t) => t.trim().replace(/^#/, "")).filter(Boolean),
+    };
+    if (example) {
+      await call(api.PUT("/api/examples/{id}", {
+        params: { path: { id: example.example_id } },
+        body,
+      }));
+    } else {
+      await call(api.POST("/api/examples", { body }));
+    }
+  }, onDone);
+  const { byField } = form;
   return (
-    <form
-      onSubmit={async (e) => {
-        e.preventDefault();
-        setBusy(true);
-        setError(null);
-        const body = {
-          workspace_id: workspaceId,
-          title: title.trim(),
-          content,
-          tags: tags.split(",").map((t) => t.trim().replace(/^#/, "")).filter(Boolean),
-        };
-        try {
-          if (example) {
-            await call(api.PUT("/api/examples/{id}", {
-              params: { path: { id: example.example_id } },
-              body,
-            }));
-          } else {
-            await call(api.POST("/api/examples", { body }));
-          }
-          onDone();
-        } catch (err) {
-          setError(err);
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
+    <form onSubmit={form.onSubmit}>
       <Field id="example-title" label="Title" error={byField.title}>
         <input
           id="example-title"
@@ -201,13 +189,12 @@ function ExampleForm(
           {...describedBy("example-tags", byField.tags, true)}
         />
       </Field>
-      <ErrorMessage error={rest} />
-      <div class="button-row">
-        <button type="button" class="button secondary" onClick={onCancel}>Cancel</button>
-        <button type="submit" class="button" disabled={busy}>
-          {busy ? "Saving…" : example ? "Save example" : "Create example"}
-        </button>
-      </div>
+      <FormDialogButtons
+        error={form.rest}
+        busy={form.busy}
+        label={example ? "Save example" : "Create example"}
+        onCancel={onCancel}
+      />
     </form>
   );
 }

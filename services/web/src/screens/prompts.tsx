@@ -9,7 +9,8 @@ import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { ConfirmDialog, WorkspaceDialog } from "../components/workspace_dialog.tsx";
-import { describedBy, Field, fieldErrors, formatWhen } from "../components/workspace_form.tsx";
+import { FormDialogButtons, useSaveForm } from "../components/form_dialog.tsx";
+import { describedBy, Field, formatWhen } from "../components/workspace_form.tsx";
 import { Link } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
 
@@ -212,8 +213,26 @@ function PromptForm(
   const [tone, setTone] = useState<Tone>(prompt?.tone ?? "professional");
   const [audience, setAudience] = useState(prompt?.default_audience ?? "");
   const [language, setLanguage] = useState(prompt?.default_language ?? "");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const form = useSaveForm(PROMPT_FIELDS, async () => {
+    const fields = {
+      name,
+      system_instruction: system,
+      user_template: template,
+      tone,
+      default_audience: audience || null,
+      default_language: language || null,
+    };
+    if (prompt) {
+      await call(api.PUT("/api/prompts/{id}", {
+        params: { path: { id: prompt.prompt_id } },
+        body: { workspace_id: workspaceId, ...fields },
+      }));
+    } else {
+      await call(api.POST("/api/prompts", {
+        body: { workspace_id: workspaceId, ...fields },
+      }));
+    }
+  }, onDone);
   const lists = useResource(
     () =>
       Promise.all([
@@ -222,44 +241,13 @@ function PromptForm(
       ]),
     [workspaceId],
   );
-  useEffect(() => setError(null), [prompt]);
-  const { byField, rest } = fieldErrors(error, PROMPT_FIELDS);
+  useEffect(() => form.clearError(), [prompt]);
+  const { byField } = form;
   const audiences = withCurrent(lists.data?.[0].items.map((i) => i.name) ?? [], audience);
   const languages = withCurrent(lists.data?.[1].items.map((i) => i.name) ?? [], language);
 
   return (
-    <form
-      onSubmit={async (e) => {
-        e.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
-          const fields = {
-            name,
-            system_instruction: system,
-            user_template: template,
-            tone,
-            default_audience: audience || null,
-            default_language: language || null,
-          };
-          if (prompt) {
-            await call(api.PUT("/api/prompts/{id}", {
-              params: { path: { id: prompt.prompt_id } },
-              body: { workspace_id: workspaceId, ...fields },
-            }));
-          } else {
-            await call(api.POST("/api/prompts", {
-              body: { workspace_id: workspaceId, ...fields },
-            }));
-          }
-          onDone();
-        } catch (err) {
-          setError(err);
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
+    <form onSubmit={form.onSubmit}>
       <Field id="prompt-name" label="Name" error={byField.name}>
         <input
           id="prompt-name"
@@ -342,13 +330,12 @@ function PromptForm(
         </Field>
       </div>
       {lists.error ? <ErrorMessage error={lists.error} onRetry={lists.reload} /> : null}
-      <ErrorMessage error={rest} />
-      <div class="button-row">
-        <button type="button" class="button secondary" onClick={onCancel}>Cancel</button>
-        <button type="submit" class="button" disabled={busy}>
-          {busy ? "Saving…" : prompt ? "Save prompt" : "Create prompt"}
-        </button>
-      </div>
+      <FormDialogButtons
+        error={form.rest}
+        busy={form.busy}
+        label={prompt ? "Save prompt" : "Create prompt"}
+        onCancel={onCancel}
+      />
     </form>
   );
 }
