@@ -18,8 +18,6 @@ export const PRESERVED_PREFIXES: readonly string[] = [
   "dead_letters",
   // pending queue messages (shared/kv_queue.ts) belong to this deployment's queue too
   "queue",
-  // pending queue messages (shared/kv_queue.ts) belong to this deployment's queue too
-  "queue",
   "queue",
   // signing keys are per-deployment secrets: tokens issued here keep verifying after a restore
   "signing_keys",
