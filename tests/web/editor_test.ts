@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { api, e2e } from "../helpers/stack.ts";
 import { checkA11y, type Page, PHONE, screenshot, startWebTest } from "../helpers/browser.ts";
-import { editorPair, editorText } from "./editor_fixture.ts";
+import { editorPair, editorText, openEditor } from "./editor_fixture.ts";
 
 async function waitForText(page: Page, check: (text: string) => boolean, what: string) {
   const deadline = Date.now() + 10_000;
@@ -38,7 +38,7 @@ Deno.test(
   async (t) => {
     const web = await startWebTest();
     try {
-      const { pageA, pageB, alice, workspaceId, postId } = await editorPair(web, {
+      const { pageA, pageB, alice, workspaceId, postId, url } = await editorPair(web, {
         content: "Hello team",
       });
       const boxA = pageA.getByRole("textbox", { name: "Post text" });
@@ -79,6 +79,19 @@ Deno.test(
         const avatars = await pageB.locator(".presence-avatar").allTextContents();
         assert.equal(avatars.length, 2);
         assert.ok(avatars.some((a) => a.includes("Alice Writer")), avatars.join("|"));
+      });
+
+      await t.step("the same person in a second tab is one avatar, not two", async () => {
+        const aliceAgain = await openEditor(web, url, alice);
+        try {
+          await aliceAgain.getByRole("list", { name: /2 people editing/ }).waitFor();
+          // Let every awareness state arrive, then count: the duplicate Alice never shows.
+          await aliceAgain.waitForTimeout(1500);
+          assert.equal(await aliceAgain.locator(".presence-avatar").count(), 2);
+          assert.equal(await pageB.locator(".presence-avatar").count(), 2);
+        } finally {
+          await aliceAgain.context().close();
+        }
       });
 
       await t.step("counters follow the text live, in the other browser too", async () => {

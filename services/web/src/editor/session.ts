@@ -45,6 +45,8 @@ export type ConnectionState = "connecting" | "live" | "reconnecting" | "offline"
 
 export interface Peer {
   clientId: number;
+  /** The user's id as the peer announced it (for presence only: one avatar per person). */
+  userId: string | null;
   name: string;
   colorIndex: number;
   self: boolean;
@@ -120,6 +122,7 @@ export function createEditorSession(
   const colorIndex = colorIndexForUser(user.id);
   const color = PALETTE[colorIndex];
   provider.awareness.setLocalStateField("user", {
+    id: user.id,
     name: user.name,
     color,
     colorLight: color + "33",
@@ -228,18 +231,24 @@ export function createEditorSession(
   });
 
   const updatePeers = () => {
-    const list: Peer[] = [];
+    // One entry per person: the same user in two tabs shows once (their own tab wins).
+    const byPerson = new Map<string, Peer>();
     provider.awareness.getStates().forEach((state, clientId) => {
-      const u = (state as { user?: { name?: unknown; color?: unknown } }).user;
+      const u = (state as { user?: { id?: unknown; name?: unknown; color?: unknown } }).user;
       if (!u || typeof u.name !== "string") return;
       const self = clientId === ydoc.clientID;
-      list.push({
+      const userId = typeof u.id === "string" ? u.id : null;
+      const key = userId ?? `client:${clientId}`;
+      if (byPerson.has(key) && !self) return;
+      byPerson.set(key, {
         clientId,
+        userId,
         name: u.name,
         colorIndex: self ? colorIndex : colorIndexForColor(u.color, clientId),
         self,
       });
     });
+    const list = [...byPerson.values()];
     list.sort((a, b) => Number(b.self) - Number(a.self) || a.name.localeCompare(b.name));
     peers.value = list;
   };
