@@ -693,7 +693,14 @@ Deno.test("workspaces service", e2e, async (t) => {
           await O("POST", `/api/workspaces/${id}/members`, { email: u.email, role: "editor" });
         }
         const everyone = [boss, ...editors];
-        const ops: Promise<{ status: number; body: unknown }>[] = [];
+        // A member who never leaves: the owner's transfer to them goes through unless another
+        // transfer already did, so the batch always moves ownership at least once (the others'
+        // targets may be mid-way between leaving and being re-added).
+        const anchor = await createUser(stack);
+        await O("POST", `/api/workspaces/${id}/members`, { email: anchor.email, role: "editor" });
+        const ops: Promise<{ status: number; body: unknown }>[] = [
+          as(stack, boss)("PUT", `/api/workspaces/${id}`, { owner_id: anchor.user_id }),
+        ];
         for (let i = 0; i < 20; i++) {
           const from = everyone[i % 4];
           const to = everyone[(i + 1) % 4];
@@ -738,7 +745,7 @@ Deno.test("workspaces service", e2e, async (t) => {
           `/internal/workspaces/${id}/members/${workspace.owner_id}`,
         );
         assert.equal(ownerMember.body.role, "owner");
-        const ownerUser = everyone.find((u) => u.user_id === workspace.owner_id)!;
+        const ownerUser = [...everyone, anchor].find((u) => u.user_id === workspace.owner_id)!;
         const members = (await as(stack, ownerUser)("GET", `/api/workspaces/${id}/members`)).body
           .members as { user_id: string; role: string }[];
         assert.equal(members.filter((m) => m.role === "owner").length, 1);
