@@ -81,12 +81,6 @@ export function postContentKey(postId: string, chunk: number): Deno.KvKey {
 export function postContentPrefix(postId: string): Deno.KvKey {
   return ["post_content", postId];
 }
-export function publishedIndexKey(publishedAt: string, postId: string): Deno.KvKey {
-  return ["posts_by_published_at", publishedAt, postId];
-}
-export function publishedIndexPrefix(): Deno.KvKey {
-  return ["posts_by_published_at"];
-}
 export function postCountKey(): Deno.KvKey {
   return ["post_counters", "total"];
 }
@@ -207,7 +201,7 @@ export class PostsStore {
    * Read-modify-write of one post through `change`, which sees the stored record (with its
    * private fields) and answers the next one, or null to leave it as it is; it may throw an
    * AppError (409 and the like) and may add to the commit through `op` (queue messages).
-   * `published_at` keeps the published index right. Null when there is no such post.
+   * Null when there is no such post.
    */
   async modifyPost(
     workspaceId: string,
@@ -223,12 +217,6 @@ export class PostsStore {
         const op = this.kv.atomic().check(entry);
         const next = change(structuredClone(before), op);
         if (!next) return { ok: true, value: { before, after: before, changed: false } };
-        const wasIndexed = before.status === "published" && before.published_at;
-        const isIndexed = next.status === "published" && next.published_at;
-        if (wasIndexed && (!isIndexed || before.published_at !== next.published_at)) {
-          op.delete(publishedIndexKey(before.published_at!, postId));
-        }
-        if (isIndexed) op.set(publishedIndexKey(next.published_at!, postId), workspaceId);
         op.set(key, next);
         const res = await op.commit();
         return res.ok ? { ok: true, value: { before, after: next, changed: true } } : {
@@ -274,9 +262,6 @@ export class PostsStore {
     op.set(key, { ...record, content_chunks: chunks } satisfies StoredPost)
       .set(postWorkspaceKey(record.post_id), record.workspace_id)
       .sum(postCountKey(), 1n);
-    if (record.status === "published" && record.published_at) {
-      op.set(publishedIndexKey(record.published_at, record.post_id), record.workspace_id);
-    }
     also?.(op);
     const res = await op.commit();
     if (!res.ok) throw new Error(`Post ${record.post_id} already exists`);
@@ -325,12 +310,6 @@ export class PostsStore {
         if (update.content !== undefined) {
           after.content_chunks = writeContent(op, postId, update.content, before.content_chunks);
         }
-        const wasIndexed = before.status === "published" && before.published_at;
-        const isIndexed = after.status === "published" && after.published_at;
-        if (wasIndexed && (!isIndexed || before.published_at !== after.published_at)) {
-          op.delete(publishedIndexKey(before.published_at!, postId));
-        }
-        if (isIndexed) op.set(publishedIndexKey(after.published_at!, postId), workspaceId);
         op.set(key, after);
         const res = await op.commit();
         return res.ok
@@ -341,7 +320,7 @@ export class PostsStore {
   }
 
   /**
-   * Removes the post, its text and its index entries, and uncounts it; its comments are left to
+   * Removes the post, its text and its workspace pointer, and uncounts it; its comments are left to
    * `purgePostComments` (a job enqueued by `also`), since they may be more than one commit holds.
    */
   async deletePost(workspaceId: string, postId: string, also?: Also): Promise<PostRecord | null> {
@@ -353,9 +332,6 @@ export class PostsStore {
       const op = this.kv.atomic().check(entry).delete(key).delete(postWorkspaceKey(postId))
         .sum(postCountKey(), U64_WRAP - 1n);
       for (let n = 0; n < post.content_chunks; n++) op.delete(postContentKey(postId, n));
-      if (post.status === "published" && post.published_at) {
-        op.delete(publishedIndexKey(post.published_at, postId));
-      }
       also?.(op);
       const res = await op.commit();
       return res.ok ? { ok: true, value: publicRecord(post) } : { ok: false };
