@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readOutbox } from "./helpers/outbox.ts";
-import { api, e2e, freePort, TEST_ADMIN, TEST_INTERNAL_SECRET } from "./helpers/stack.ts";
+import { processEnv, type ServiceProcess, startServiceProcess } from "./helpers/process_stack.ts";
+import { api, e2e, freePort, TEST_ADMIN } from "./helpers/stack.ts";
 import { GOOD_PASSWORD, uniqueEmail } from "./helpers/users.ts";
 
 /**
@@ -8,37 +9,8 @@ import { GOOD_PASSWORD, uniqueEmail } from "./helpers/users.ts";
  * so it can be killed with SIGKILL mid-delivery, then started again on the same DATA_DIR.
  */
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const DMS = 50;
 const RESTART_BUDGET_MS = 30_000;
-
-interface Service {
-  url: string;
-  process: Deno.ChildProcess;
-}
-
-async function startService(env: Record<string, string>): Promise<Service> {
-  const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
-    cwd: ROOT,
-    env,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const url = `http://127.0.0.1:${env.PORT}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.body?.cancel();
-      if (res.ok) return { url, process };
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  process.kill("SIGKILL");
-  throw new Error("the service did not become healthy within 60 s");
-}
 
 async function token(stack: { url: string }, email: string, password: string): Promise<string> {
   const res = await api(stack, "POST", "/api/auth/login", { body: { email, password } });
@@ -63,25 +35,8 @@ Deno.test(
     const dataDir = await Deno.makeTempDir({ prefix: "cps-crash-" });
     const port = await freePort();
     const outboxFile = `${dataDir}/outbox.jsonl`;
-    const env = {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "",
-      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      STAGE: "dev",
-      INTERNAL_SECRET: TEST_INTERNAL_SECRET,
-      ADMIN_EMAIL: TEST_ADMIN.email,
-      ADMIN_PASSWORD: TEST_ADMIN.password,
-      ADMIN_NAME: TEST_ADMIN.name,
-      AI_CALLS_PER_MINUTE: "0",
-      OUTBOX_FILE: outboxFile,
-      LOG_LEVEL: "error",
-    };
-    if (!env.DENO_DIR) delete (env as Record<string, string>).DENO_DIR;
-    let service: Service | undefined = await startService(env);
+    const env = processEnv(dataDir, port, { AI_CALLS_PER_MINUTE: "0", OUTBOX_FILE: outboxFile });
+    let service: ServiceProcess | undefined = await startServiceProcess(env);
     try {
       // An admin's workspace with one approved member, who is assigned every action.
       const adminToken = await token(service, TEST_ADMIN.email, TEST_ADMIN.password);
@@ -153,7 +108,7 @@ Deno.test(
       const before = await sent();
 
       const restartedAt = Date.now();
-      service = await startService(env);
+      service = await startServiceProcess(env);
       let missing: string[] = actionIds;
       while (Date.now() - restartedAt < RESTART_BUDGET_MS) {
         const now = await sent();

@@ -1,15 +1,8 @@
 import assert from "node:assert/strict";
 import { startFakeLinkedIn } from "./fakes/linkedin.ts";
 import { waitForOutbox } from "./helpers/outbox.ts";
-import {
-  api,
-  e2e,
-  freePort,
-  startTestStack,
-  TEST_ADMIN,
-  TEST_INTERNAL_SECRET,
-  type TestStack,
-} from "./helpers/stack.ts";
+import { processEnv, startServiceProcess } from "./helpers/process_stack.ts";
+import { api, e2e, freePort, startTestStack, TEST_ADMIN, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { nextFreeSlot } from "../services/posts/slots.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -443,53 +436,16 @@ Deno.test("connect answers 503 when LinkedIn is not configured", e2e, async () =
 
 Deno.test("a publish call cut by kill -9 is never repeated after the restart", e2e, async () => {
   const fake = startFakeLinkedIn();
-  const root = new URL("..", import.meta.url).pathname;
   const dataDir = await Deno.makeTempDir({ prefix: "cps-publish-crash-" });
   const port = await freePort();
-  const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "",
-    HOME: Deno.env.get("HOME") ?? "",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    STAGE: "dev",
-    INTERNAL_SECRET: TEST_INTERNAL_SECRET,
-    ADMIN_EMAIL: TEST_ADMIN.email,
-    ADMIN_PASSWORD: TEST_ADMIN.password,
-    ADMIN_NAME: TEST_ADMIN.name,
-    LOG_LEVEL: "error",
+  const env = processEnv(dataDir, port, {
     LINKEDIN_CLIENT_ID: fake.clientId,
     LINKEDIN_CLIENT_SECRET: fake.clientSecret,
     LINKEDIN_AUTH_URL: fake.authUrl,
     LINKEDIN_API_URL: fake.apiUrl,
     LINKEDIN_TIMEOUT_MS: "120000",
-  };
-  if (Deno.env.get("DENO_DIR")) env.DENO_DIR = Deno.env.get("DENO_DIR")!;
-  const start = async () => {
-    const process = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "main.ts"],
-      cwd: root,
-      env,
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    await waitFor(
-      async () => {
-        try {
-          const res = await fetch(`${env.PUBLIC_URL}/healthz`);
-          await res.body?.cancel();
-          return res.ok;
-        } catch {
-          return false;
-        }
-      },
-      "the stack to be healthy",
-      60_000,
-    );
-    return process;
-  };
+  });
+  const start = async () => (await startServiceProcess(env)).process;
   const stack = { url: env.PUBLIC_URL };
   let process = await start();
   try {

@@ -1,0 +1,63 @@
+import { TEST_ADMIN, TEST_INTERNAL_SECRET } from "./stack.ts";
+
+/**
+ * The whole service as its own process (`deno run -A main.ts`), for tests that kill it with
+ * SIGKILL and start it again on the same DATA_DIR.
+ */
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+export interface ServiceProcess {
+  url: string;
+  process: Deno.ChildProcess;
+}
+
+/** The environment `tests/helpers/stack.ts` gives the in-process stack, plus `extra`. */
+export function processEnv(
+  dataDir: string,
+  port: number,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "",
+    HOME: Deno.env.get("HOME") ?? "",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    STAGE: "dev",
+    INTERNAL_SECRET: TEST_INTERNAL_SECRET,
+    ADMIN_EMAIL: TEST_ADMIN.email,
+    ADMIN_PASSWORD: TEST_ADMIN.password,
+    ADMIN_NAME: TEST_ADMIN.name,
+    LOG_LEVEL: "error",
+    ...extra,
+  };
+  const denoDir = Deno.env.get("DENO_DIR");
+  if (denoDir) env.DENO_DIR = denoDir;
+  return env;
+}
+
+/** Starts the service with `env` and waits (up to 60 s) until `/healthz` answers 200. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts"],
+    cwd: ROOT,
+    env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const url = `http://127.0.0.1:${env.PORT}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.body?.cancel();
+      if (res.ok) return { url, process };
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  process.kill("SIGKILL");
+  throw new Error("the service did not become healthy within 60 s");
+}
