@@ -35,7 +35,7 @@ Deno.test(
         await page.goto(web.stack.url + deepLink);
         await signIn(page, user.email, user.password);
         await page.waitForURL(web.stack.url + deepLink);
-        await page.getByRole("heading", { name: "Ideas" }).waitFor();
+        await page.getByRole("heading", { name: "Ideas", exact: true }).waitFor();
         assert.equal(
           await page.getByRole("combobox", { name: "Workspace" }).inputValue(),
           created.body.workspace_id,
@@ -58,7 +58,7 @@ Deno.test(
       await t.step("a reload keeps the session with one refresh call", async () => {
         refreshCalls.length = 0;
         await page.reload();
-        await page.getByRole("heading", { name: "Ideas" }).waitFor();
+        await page.getByRole("heading", { name: "Ideas", exact: true }).waitFor();
         assert.equal(new URL(page.url()).pathname, deepLink);
         assert.equal(refreshCalls.length, 1);
         assert.deepEqual(
