@@ -1,0 +1,27 @@
+/**
+ * The pieces every service's OpenAPI route definitions share: the `Error` schema, JSON
+ * responses and bodies, and the bearer security requirement. One module, so the documented
+ * error shape and the way a route declares its body are the same in every service.
+ */
+import { z } from "@hono/zod-openapi";
+
+/** `{"error": "..."}`: the body of every 4xx and 5xx (one `AppError`, mapped once). */
+export const errorSchema = z.object({ error: z.string() }).openapi("Error");
+
+/** A JSON response of `schema`. */
+export function json<T extends z.ZodType>(schema: T, description: string) {
+  return { content: { "application/json": { schema } }, description };
+}
+
+/** An error response (`{"error"}`), described by when it happens. */
+export function err(description: string) {
+  return json(errorSchema, description);
+}
+
+/** A required JSON request body of `schema`, for a route's `request`. */
+export function body<T extends z.ZodType>(schema: T) {
+  return { body: { content: { "application/json": { schema } }, required: true } };
+}
+
+/** A route that needs the caller's access token. */
+export const bearer = [{ bearer: [] }];
