@@ -2,15 +2,19 @@
 import { startAllInOne } from "./infra/all_in_one.ts";
 import { loadOrExit } from "./shared/config.ts";
 import { parseGatewayConfig } from "./services/gateway/config.ts";
+import { registerQueueCron, stopWithin } from "./infra/lifecycle.ts";
 
 if (import.meta.main) {
+  let started!: () => void;
+  registerQueueCron("all-in-one queues", new Promise<void>((resolve) => started = resolve));
   loadOrExit(() => parseGatewayConfig(Deno.env.toObject()));
   const stack = await startAllInOne(Deno.env.toObject()).catch((err) => {
     console.error(err instanceof Error ? err.message : String(err));
     Deno.exit(1);
   });
+  started();
   const stop = async () => {
-    await stack.close();
+    await stopWithin(() => stack.close());
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGTERM", stop);

@@ -2,12 +2,15 @@ import { loadOrExit, parseBaseConfig, type ServiceName } from "../shared/config.
 import { createLogger } from "../shared/log.ts";
 import type { ServiceFactory } from "../shared/service.ts";
 import { ServiceDirectory } from "../shared/service_directory.ts";
+import { registerQueueCron, stopWithin } from "./lifecycle.ts";
 
 /**
  * Runs one service alone on its own port and KV, as it would be deployed: peers are reached
  * over HTTP through `<NAME>_URL`, and every request must carry `INTERNAL_SECRET`.
  */
 export async function runStandalone(name: ServiceName, factory: ServiceFactory) {
+  let started!: () => void;
+  registerQueueCron(`${name} queue`, new Promise<void>((resolve) => started = resolve));
   const env = Deno.env.toObject();
   const base = loadOrExit(() => parseBaseConfig(env, { requireSecret: true }));
   const directory = new ServiceDirectory().registerUrls(base.serviceUrls);
@@ -25,10 +28,13 @@ export async function runStandalone(name: ServiceName, factory: ServiceFactory) 
   });
   await service.start();
   ready = true;
+  started();
   logger.info("listening", { port: server.addr.port });
   const stop = async () => {
-    await server.shutdown();
-    await service.close();
+    await stopWithin(async () => {
+      await server.shutdown();
+      await service.close();
+    });
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGTERM", stop);

@@ -58,10 +58,6 @@ export interface KvQueueOptions {
 }
 
 export function kvQueue(kv: Deno.Kv, options: KvQueueOptions): QueueDriver {
-  const leaseMs = options.leaseMs ?? LEASE_MS;
-  const schedule = options.backoffSchedule;
-  const onError = options.onError ?? (() => {});
-
   return {
     enqueue(op, value, { delay, keysIfUndelivered }) {
       const record: QueuedRecord = { envelope: value, attempts: 0, keysIfUndelivered };
@@ -71,120 +67,189 @@ export function kvQueue(kv: Deno.Kv, options: KvQueueOptions): QueueDriver {
     },
 
     async listen(handler) {
-      let stopped = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let draining = false;
-      let again = false;
-      const running = new Set<string>();
-
-      const stop = () => {
-        stopped = true;
-        clearTimeout(timer);
-      };
-
-      /** Moves a held entry to `at`; answers the new entry, or null when it is no longer ours. */
-      const move = async (
-        entry: Deno.KvEntry<QueuedRecord>,
-        at: number,
-        value: QueuedRecord,
-      ): Promise<Deno.KvEntry<QueuedRecord> | null> => {
-        const key = dueKey(at, value.envelope.id);
-        const res = await kv.atomic().check(entry).delete(entry.key).set(key, value).commit();
-        return res.ok ? { key, value, versionstamp: res.versionstamp } : null;
-      };
-
-      const run = async (claimed: Deno.KvEntry<QueuedRecord>) => {
-        let held: Deno.KvEntry<QueuedRecord> | null = claimed;
-        let renewing: Promise<void> = Promise.resolve();
-        const renewal = setInterval(() => {
-          renewing = renewing.then(async () => {
-            if (!held || stopped) return;
-            held = await move(held, Date.now() + leaseMs, held.value).catch(() => null);
-          });
-        }, Math.max(10, Math.floor(leaseMs / 3)));
-        let failed = false;
-        try {
-          await handler(claimed.value.envelope);
-        } catch {
-          failed = true;
-        } finally {
-          clearInterval(renewal);
-        }
-        await renewing;
-        if (!held || stopped) return; // someone else holds it now (at least once), or closing
-        const { attempts, keysIfUndelivered, envelope } = held.value;
-        if (!failed) {
-          await kv.atomic().check(held).delete(held.key).commit();
-        } else if (attempts <= schedule.length) {
-          await move(held, Date.now() + schedule[attempts - 1], held.value);
-        } else {
-          const op = kv.atomic().check(held).delete(held.key);
-          for (const key of keysIfUndelivered) op.set(key, envelope);
-          await op.commit();
-        }
-      };
-
-      const drain = async () => {
-        if (stopped) return;
-        if (draining) {
-          again = true;
-          return;
-        }
-        draining = true;
-        clearTimeout(timer);
-        let next = Date.now() + IDLE_SCAN_MS;
-        try {
-          do {
-            again = false;
-            const now = Date.now();
-            const due = kv.list<QueuedRecord>({
-              start: [QUEUE_PREFIX, "due"],
-              end: [QUEUE_PREFIX, "due", now + 1],
-            }, { limit: CONCURRENCY * 2 });
-            for await (const entry of due) {
-              if (stopped || running.size >= CONCURRENCY) break;
-              const id = entry.value.envelope.id;
-              if (running.has(id)) continue;
-              const value = { ...entry.value, attempts: entry.value.attempts + 1 };
-              const claimed = await move(entry, Date.now() + leaseMs, value);
-              if (!claimed) continue; // another consumer got it first
-              running.add(id);
-              run(claimed)
-                .catch((err) => {
-                  if (!isClosed(err)) onError("queue message bookkeeping failed", err);
-                })
-                .finally(() => {
-                  running.delete(id);
-                  void drain();
-                });
-            }
-          } while (again && !stopped);
-          // Sleep until the earliest entry is due (a delay, a backoff or someone's lease).
-          for await (const first of kv.list({ prefix: [QUEUE_PREFIX, "due"] }, { limit: 1 })) {
-            next = Math.min(next, first.key[2] as number);
-          }
-        } catch (err) {
-          if (isClosed(err)) return stop();
-          onError("queue scan failed", err);
-        } finally {
-          draining = false;
-        }
-        // With every slot busy, the next finishing handler scans again; otherwise sleep (never
-        // spin: an entry that is due but not claimable waits a moment).
-        if (stopped || running.size >= CONCURRENCY) return;
-        clearTimeout(timer);
-        timer = setTimeout(() => void drain(), Math.max(MIN_SCAN_GAP_MS, next - Date.now()));
-      };
-
+      const consumer = new Consumer(kv, options, handler);
       try {
         // The watch answers once at once (a first scan) and then on every enqueue; it ends when
-        // the KV closes, which ends this listener as `listenQueue` does.
-        for await (const _ of kv.watch([SIGNAL_KEY])) await drain();
+        // the KV closes, which ends this listener as `listenQueue` does. Where the watch does not
+        // see other processes' enqueues (local SQLite shared by processes), the timer does.
+        for await (const _ of kv.watch([SIGNAL_KEY])) await consumer.drain();
       } catch (err) {
         if (!isClosed(err)) throw err;
       } finally {
-        stop();
+        consumer.stop();
       }
     },
+
+    async drainDue(handler, { budgetMs }) {
+      const consumer = new Consumer(kv, options, handler, { rescan: false });
+      const deadline = Date.now() + budgetMs;
+      let total = 0;
+      try {
+        while (Date.now() < deadline) {
+          const claimed = await consumer.claimDue();
+          if (claimed === 0) {
+            if (consumer.idle) break;
+            await consumer.settled();
+            continue;
+          }
+          total += claimed;
+          await consumer.settled();
+        }
+        await consumer.settled();
+      } finally {
+        consumer.stop();
+      }
+      return total;
+    },
   };
+}
+
+/**
+ * Claims due messages and runs them, at most CONCURRENCY at once. A listener keeps one alive
+ * (rescanning on a timer); a one-shot drain (`Deno.cron`) uses one for its budget.
+ */
+class Consumer {
+  readonly #kv: Deno.Kv;
+  readonly #leaseMs: number;
+  readonly #schedule: number[];
+  readonly #onError: (message: string, err: unknown) => void;
+  readonly #handler: (value: unknown) => Promise<void>;
+  readonly #rescan: boolean;
+  readonly #running = new Map<string, Promise<void>>();
+  #stopped = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #draining = false;
+  #again = false;
+
+  constructor(
+    kv: Deno.Kv,
+    options: KvQueueOptions,
+    handler: (value: unknown) => Promise<void>,
+    { rescan = true }: { rescan?: boolean } = {},
+  ) {
+    this.#kv = kv;
+    this.#leaseMs = options.leaseMs ?? LEASE_MS;
+    this.#schedule = options.backoffSchedule;
+    this.#onError = options.onError ?? (() => {});
+    this.#handler = handler;
+    this.#rescan = rescan;
+  }
+
+  get idle(): boolean {
+    return this.#running.size === 0;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  /** Resolves when every handler started so far has finished. */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running.values());
+  }
+
+  /** Moves a held entry to `at`; answers the new entry, or null when it is no longer ours. */
+  async #move(
+    entry: Deno.KvEntry<QueuedRecord>,
+    at: number,
+    value: QueuedRecord,
+  ): Promise<Deno.KvEntry<QueuedRecord> | null> {
+    const key = dueKey(at, value.envelope.id);
+    const res = await this.#kv.atomic().check(entry).delete(entry.key).set(key, value).commit();
+    return res.ok ? { key, value, versionstamp: res.versionstamp } : null;
+  }
+
+  async #run(claimed: Deno.KvEntry<QueuedRecord>): Promise<void> {
+    let held: Deno.KvEntry<QueuedRecord> | null = claimed;
+    let renewing: Promise<void> = Promise.resolve();
+    const renewal = setInterval(() => {
+      renewing = renewing.then(async () => {
+        if (!held || this.#stopped) return;
+        held = await this.#move(held, Date.now() + this.#leaseMs, held.value).catch(() => null);
+      });
+    }, Math.max(10, Math.floor(this.#leaseMs / 3)));
+    let failed = false;
+    try {
+      await this.#handler(claimed.value.envelope);
+    } catch {
+      failed = true;
+    } finally {
+      clearInterval(renewal);
+    }
+    await renewing;
+    if (!held || this.#stopped) return; // someone else holds it now (at least once), or closing
+    const { attempts, keysIfUndelivered, envelope } = held.value;
+    if (!failed) {
+      await this.#kv.atomic().check(held).delete(held.key).commit();
+    } else if (attempts <= this.#schedule.length) {
+      await this.#move(held, Date.now() + this.#schedule[attempts - 1], held.value);
+    } else {
+      const op = this.#kv.atomic().check(held).delete(held.key);
+      for (const key of keysIfUndelivered) op.set(key, envelope);
+      await op.commit();
+    }
+  }
+
+  /** Claims what is due now (up to the free slots) and starts it; answers how many it claimed. */
+  async claimDue(): Promise<number> {
+    let claimedCount = 0;
+    const due = this.#kv.list<QueuedRecord>({
+      start: [QUEUE_PREFIX, "due"],
+      end: [QUEUE_PREFIX, "due", Date.now() + 1],
+    }, { limit: CONCURRENCY * 2 });
+    for await (const entry of due) {
+      if (this.#stopped || this.#running.size >= CONCURRENCY) break;
+      const id = entry.value.envelope.id;
+      if (this.#running.has(id)) continue;
+      const value = { ...entry.value, attempts: entry.value.attempts + 1 };
+      const claimed = await this.#move(entry, Date.now() + this.#leaseMs, value);
+      if (!claimed) continue; // another consumer got it first
+      claimedCount++;
+      const done = this.#run(claimed)
+        .catch((err) => {
+          if (!isClosed(err)) this.#onError("queue message bookkeeping failed", err);
+        })
+        .finally(() => {
+          this.#running.delete(id);
+          if (this.#rescan) void this.drain();
+        });
+      this.#running.set(id, done);
+    }
+    return claimedCount;
+  }
+
+  /** Claims what is due, then sleeps until the earliest entry is due (listener mode). */
+  async drain(): Promise<void> {
+    if (this.#stopped) return;
+    if (this.#draining) {
+      this.#again = true;
+      return;
+    }
+    this.#draining = true;
+    clearTimeout(this.#timer);
+    let next = Date.now() + IDLE_SCAN_MS;
+    try {
+      do {
+        this.#again = false;
+        await this.claimDue();
+      } while (this.#again && !this.#stopped);
+      // Sleep until the earliest entry is due (a delay, a backoff or someone's lease).
+      for await (
+        const first of this.#kv.list({ prefix: [QUEUE_PREFIX, "due"] }, { limit: 1 })
+      ) {
+        next = Math.min(next, first.key[2] as number);
+      }
+    } catch (err) {
+      if (isClosed(err)) return this.stop();
+      this.#onError("queue scan failed", err);
+    } finally {
+      this.#draining = false;
+    }
+    // With every slot busy, the next finishing handler scans again; otherwise sleep (never
+    // spin: an entry that is due but not claimable waits a moment).
+    if (this.#stopped || this.#running.size >= CONCURRENCY) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.drain(), Math.max(MIN_SCAN_GAP_MS, next - Date.now()));
+  }
 }

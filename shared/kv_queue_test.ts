@@ -146,3 +146,24 @@ Deno.test("kv queue: two consumers on one KV run each of 60 messages exactly onc
   kv.close();
   await Promise.all(listening);
 });
+
+Deno.test("kv queue: drainDue runs what is due now and returns, leaving delayed messages", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const driver = kvQueue(kv, { backoffSchedule: [] });
+  for (let i = 0; i < 25; i++) {
+    await driver.enqueue(kv.atomic(), envelope(`m${i}`), { keysIfUndelivered: [] }).commit();
+  }
+  await driver.enqueue(kv.atomic(), envelope("later"), { delay: 60_000, keysIfUndelivered: [] })
+    .commit();
+  const seen: string[] = [];
+  const ran = await driver.drainDue(async (v) => {
+    await sleep(5);
+    seen.push((v as QueueEnvelope).id);
+  }, { budgetMs: 5_000 });
+  assert.equal(ran, 25);
+  assert.equal(new Set(seen).size, 25, "each due message ran once");
+  assert.ok(!seen.includes("later"));
+  const left = await Array.fromAsync(kv.list({ prefix: [QUEUE_PREFIX, "due"] }));
+  assert.equal(left.length, 1, "only the delayed message is left");
+  kv.close();
+});

@@ -15,6 +15,14 @@ export interface QueueDriver {
     options: { delay?: number; keysIfUndelivered: Deno.KvKey[] },
   ): Deno.AtomicOperation;
   listen(handler: (value: unknown) => Promise<void>): Promise<void>;
+  /**
+   * Runs what is due now and returns (for `Deno.cron` where no process stays alive to listen):
+   * answers how many messages it ran. A driver whose storage delivers by itself answers 0.
+   */
+  drainDue(
+    handler: (value: unknown) => Promise<void>,
+    options: { budgetMs: number },
+  ): Promise<number>;
 }
 
 export interface QueueEnvelope {
@@ -50,6 +58,9 @@ export function nativeKvQueue(kv: Deno.Kv): QueueDriver {
     listen(handler) {
       return kv.listenQueue(handler);
     },
+    drainDue() {
+      return Promise.resolve(0); // the native queue delivers on its own
+    },
   };
 }
 
@@ -80,7 +91,21 @@ export class ServiceQueue<M extends { type: string }> {
   }
 
   listen(handlers: QueueHandlers<M>): Promise<void> {
-    return this.driver.listen(async (value) => {
+    const deliver = this.#deliverTo(handlers);
+    this.#deliver = deliver;
+    LISTENING.add(this);
+    return this.driver.listen(deliver).finally(() => LISTENING.delete(this));
+  }
+
+  /** Runs the messages due now with the handlers `listen` was given (0 before `listen`). */
+  drainDue(budgetMs: number): Promise<number> {
+    return this.#deliver ? this.driver.drainDue(this.#deliver, { budgetMs }) : Promise.resolve(0);
+  }
+
+  #deliver: ((value: unknown) => Promise<void>) | undefined;
+
+  #deliverTo(handlers: QueueHandlers<M>): (value: unknown) => Promise<void> {
+    return async (value) => {
       const envelope = value as Partial<QueueEnvelope>;
       const parsed = this.schema.safeParse(envelope?.body);
       if (!parsed.success || typeof envelope.id !== "string") {
@@ -105,6 +130,25 @@ export class ServiceQueue<M extends { type: string }> {
         });
         throw err;
       }
-    });
+    };
   }
+}
+
+/** The queues this process listens to, for `drainListeningQueues`. */
+const LISTENING = new Set<ServiceQueue<{ type: string }>>();
+
+/**
+ * Runs what is due on every queue this process listens to, within `budgetMs` (each queue in
+ * turn): the `Deno.cron` safety net on Deno Deploy, where an isolate may be evicted while
+ * messages wait and the next request may never come.
+ */
+export async function drainListeningQueues(budgetMs: number): Promise<number> {
+  const deadline = Date.now() + budgetMs;
+  let total = 0;
+  for (const queue of [...LISTENING]) {
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    total += await queue.drainDue(left);
+  }
+  return total;
 }
