@@ -1,18 +1,91 @@
 /**
- * Opens a service's own KV database: `<dataDir>/<service>.kv`, or an in-memory one when
- * `dataDir` is `:memory:` (unit tests). No service opens another's file.
+ * Opens a service's own KV database:
+ * - `<dataDir>/<service>.kv`, a local SQLite file, shared by every instance on this machine
+ *   that has the same DATA_DIR (writes that collide are retried, see `withLockRetry`);
+ * - an in-memory one when `dataDir` is `:memory:` (unit tests);
+ * - the deployment's own KV when `dataDir` is `deno-deploy` (Deno Deploy attaches one
+ *   database to each app, so each service deployed as its own app has its own);
+ * - a KV Connect database when `dataDir` is an `https://` URL (self-hosted denokv or a Deploy
+ *   database's connect URL; the access token comes from DENO_KV_ACCESS_TOKEN).
+ * No service opens another's database.
  */
 export async function openServiceKv(dataDir: string, service: string): Promise<Deno.Kv> {
   if (dataDir === ":memory:") return await Deno.openKv(":memory:");
+  if (dataDir === DENO_DEPLOY_KV) return await Deno.openKv();
+  if (/^https:\/\//.test(dataDir)) return await Deno.openKv(dataDir);
   await ensurePrivateDir(dataDir);
   const path = `${dataDir}/${service}.kv`;
   // Created 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database
   // file's mode. Auth's database holds the token signing key.
   const file = await Deno.open(path, { create: true, write: true, mode: PRIVATE_FILE_MODE });
   file.close();
-  const kv = await Deno.openKv(path);
+  const kv = await retryWhileLocked(() => Deno.openKv(path));
   for (const suffix of ["", "-wal", "-shm"]) await restrictFile(path + suffix);
-  return kv;
+  return withLockRetry(kv);
+}
+
+/** The DATA_DIR value that means "the KV database Deno Deploy attached to this app". */
+export const DENO_DEPLOY_KV = "deno-deploy";
+
+/** Whether `err` is SQLite's "database is locked" (another process holds the write lock). */
+export function isDatabaseLocked(err: unknown): boolean {
+  return err instanceof Error && /database (table )?is locked|SQLITE_BUSY/i.test(err.message);
+}
+
+/** How long a write waits for another process's lock before the error reaches the caller. */
+const LOCK_WAIT_MS = 10_000;
+
+/**
+ * Runs `op` again while it fails with "database is locked": several processes writing one
+ * SQLite file (instances sharing DATA_DIR) collide, and SQLite answers the loser at once
+ * instead of waiting. A locked write did not happen, so running it again is safe. Backs off
+ * with jitter from 1 ms up to 50 ms, for at most LOCK_WAIT_MS.
+ */
+export async function retryWhileLocked<T>(op: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (!isDatabaseLocked(err) || Date.now() > deadline) throw err;
+      const cap = Math.min(50, 2 ** attempt);
+      await new Promise((r) => setTimeout(r, 1 + Math.random() * cap));
+    }
+  }
+}
+
+/**
+ * `kv` with every write (`set`, `delete`, an atomic `commit`) and point read retried while the
+ * SQLite file is locked by another process (`retryWhileLocked`). Lists and watches pass
+ * through: SQLite's WAL mode never locks readers out.
+ */
+export function withLockRetry(kv: Deno.Kv): Deno.Kv {
+  return new Proxy(kv, {
+    get(target, prop) {
+      switch (prop) {
+        case "get":
+        case "getMany":
+        case "set":
+        case "delete":
+        case "enqueue":
+          return (...args: unknown[]) =>
+            retryWhileLocked(() =>
+              (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args)
+            );
+        case "atomic":
+          return () => {
+            const op = target.atomic();
+            const commit = op.commit.bind(op);
+            op.commit = () => retryWhileLocked(commit);
+            return op;
+          };
+        default: {
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+      }
+    },
+  });
 }
 
 /** Only the service's own user may read or enter what it keeps under DATA_DIR. */
