@@ -1,17 +1,28 @@
 /**
  * A read cache in front of a service's own KV, for hot read paths (a workspace Get, the
- * membership check every other service makes). It is correct because of how the project runs
- * KV: each service's database is opened by exactly one process (its own file under DATA_DIR),
- * so every write passes through this wrapper. Any commit, `set` or `delete` empties the cache
- * before and after it lands, and a read that overlapped a write is not cached, so a read
- * never sees data older than the last write that completed before it started.
+ * membership check every other service makes), correct with several instances writing one
+ * database (instances sharing DATA_DIR, Deno Deploy's isolates):
  *
- * Not for a database other processes write to (KV Connect, Deno Deploy): there, open the KV
- * without this wrapper.
+ * - every write through this wrapper (`set`, `delete`, an atomic `commit`) also adds 1 to the
+ *   database's generation counter `["cache_generation"]`, in the same atomic operation;
+ * - a cached answer is served only within CHECK_INTERVAL_MS of reading that counter; after
+ *   that, the next read reads it again (one `get` for all readers) and empties the cache when
+ *   it moved, so a write made by another instance is seen within about 200 ms;
+ * - this instance's own writes empty the cache before and after they land, and a read that
+ *   overlapped a write or a generation change is not cached.
  */
-export function withReadCache(kv: Deno.Kv, maxEntries = 50_000): Deno.Kv {
+export function withReadCache(
+  kv: Deno.Kv,
+  { maxEntries = 20_000, checkIntervalMs = CHECK_INTERVAL_MS }: {
+    maxEntries?: number;
+    checkIntervalMs?: number;
+  } = {},
+): Deno.Kv {
   const entries = new Map<string, Deno.KvEntryMaybe<unknown>>();
   let generation = 0;
+  let knownCounter: bigint | null | undefined = undefined;
+  let checkedAt = -Infinity;
+  let checking: Promise<void> | null = null;
   const invalidate = () => {
     generation++;
     entries.clear();
@@ -21,7 +32,28 @@ export function withReadCache(kv: Deno.Kv, maxEntries = 50_000): Deno.Kv {
     entries.set(id, entry);
   };
 
+  /** Reads the generation counter (one read shared by concurrent callers). */
+  const checkCounter = () => {
+    checking ??= (async () => {
+      const startedAt = performance.now();
+      try {
+        const entry = await kv.get<Deno.KvU64>(GENERATION_KEY);
+        const counter = entry.value?.value ?? null;
+        if (counter !== knownCounter) {
+          invalidate();
+          knownCounter = counter;
+        }
+        checkedAt = startedAt;
+      } finally {
+        checking = null;
+      }
+    })();
+    return checking;
+  };
+
   async function getMany(keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) {
+    if (options?.consistency === "eventual") return await kv.getMany(keys, options);
+    if (performance.now() - checkedAt > checkIntervalMs) await checkCounter();
     const ids = keys.map(keyId);
     const cached = ids.map((id) => entries.get(id));
     if (cached.every((e) => e !== undefined)) return cached as Deno.KvEntryMaybe<unknown>[];
@@ -29,6 +61,16 @@ export function withReadCache(kv: Deno.Kv, maxEntries = 50_000): Deno.Kv {
     const fresh = await kv.getMany(keys, options);
     if (started === generation) fresh.forEach((e, i) => remember(ids[i], e));
     return fresh;
+  }
+
+  /** Runs a write with the cache emptied before and after it. */
+  async function write<T>(run: () => Promise<T>): Promise<T> {
+    invalidate();
+    try {
+      return await run();
+    } finally {
+      invalidate();
+    }
   }
 
   return new Proxy(kv, {
@@ -40,30 +82,27 @@ export function withReadCache(kv: Deno.Kv, maxEntries = 50_000): Deno.Kv {
         case "getMany":
           return getMany;
         case "set":
+          return (key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) =>
+            write(async () => {
+              const res = await target.atomic().set(key, value, options).sum(GENERATION_KEY, 1n)
+                .commit();
+              if (!res.ok) throw new Error("KV set did not commit");
+              return res;
+            });
         case "delete":
-          return async (...args: unknown[]) => {
-            invalidate();
-            try {
-              return await (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(
-                target,
-                args,
-              );
-            } finally {
-              invalidate();
-            }
-          };
+          return (key: Deno.KvKey) =>
+            write(async () => {
+              await target.atomic().delete(key).sum(GENERATION_KEY, 1n).commit();
+            });
         case "atomic":
           return () => {
             const op = target.atomic();
             const commit = op.commit.bind(op);
-            op.commit = async () => {
-              invalidate();
-              try {
-                return await commit();
-              } finally {
-                invalidate();
-              }
-            };
+            op.commit = () =>
+              write(() => {
+                op.sum(GENERATION_KEY, 1n);
+                return commit();
+              });
             return op;
           };
         default: {
@@ -74,6 +113,12 @@ export function withReadCache(kv: Deno.Kv, maxEntries = 50_000): Deno.Kv {
     },
   });
 }
+
+/** The counter every write through a read cache adds 1 to. */
+export const GENERATION_KEY: Deno.KvKey = ["cache_generation"];
+
+/** How long a cached answer is served without reading the generation counter again. */
+export const CHECK_INTERVAL_MS = 200;
 
 function keyId(key: Deno.KvKey): string {
   return JSON.stringify(key, (_k, v) => {
