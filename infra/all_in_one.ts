@@ -6,6 +6,7 @@ import { createGateway } from "../services/gateway/mod.ts";
 import { parseGatewayConfig } from "../services/gateway/config.ts";
 import { SERVICE_FACTORIES } from "./service_factories.ts";
 import { fileAssetRoutesFromEnv } from "../shared/assets/file_routes.ts";
+import { DENO_DEPLOY_KV, ensurePrivateDir, PRIVATE_FILE_MODE } from "../shared/kv.ts";
 
 export interface RunningStack {
   url: string;
@@ -23,6 +24,7 @@ export async function startAllInOne(
   options: { quiet?: boolean } = {},
 ): Promise<RunningStack> {
   const base = parseBaseConfig(env);
+  if (!env.INTERNAL_SECRET) base.internalSecret = await instanceSecret(base.dataDir);
   const gatewayConfig = { ...parseGatewayConfig(env), base };
   const directory = new ServiceDirectory();
   const services: ServiceInstance[] = [];
@@ -64,4 +66,32 @@ export async function startAllInOne(
       for (const s of services) await s.close();
     },
   };
+}
+
+/**
+ * The internal secret of a stack started without INTERNAL_SECRET: made once and kept in
+ * `DATA_DIR/internal_secret` (0600), so every instance started on the same DATA_DIR signs and
+ * checks attachment URLs with the same key (one instance's upload link works on the other).
+ * In memory (`:memory:`, `deno-deploy`, a KV Connect URL) it is random per process.
+ */
+async function instanceSecret(dataDir: string): Promise<string> {
+  const fresh = crypto.randomUUID() + crypto.randomUUID();
+  if (dataDir === ":memory:" || dataDir === DENO_DEPLOY_KV || /^https?:/.test(dataDir)) {
+    return fresh;
+  }
+  await ensurePrivateDir(dataDir);
+  const path = `${dataDir}/internal_secret`;
+  try {
+    await Deno.writeTextFile(path, fresh, { createNew: true, mode: PRIVATE_FILE_MODE });
+    return fresh;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+  }
+  // Another instance made it; it may still be writing the 72 characters.
+  for (let i = 0; i < 50; i++) {
+    const secret = (await Deno.readTextFile(path)).trim();
+    if (secret.length >= 16) return secret;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${path} is empty or too short: delete it or set INTERNAL_SECRET`);
 }
