@@ -102,7 +102,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     if (target.access !== "public") {
       const auth = req.headers.get("authorization") ?? "";
       const match = /^Bearer\s+(\S+)$/i.exec(auth);
-      const verified = match ? await verifier.verifyWithHeader(match[1]) : null;
+      const verified = match ? await verifier.verify(match[1]) : null;
       if (!verified) return c.json({ error: "Unauthorized" }, 401);
       if (target.access === "approved" && !verified.caller.approved) {
         return c.json({ error: "Unauthorized" }, 401);
@@ -159,15 +159,13 @@ function issuedAtMs(token: string): number {
 }
 
 /**
- * The request as the service sees it: the client's identity headers removed, ours added.
- * A WebSocket upgrade is passed on as the original request, which `Deno.upgradeWebSocket`
- * needs; its query ticket is what authenticates it.
+ * The request as a service deployed apart sees it: the client's identity headers removed, ours
+ * added. (A WebSocket upgrade to such a service never gets here: websocket_proxy.ts relays it.)
  */
 function forwardRequest(
   req: Request,
   opts: { secret: string; callerHeader: string | null; requestId: string; clientAddress: string },
 ): Request {
-  if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return req;
   const headers = new Headers(req.headers);
   for (const h of STRIPPED_HEADERS) headers.delete(h);
   headers.set(INTERNAL_SECRET_HEADER, opts.secret);

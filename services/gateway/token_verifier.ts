@@ -27,8 +27,9 @@ export interface TokenVerifierOptions {
 }
 
 /**
- * Verifies access tokens (EdDSA signature, exp, iss, aud, `token_use: "access"`) once, then keeps the result
- * until the token expires, so repeated requests with one token skip verification.
+ * Verifies access tokens (EdDSA signature, exp, iss, aud, `token_use: "access"`) once, then
+ * keeps the result until the token expires, so repeated requests with one token skip
+ * verification.
  */
 export class TokenVerifier {
   readonly #cache = new Map<string, { caller: Caller; header: string; expiresAt: number }>();
@@ -38,15 +39,11 @@ export class TokenVerifier {
   constructor(private readonly options: TokenVerifierOptions) {}
 
   /**
-   * The caller a token proves, or null when it is invalid, expired, lacks `sub` or is not an
-   * access token.
+   * The caller a token proves and its encoded identity header (kept with the cached
+   * verification), or null when the token is invalid, expired, lacks `sub` or is not an access
+   * token.
    */
-  async verify(token: string): Promise<Caller | null> {
-    return (await this.verifyWithHeader(token))?.caller ?? null;
-  }
-
-  /** The caller and its encoded identity header (kept with the cached verification). */
-  async verifyWithHeader(token: string): Promise<{ caller: Caller; header: string } | null> {
+  async verify(token: string): Promise<{ caller: Caller; header: string } | null> {
     const now = Date.now();
     const cached = this.#cache.get(token);
     if (cached) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { TokenVerifier } from "./token_verifier.ts";
+import { encodeCaller } from "../../shared/http/identity.ts";
 
 const ISSUER = "http://localhost:8000";
 const AUDIENCE = "content-pipeline";
@@ -40,14 +41,15 @@ async function keyAndVerifier() {
 
 Deno.test("token verifier accepts a valid EdDSA token and maps its claims", async () => {
   const { verifier, sign } = await keyAndVerifier();
-  const caller = await verifier.verify(await sign({ sub: "u1", "custom:role": "admin" }));
-  assert.deepEqual(caller, {
+  const verified = await verifier.verify(await sign({ sub: "u1", "custom:role": "admin" }));
+  assert.deepEqual(verified?.caller, {
     user_id: "u1",
     email: "a@b.test",
     name: "A",
     role: "admin",
     approved: true,
   });
+  assert.equal(verified?.header, encodeCaller(verified!.caller));
 });
 
 Deno.test("token verifier refuses wrong issuer, audience, expiry, missing sub and tampering", async () => {
@@ -72,8 +74,8 @@ Deno.test("token verifier refuses wrong issuer, audience, expiry, missing sub an
 Deno.test("token verifier reports unapproved accounts and caches verified tokens", async () => {
   const { verifier, sign, loads } = await keyAndVerifier();
   const token = await sign({ sub: "u1", "custom:approved": "false" });
-  assert.equal((await verifier.verify(token))?.approved, false);
-  assert.equal((await verifier.verify(token))?.approved, false);
+  assert.equal((await verifier.verify(token))?.caller.approved, false);
+  assert.equal((await verifier.verify(token))?.caller.approved, false);
   assert.equal(loads(), 1);
 });
 
@@ -81,5 +83,5 @@ Deno.test("token verifier refuses id tokens and tokens without token_use as bear
   const { verifier, sign } = await keyAndVerifier();
   assert.equal(await verifier.verify(await sign({ sub: "u1", token_use: "id" })), null);
   assert.equal(await verifier.verify(await sign({ sub: "u1", token_use: undefined })), null);
-  assert.equal((await verifier.verify(await sign({ sub: "u1" })))?.user_id, "u1");
+  assert.equal((await verifier.verify(await sign({ sub: "u1" })))?.caller.user_id, "u1");
 });
