@@ -57,7 +57,6 @@ const loginTriesKeys = (email: string, bucket: string): Record<LoginScope, Deno.
 });
 const wsTicketKey = (hash: string) => ["ws_tickets", hash];
 const googleStateKey = (hash: string) => ["google_states", hash];
-const activityKey = (userId: string) => ["user_activity", userId];
 const activityDayKey = (day: string, userId: string) => ["user_activity_by_day", day, userId];
 const signingKeyKey = (kid: string) => ["signing_keys", kid];
 const resetCodeKey = (userId: string) => ["reset_codes", userId];
@@ -337,12 +336,9 @@ export class AuthStore {
     await this.updateUser(userId, (u) => ({ user: { ...u, last_login: iso } }), {
       touch: false,
     });
-    await this.kv.atomic()
-      .set(activityKey(userId), iso)
-      .set(activityDayKey(iso.slice(0, 10), userId), true, {
-        expireIn: (ACTIVITY_DAYS + 1) * DAY,
-      })
-      .commit();
+    await this.kv.set(activityDayKey(iso.slice(0, 10), userId), true, {
+      expireIn: (ACTIVITY_DAYS + 1) * DAY,
+    });
   }
 
   async stats(): Promise<
@@ -663,7 +659,7 @@ export class AuthStore {
 
   // ---------------------------------------------------------------- refresh tokens
 
-  /** A new refresh token; without `familyId` it starts a new family (a new session). */
+  /** A new refresh token starting a new family (a new session); rotation continues one. */
   async issueRefreshToken(userId: string): Promise<string> {
     const token = randomToken(32);
     const familyId = newId();
