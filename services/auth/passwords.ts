@@ -1,15 +1,12 @@
 import { AppError } from "../../shared/http/app_error.ts";
-import { timingSafeEqual } from "../../shared/ids.ts";
-import type { Argon2Answer, Argon2Job } from "./password_worker.ts";
+import type { Argon2Answer, Argon2Job, HashJob, VerifyJob } from "./password_worker.ts";
 
 /** OWASP's argon2id parameters: 19 MiB of memory, 2 passes, 1 lane. */
 export const ARGON2_PARAMS = { memorySize: 19456, iterations: 2, parallelism: 1, hashLength: 32 };
 
-const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
-
 /** Hashes a password with argon2id and a random 16-byte salt; the answer is a PHC string. */
 export async function hashPassword(password: string): Promise<string> {
-  return await argon2Pool().run({
+  return await argon2Pool().hash({
     password,
     salt: crypto.getRandomValues(new Uint8Array(16)),
     ...ARGON2_PARAMS,
@@ -17,33 +14,18 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /**
- * Recomputes the hash with the stored salt and parameters and compares the two encodings in
- * constant time. A malformed stored hash never matches.
+ * Recomputes the hash with the salt and parameters of the stored PHC string (in a worker) and
+ * compares. Only argon2id hashes are ours; a malformed stored hash never matches.
  */
 export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
-  const m = PHC.exec(encoded);
-  if (!m) return false;
-  const salt = Uint8Array.from(atob(padBase64(m[4])), (ch) => ch.charCodeAt(0));
-  const hashLength = atob(padBase64(m[5])).length;
+  if (!encoded.startsWith("$argon2id$")) return false;
   try {
-    const again = await argon2Pool().run({
-      password,
-      salt,
-      memorySize: Number(m[1]),
-      iterations: Number(m[2]),
-      parallelism: Number(m[3]),
-      hashLength,
-    });
-    return timingSafeEqual(again, encoded);
+    return await argon2Pool().verify(password, encoded);
   } catch (err) {
-    // hash-wasm refuses an empty password or out-of-range parameters: no match.
+    // hash-wasm refuses an empty password, a malformed hash or out-of-range parameters.
     if (err instanceof Argon2Error) return false;
     throw err;
   }
-}
-
-function padBase64(s: string): string {
-  return s + "=".repeat((4 - (s.length % 4)) % 4);
 }
 
 /**
@@ -65,10 +47,11 @@ export class Argon2Error extends Error {}
 
 export const HASHING_BUSY = "Too many sign-ins are being checked right now; try again shortly";
 
-type Job = Omit<Argon2Job, "id">;
+type Job = HashJob | VerifyJob;
+type Answer = Exclude<Argon2Answer, { error: string }>;
 interface Pending {
   job: Job;
-  resolve(encoded: string): void;
+  resolve(answer: Answer): void;
   reject(err: Error): void;
 }
 interface Slot {
@@ -110,7 +93,20 @@ export class Argon2Pool {
    */
   constructor(readonly size = defaultPoolSize(), readonly maxQueued = 64) {}
 
-  run(job: Job): Promise<string> {
+  /** The PHC string of a new argon2id hash. */
+  async hash(options: Omit<HashJob, "kind">): Promise<string> {
+    const answer = await this.#run({ kind: "hash", ...options });
+    if (!("encoded" in answer)) throw new Error("The password worker did not answer a hash");
+    return answer.encoded;
+  }
+
+  /** Whether `password` matches the PHC string `encoded` (hash-wasm's `argon2Verify`). */
+  async verify(password: string, encoded: string): Promise<boolean> {
+    const answer = await this.#run({ kind: "verify", password, encoded });
+    return "matches" in answer && answer.matches;
+  }
+
+  #run(job: Job): Promise<Answer> {
     if (this.#queue.length >= this.maxQueued) {
       return Promise.reject(new AppError(503, HASHING_BUSY));
     }
@@ -119,7 +115,7 @@ export class Argon2Pool {
       clearTimeout(this.#idleTimer);
       this.#idleTimer = null;
     }
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<Answer>((resolve, reject) => {
       this.#queue.push({ job, resolve, reject });
       this.#pump();
     });
@@ -146,9 +142,12 @@ export class Argon2Pool {
       const pending = this.#queue.shift()!;
       slot.busy = pending;
       slot.jobId = this.#nextId++;
-      const { salt, ...rest } = pending.job;
-      // The salt is copied, so the caller's array stays usable.
-      slot.worker.postMessage({ id: slot.jobId, salt: salt.slice(), ...rest } satisfies Argon2Job);
+      const { job } = pending;
+      // A salt is copied, so the caller's array stays usable.
+      const message: Argon2Job = job.kind === "hash"
+        ? { ...job, id: slot.jobId, salt: job.salt.slice() }
+        : { ...job, id: slot.jobId };
+      slot.worker.postMessage(message);
     }
   }
 
@@ -161,8 +160,8 @@ export class Argon2Pool {
       const pending = slot.busy;
       if (!pending || event.data.id !== slot.jobId) return;
       slot.busy = null;
-      if ("encoded" in event.data) pending.resolve(event.data.encoded);
-      else pending.reject(new Argon2Error(event.data.error));
+      if ("error" in event.data) pending.reject(new Argon2Error(event.data.error));
+      else pending.resolve(event.data);
       this.#pump();
       this.#afterJob();
     };

@@ -37,11 +37,14 @@ Deno.test("the pool hashes concurrent jobs on at most `size` workers, in order",
     const salt = new Uint8Array(16).fill(7);
     const params = { memorySize: 1024, iterations: 1, parallelism: 1, hashLength: 16 };
     const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => pool.run({ password: `pw-${i}`, salt, ...params })),
+      Array.from({ length: 6 }, (_, i) => pool.hash({ password: `pw-${i}`, salt, ...params })),
     );
     assert.equal(new Set(answers).size, 6);
-    assert.equal(answers[0], await pool.run({ password: "pw-0", salt, ...params }));
-    await assert.rejects(pool.run({ password: "", salt, ...params }));
+    assert.equal(answers[0], await pool.hash({ password: "pw-0", salt, ...params }));
+    assert.equal(await pool.verify("pw-0", answers[0]), true);
+    assert.equal(await pool.verify("pw-1", answers[0]), false);
+    await assert.rejects(pool.verify("pw-0", "$argon2id$v=19$m=1024,t=1,p=1$$"));
+    await assert.rejects(pool.hash({ password: "", salt, ...params }));
   } finally {
     pool.close();
   }
@@ -52,15 +55,14 @@ Deno.test("a full queue refuses new jobs with 503 instead of queueing them", asy
   try {
     const salt = new Uint8Array(16).fill(1);
     const params = { memorySize: 1024, iterations: 1, parallelism: 1, hashLength: 16 };
-    const jobs = Array.from(
-      { length: 4 },
-      (_, i) =>
-        pool.run({ password: `pw-${i}`, salt, ...params }).then(
-          () => 200,
-          (err) => err.status as number,
-        ),
-    );
-    // One is hashing, two wait, the fourth finds the queue full.
+    const status = (job: Promise<unknown>) => job.then(() => 200, (err) => err.status as number);
+    const encoded = await pool.hash({ password: "pw", salt, ...params });
+    const jobs = [
+      ...Array.from({ length: 3 }, (_, i) => pool.hash({ password: `pw-${i}`, salt, ...params })),
+      pool.verify("pw", encoded),
+    ].map(status);
+    // One is hashing, two wait, the fourth (a verification: it queues for a worker too) finds
+    // the queue full.
     assert.deepEqual(await Promise.all(jobs), [200, 200, 200, 503]);
   } finally {
     pool.close();
