@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { api, e2e, startTestStack, TEST_ADMIN } from "./helpers/stack.ts";
-import { createUser, signupConfirmed } from "./helpers/users.ts";
+import { createUser, loginAdmin, signupConfirmed } from "./helpers/users.ts";
 
 Deno.test("gateway", e2e, async (t) => {
   const stack = await startTestStack();
@@ -40,43 +40,55 @@ Deno.test("gateway", e2e, async (t) => {
       assert.deepEqual(bad.body, { error: "Unauthorized" });
     });
 
-    await t.step("a client-sent identity or internal secret is ignored", async () => {
-      const res = await api(stack, "GET", "/api/workspaces", {
-        headers: {
+    await t.step(
+      "a client-sent identity and internal secret are ignored: the token's user acts",
+      async () => {
+        // The forged identity is the real admin's, sent with the real internal secret: a gateway
+        // or service that believed either would answer as the admin.
+        const admin = await loginAdmin(stack);
+        const adminMe = await api(stack, "GET", "/api/auth/me", { token: admin.access_token });
+        assert.equal(adminMe.status, 200);
+        const adminSpace = await api(stack, "POST", "/api/workspaces", {
+          token: admin.access_token,
+          body: { name: "Admin only" },
+        });
+        assert.equal(adminSpace.status, 201);
+        const user = await createUser(stack);
+        const forged = {
           "x-cp-internal": stack.env.INTERNAL_SECRET,
           "x-cp-caller": encodeURIComponent(JSON.stringify({
-            user_id: "forged",
+            user_id: admin.user_id,
             email: TEST_ADMIN.email,
-            name: "F",
+            name: TEST_ADMIN.name,
             role: "admin",
             approved: true,
           })),
-        },
-      });
-      assert.equal(res.status, 401);
-    });
-
-    await t.step("with a valid token, a forged identity header changes nothing", async () => {
-      const user = await createUser(stack);
-      const forged = encodeURIComponent(JSON.stringify({
-        user_id: "someone-else",
-        email: TEST_ADMIN.email,
-        name: "F",
-        role: "admin",
-        approved: true,
-      }));
-      const me = await api(stack, "GET", "/api/auth/me", {
-        token: user.access_token,
-        headers: { "x-cp-caller": forged, "x-cp-internal": "guess" },
-      });
-      assert.equal(me.status, 200);
-      assert.equal(me.body.user_id, user.user_id);
-      const admin = await api(stack, "GET", "/api/admin/users", {
-        token: user.access_token,
-        headers: { "x-cp-caller": forged },
-      });
-      assert.deepEqual([admin.status, admin.body], [403, { error: "Admin access required" }]);
-    });
+        };
+        const me = await api(stack, "GET", "/api/auth/me", {
+          token: user.access_token,
+          headers: forged,
+        });
+        assert.equal(me.status, 200);
+        assert.equal(me.body.user_id, user.user_id);
+        const adminRoute = await api(stack, "GET", "/api/admin/users", {
+          token: user.access_token,
+          headers: forged,
+        });
+        assert.deepEqual([adminRoute.status, adminRoute.body], [403, {
+          error: "Admin access required",
+        }]);
+        const spaces = await api(stack, "GET", "/api/workspaces", {
+          token: user.access_token,
+          headers: forged,
+        });
+        assert.equal(spaces.status, 200);
+        const ids = JSON.stringify(spaces.body);
+        assert.ok(!ids.includes(adminSpace.body.workspace_id), "the admin's workspace leaked");
+        // Without a token the same headers open nothing.
+        const anonymous = await api(stack, "GET", "/api/workspaces", { headers: forged });
+        assert.equal(anonymous.status, 401);
+      },
+    );
 
     await t.step("unknown routes and /internal answer 404 with an error body", async () => {
       const unknown = await api(stack, "GET", "/api/nothing-here");

@@ -1,7 +1,8 @@
 /**
  * An S3-compatible server on loopback for tests: `s3rver` (the S3 REST API over a temp
- * directory), with one bucket made at start. Its built-in account is `S3RVER`/`S3RVER`; with
- * those credentials it verifies SigV4 signatures (header and presigned) as S3 does.
+ * directory), with one bucket made at start. Its built-in account is `S3RVER`/`S3RVER`. It
+ * does not check signatures (a wrongly signed or unsigned request is accepted): presigned URLs
+ * are checked against AWS's published example in shared/assets/s3_signing_test.ts.
  */
 import S3rver from "s3rver";
 import { freePort } from "../helpers/stack.ts";
