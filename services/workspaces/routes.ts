@@ -1,31 +1,15 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { AuthClient } from "../auth/client.ts";
+import { mountMemberRoutes } from "./member_routes.ts";
+import { requireActiveMember } from "./rules.ts";
 import {
-  MESSAGES,
-  requireActive,
-  requireActiveMember,
-  requireOneOf,
-  requireRole,
-} from "./rules.ts";
-import {
-  addMemberBodySchema,
   createWorkspaceBodySchema,
-  errorSchema,
   idParamSchema,
-  inviteParamSchema,
-  inviteResponseSchema,
-  itemsResponseSchema,
-  memberListSchema,
-  memberParamSchema,
-  membershipRecordSchema,
-  pendingInviteListSchema,
-  putAudiencesBodySchema,
-  putLanguagesBodySchema,
   updateWorkspaceBodySchema,
   workspaceDetailSchema,
   workspaceListSchema,
-  workspaceQuerySchema,
   workspaceSchema,
 } from "./schemas.ts";
 import type { WorkspacesStore } from "./store.ts";
@@ -35,17 +19,7 @@ export interface RouteDeps {
   auth: AuthClient;
 }
 
-const security = [{ bearer: [] }];
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const err = (description: string) => json(errorSchema, description);
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { "application/json": { schema } }, required: true },
-});
-
-/** The public workspace routes (spec: Workspaces). */
+/** The public workspace routes (spec: Workspaces), their members and invites included. */
 export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps): void {
   app.openapi(
     createRoute({
@@ -159,245 +133,7 @@ export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/workspaces/{id}/members",
-      tags: ["Workspaces"],
-      summary: "Add a registered user, or invite an unregistered email (owner or editor)",
-      description: "Inviting an email again replaces its pending invite (the latest role wins).",
-      security,
-      request: { params: idParamSchema, ...body(addMemberBodySchema) },
-      responses: {
-        201: json(
-          z.union([membershipRecordSchema, inviteResponseSchema]),
-          "The membership, or {status: invited} for an unregistered or unconfirmed email",
-        ),
-        400: err("email missing or invalid, or a bad role (owner included)"),
-        403: err("Not a member, or not owner/editor"),
-        404: err("Workspace missing or soft-deleted"),
-        409: err("Already a member"),
-      },
-    }),
-    async (c) => {
-      const caller = requireCaller(c);
-      const { id } = c.req.valid("param");
-      const { email, role } = c.req.valid("json");
-      // Checked here first so a refused caller costs no user lookup; the store checks again
-      // inside its atomic commit.
-      const view = await store.membership(id, caller.user_id);
-      requireOneOf(requireRole(view.membership), ["owner", "editor"], MESSAGES.addRole);
-      requireActive(view.workspace);
-      const memberRole = role as "editor" | "viewer";
-      // An account that was never confirmed does not own its email (CONTRACT 11): it gets a
-      // pending invite, which becomes a membership of whoever confirms the email.
-      const user = await auth.getUserByEmail(email);
-      if (user?.confirmed) {
-        const membership = await store.addMember({
-          wsId: id,
-          callerId: caller.user_id,
-          userId: user.user_id,
-          email,
-          role: memberRole,
-        });
-        return c.json(membership, 201);
-      }
-      await store.invite({ wsId: id, callerId: caller.user_id, email, role: memberRole });
-      return c.json({ status: "invited" as const, email, role: memberRole }, 201);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/workspaces/{id}/members",
-      tags: ["Workspaces"],
-      summary: "List the members with their email and name (any member)",
-      security,
-      request: { params: idParamSchema },
-      responses: {
-        200: json(memberListSchema, "The members"),
-        403: err("Not a workspace member"),
-        404: err("Workspace soft-deleted"),
-      },
-    }),
-    async (c) => {
-      const caller = requireCaller(c);
-      const { id } = c.req.valid("param");
-      const view = await store.membership(id, caller.user_id);
-      requireActiveMember(view.workspace, view.membership);
-      const members = await store.listMembers(id);
-      const profiles = await auth.getUsers(members.map((m) => m.user_id));
-      return c.json({
-        members: members.map((m) => {
-          const p = profiles.get(m.user_id);
-          return { ...m, email: p?.email ?? "", name: p?.name ?? "" };
-        }),
-      }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/workspaces/{id}/invites",
-      tags: ["Workspaces"],
-      summary: "List the pending invites, oldest first (any member)",
-      description: "An invite is pending until someone signs up and confirms with its email; " +
-        "then it becomes a membership and leaves this list.",
-      security,
-      request: { params: idParamSchema },
-      responses: {
-        200: json(pendingInviteListSchema, "The pending invites"),
-        403: err("Not a workspace member"),
-        404: err("Workspace missing or soft-deleted (checked after membership)"),
-      },
-    }),
-    async (c) => {
-      const caller = requireCaller(c);
-      const { id } = c.req.valid("param");
-      const invites = await store.listInvitesForMember(id, caller.user_id);
-      return c.json({
-        invites: invites.map((i) => ({
-          workspace_id: i.workspace_id,
-          email: i.email,
-          role: i.role,
-          ...(i.created_at ? { invited_at: i.created_at } : {}),
-          ...(i.invited_by ? { invited_by: i.invited_by } : {}),
-        })),
-      }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/api/workspaces/{id}/invites/{email}",
-      tags: ["Workspaces"],
-      summary: "Cancel a pending invite (owner or editor)",
-      description: "The email is compared trimmed and lower-cased. A cancelled invite no " +
-        "longer turns into a membership when that email signs up and confirms.",
-      security,
-      request: { params: inviteParamSchema },
-      responses: {
-        204: { description: "Cancelled" },
-        400: err("email invalid or over 254 characters"),
-        403: err("Not a member, or not owner/editor"),
-        404: err("Workspace missing or soft-deleted, or Invite not found"),
-      },
-    }),
-    async (c) => {
-      const caller = requireCaller(c);
-      const { id, email } = c.req.valid("param");
-      await store.cancelInvite(id, caller.user_id, email);
-      return c.body(null, 204);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/api/workspaces/{id}/members/{userId}",
-      tags: ["Workspaces"],
-      summary: "Remove a member (the owner removes others; anyone but the owner may leave)",
-      security,
-      request: { params: memberParamSchema },
-      responses: {
-        204: { description: "Removed" },
-        400: err("The owner tried to remove themselves"),
-        403: err("Not a member, or a non-owner removing someone else"),
-        404: err("The user is not a member, or the workspace is soft-deleted"),
-      },
-    }),
-    async (c) => {
-      const caller = requireCaller(c);
-      const { id, userId } = c.req.valid("param");
-      await store.removeMember(id, caller.user_id, userId);
-      return c.body(null, 204);
-    },
-  );
+  mountMemberRoutes(app, { store, auth });
 }
 
-/** The audience and language lists (spec: Audiences and languages). */
-export function mountListRoutes(app: ServiceApp, { store }: RouteDeps): void {
-  for (const kind of ["audiences", "languages"] as const) {
-    const tag = kind === "audiences" ? "Audiences" : "Languages";
-    app.openapi(
-      createRoute({
-        method: "get",
-        path: `/api/${kind}`,
-        tags: [tag],
-        summary: `The workspace's ${kind}: the saved list, or the defaults (any member)`,
-        security,
-        request: { query: workspaceQuerySchema },
-        responses: {
-          200: json(itemsResponseSchema, `The ${kind}`),
-          400: err("workspaceId missing or empty"),
-          403: err("Not a workspace member"),
-          404: err("Workspace soft-deleted"),
-        },
-      }),
-      async (c) => {
-        const caller = requireCaller(c);
-        const { workspaceId } = c.req.valid("query");
-        return c.json({ items: await store.getList(kind, workspaceId, caller.user_id) }, 200);
-      },
-    );
-  }
-
-  app.openapi(
-    createRoute({
-      method: "put",
-      path: "/api/audiences",
-      tags: ["Audiences"],
-      summary: "Replace the workspace's audiences (any member)",
-      security,
-      request: body(putAudiencesBodySchema),
-      responses: {
-        200: json(itemsResponseSchema, "What was saved"),
-        400: err("workspace_id missing or empty, or the list invalid"),
-        403: err("Not a workspace member"),
-        404: err("Workspace soft-deleted"),
-      },
-    }),
-    async (c) => {
-      const caller = requireCaller(c);
-      const input = c.req.valid("json");
-      const items = await store.saveList(
-        "audiences",
-        input.workspace_id,
-        caller.user_id,
-        input.audiences,
-      );
-      return c.json({ items }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "put",
-      path: "/api/languages",
-      tags: ["Languages"],
-      summary: "Replace the workspace's languages (any member)",
-      security,
-      request: body(putLanguagesBodySchema),
-      responses: {
-        200: json(itemsResponseSchema, "What was saved"),
-        400: err("workspace_id missing or empty, or the list invalid"),
-        403: err("Not a workspace member"),
-        404: err("Workspace soft-deleted"),
-      },
-    }),
-    async (c) => {
-      const caller = requireCaller(c);
-      const input = c.req.valid("json");
-      const items = await store.saveList(
-        "languages",
-        input.workspace_id,
-        caller.user_id,
-        input.languages,
-      );
-      return c.json({ items }, 200);
-    },
-  );
-}
+export { mountListRoutes } from "./list_routes.ts";

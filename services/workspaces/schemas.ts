@@ -214,17 +214,19 @@ export const workspaceQuerySchema = z.object({
   }),
 });
 
-export const putAudiencesBodySchema = z.object({
-  workspace_id: workspaceIdField("workspace_id"),
-  audiences: itemListSchema,
-}).openapi("PutAudiencesRequest");
-
-export const putLanguagesBodySchema = z.object({
-  workspace_id: workspaceIdField("workspace_id"),
-  languages: itemListSchema,
-}).openapi("PutLanguagesRequest");
-
 export type ListKind = "audiences" | "languages";
+
+/** The PUT body of each list: the workspace and the list under the kind's own name. */
+export const putListBodySchemas = {
+  audiences: z.object({
+    workspace_id: workspaceIdField("workspace_id"),
+    audiences: itemListSchema,
+  }).openapi("PutAudiencesRequest"),
+  languages: z.object({
+    workspace_id: workspaceIdField("workspace_id"),
+    languages: itemListSchema,
+  }).openapi("PutLanguagesRequest"),
+};
 
 /** The spec's defaults, returned for a workspace that has never saved a list. */
 export const DEFAULT_LISTS: Record<ListKind, readonly ListItem[]> = {
@@ -233,8 +235,6 @@ export const DEFAULT_LISTS: Record<ListKind, readonly ListItem[]> = {
   languages: ["German", "SwissGerman", "English", "French", "Italian", "Spanish"]
     .map((n) => ({ id: n, name: n })),
 };
-
-export const errorSchema = z.object({ error: z.string() }).openapi("Error");
 
 // Internal API (peers only).
 

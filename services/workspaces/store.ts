@@ -323,6 +323,15 @@ export class WorkspacesStore {
     }, COMMIT_TRIES);
   }
 
+  /**
+   * The add-member checks on a fresh read, for a caller that wants a refusal before costlier
+   * work; `addMember` and `invite` apply them again inside their commits.
+   */
+  async requireCanAdd(wsId: string, callerId: string): Promise<void> {
+    const view = await this.membership(wsId, callerId);
+    this.#checkCanAdd(view.workspace, view.membership);
+  }
+
   /** The add-member checks: membership (403), role owner/editor (403), active (404). */
   #checkCanAdd(workspace: Workspace | null, caller: MembershipRecord | null): void {
     const role = requireRole(caller);
