@@ -3,7 +3,6 @@ import type { AssetStore } from "../../shared/assets/store.ts";
 import { type Deliverer, deliverJobSchema } from "../../shared/delivery/mod.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { QueueHandlers } from "../../shared/queue.ts";
-import type { ActionStore } from "./store.ts";
 
 /**
  * The actions service's queue messages:
@@ -24,33 +23,23 @@ export const actionsJobSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("delete_assets"), keys: z.array(z.string()).max(1000) }),
 ]);
 export type ActionsJob = z.infer<typeof actionsJobSchema>;
+/** One upload URL request, identified by its key and time (the `attachment_cleanup` job). */
+export type PendingUpload = Omit<Extract<ActionsJob, { type: "attachment_cleanup" }>, "type">;
 
 export function actionsJobHandlers(deps: {
-  store: ActionStore;
+  /** `AttachmentOperations`: drops an entry whose upload never arrived, answering whether */
+  attachments: { dropIfNeverUploaded(upload: PendingUpload): Promise<boolean> };
   assets: AssetStore | null;
   deliverer: Deliverer;
   logger: Logger;
 }): QueueHandlers<ActionsJob> {
-  const { store, assets, deliverer, logger } = deps;
+  const { attachments, assets, deliverer, logger } = deps;
   return {
     deliver: async (job, id) => {
       await deliverer.deliver(job.message, id);
     },
     attachment_cleanup: async (job) => {
-      if (!assets) return;
-      const action = await store.get(job.workspace_id, job.action_id);
-      const pending = (a: typeof action) =>
-        a?.attachments.some((x) => x.key === job.key && x.uploaded_at === job.uploaded_at);
-      if (!pending(action)) return;
-      if (await assets.exists(job.key)) return;
-      const result = await store.update(job.workspace_id, job.action_id, (current) => {
-        if (!pending(current)) return null;
-        current.attachments = current.attachments.filter((x) =>
-          !(x.key === job.key && x.uploaded_at === job.uploaded_at)
-        );
-        return current;
-      });
-      if (result && result.before !== result.after) {
+      if (await attachments.dropIfNeverUploaded(job)) {
         logger.info("removed an attachment whose upload never arrived", {
           action_id: job.action_id,
           key: job.key,

@@ -8,6 +8,9 @@ import { AuthClient } from "../auth/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { parseActionsConfig } from "./config.ts";
 import { actionsJobHandlers, actionsJobSchema } from "./jobs.ts";
+import { mountAttachmentRoutes } from "./attachment_routes.ts";
+import { AttachmentOperations } from "./attachments.ts";
+import { ActionOperations } from "./operations.ts";
 import { mountActionRoutes } from "./routes.ts";
 import { ActionStore } from "./store.ts";
 
@@ -24,14 +27,24 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
   const queue = new ServiceQueue(queueDriver(kv, logger), actionsJobSchema, logger);
   const deliverer = createDeliverer({ kv, logger, ...config.delivery });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
-  mountActionRoutes(app, {
+  const actions = new ActionOperations({
     store,
     queue,
     assets,
-    config,
+    publicUrl: config.publicUrl,
     auth: new AuthClient(directory, base.internalSecret),
     workspaces: new WorkspacesClient(directory, base.internalSecret),
   });
+  const attachments = new AttachmentOperations({
+    actions,
+    store,
+    queue,
+    assets,
+    uploadUrlTtl: config.uploadUrlTtl,
+    cleanupMargin: config.cleanupMargin,
+  });
+  mountActionRoutes(app, actions);
+  mountAttachmentRoutes(app, attachments);
   let ready = false;
   mountServiceInternals(app, () => ready, kv);
   return {
@@ -39,7 +52,7 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
     fetch: app.fetch,
     start: async () => {
       await startListening(
-        () => queue.listen(actionsJobHandlers({ store, assets, deliverer, logger })),
+        () => queue.listen(actionsJobHandlers({ attachments, assets, deliverer, logger })),
         logger,
       );
       ready = true;

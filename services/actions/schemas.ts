@@ -47,42 +47,35 @@ export const actionSchema = z.object({
 }).openapi("Action");
 export type Action = z.infer<typeof actionSchema>;
 
-export const createActionBody = z.object({
-  workspace_id: id("workspace_id"),
-  title: z.string({ error: "title is required" }).trim().min(1, "title is required").max(
-    MAX_TITLE,
-    `title is longer than ${MAX_TITLE} characters`,
-  ),
-  assignee_id: id("assignee_id"),
+/** A title of 1 to MAX_TITLE characters once trimmed; `empty` is the message when it is blank. */
+const title = (text: z.ZodString, empty: string) =>
+  text.trim().min(1, empty).max(MAX_TITLE, `title is longer than ${MAX_TITLE} characters`);
+
+/** The optional fields that create and update both take, with the same limits. */
+const optionalFields = {
   description: z.string().max(
     MAX_DESCRIPTION,
     `description is longer than ${MAX_DESCRIPTION} characters`,
-  )
-    .optional(),
+  ).optional(),
   linked_post_id: z.string().max(100, "linked_post_id is longer than 100 characters").nullable()
     .optional(),
   priority: shortText("priority").optional(),
   due_date: shortText("due_date").optional(),
+};
+
+export const createActionBody = z.object({
+  workspace_id: id("workspace_id"),
+  title: title(z.string({ error: "title is required" }), "title is required"),
+  assignee_id: id("assignee_id"),
+  ...optionalFields,
 }).openapi("CreateActionRequest");
 
 export const updateActionBody = z.object({
   workspace_id: id("workspace_id"),
-  title: z.string().trim().min(1, "title must not be empty").max(
-    MAX_TITLE,
-    `title is longer than ${MAX_TITLE} characters`,
-  ).optional(),
-  description: z.string().max(
-    MAX_DESCRIPTION,
-    `description is longer than ${MAX_DESCRIPTION} characters`,
-  )
-    .optional(),
-  linked_post_id: z.string().max(100, "linked_post_id is longer than 100 characters").nullable()
-    .optional(),
-  priority: shortText("priority").optional(),
-  due_date: shortText("due_date").optional(),
+  title: title(z.string(), "title must not be empty").optional(),
+  ...optionalFields,
   assignee_id: id("assignee_id").optional(),
 }).openapi("UpdateActionRequest");
-export type ActionUpdate = Omit<z.infer<typeof updateActionBody>, "workspace_id">;
 
 export const statusBody = z.object({
   workspace_id: id("workspace_id"),
@@ -152,7 +145,6 @@ export const actionListSchema = z.object({
   count: z.number().int(),
 }).openapi("ActionList");
 
-export const errorSchema = z.object({ error: z.string() }).openapi("Error");
 export const deletedSchema = z.object({ deleted: z.literal(true) });
 
 /** The basename of a client-given filename and its lower-cased extension. */

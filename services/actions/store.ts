@@ -11,11 +11,11 @@
 import { retryCommit } from "../../shared/kv.ts";
 import type { Action } from "./schemas.ts";
 
-export type AlsoFn = (
-  op: Deno.AtomicOperation,
-  before: Action | null,
-  after: Action | null,
-) => void;
+/** What a read-modify-write of one action came to. */
+export type UpdateOutcome =
+  | { kind: "missing" }
+  | { kind: "unchanged"; action: Action }
+  | { kind: "updated"; before: Action; after: Action };
 
 export function actionKey(workspaceId: string, actionId: string): Deno.KvKey {
   return ["actions", workspaceId, actionId];
@@ -46,48 +46,53 @@ export class ActionStore {
   }
 
   /** Stores a new action (its id must be new); `also` adds the messages it causes. */
-  async create(action: Action, also?: AlsoFn): Promise<Action> {
+  async create(action: Action, also?: (op: Deno.AtomicOperation) => void): Promise<Action> {
     const key = actionKey(action.workspace_id, action.action_id);
     const op = this.kv.atomic().check({ key, versionstamp: null }).set(key, action);
-    also?.(op, null, action);
+    also?.(op);
     const res = await op.commit();
     if (!res.ok) throw new Error(`Action ${action.action_id} already exists`);
     return action;
   }
 
   /**
-   * Read-modify-write of one action: `change` gets the current record and returns the next one
-   * (or null to leave it as it is); the commit is checked against the version read, and retried
-   * on a conflict. Answers null when there is no such action.
+   * Read-modify-write of one action: `change` gets a copy of the current record and returns the
+   * next one, or null to leave it as it is; it runs again on every attempt, against what that
+   * attempt read, and refuses by throwing (an AppError). The commit is checked against the
+   * version read and retried on a conflict; `also` adds what the write causes to it.
    */
   async update(
     workspaceId: string,
     actionId: string,
     change: (current: Action) => Action | null,
-    also?: AlsoFn,
-  ): Promise<{ before: Action; after: Action } | null> {
+    also?: (op: Deno.AtomicOperation, before: Action, after: Action) => void,
+  ): Promise<UpdateOutcome> {
     const key = actionKey(workspaceId, actionId);
-    return await retryCommit<{ before: Action; after: Action } | null>(async () => {
+    return await retryCommit<UpdateOutcome>(async () => {
       const entry = await this.kv.get<Action>(key);
-      if (!entry.value) return { ok: true, value: null };
+      if (!entry.value) return { ok: true, value: { kind: "missing" } };
       const before = entry.value;
       const after = change(structuredClone(before));
-      if (!after) return { ok: true, value: { before, after: before } };
+      if (!after) return { ok: true, value: { kind: "unchanged", action: before } };
       const op = this.kv.atomic().check(entry).set(key, after);
       also?.(op, before, after);
       const res = await op.commit();
-      return res.ok ? { ok: true, value: { before, after } } : { ok: false };
+      return res.ok ? { ok: true, value: { kind: "updated", before, after } } : { ok: false };
     });
   }
 
-  /** Removes the action; null when there was none. */
-  async delete(workspaceId: string, actionId: string, also?: AlsoFn): Promise<Action | null> {
+  /** Removes the action; `also` learns what it was. Null when there was none. */
+  async delete(
+    workspaceId: string,
+    actionId: string,
+    also?: (op: Deno.AtomicOperation, deleted: Action) => void,
+  ): Promise<Action | null> {
     const key = actionKey(workspaceId, actionId);
     return await retryCommit<Action | null>(async () => {
       const entry = await this.kv.get<Action>(key);
       if (!entry.value) return { ok: true, value: null };
       const op = this.kv.atomic().check(entry).delete(key);
-      also?.(op, entry.value, null);
+      also?.(op, entry.value);
       const res = await op.commit();
       return res.ok ? { ok: true, value: entry.value } : { ok: false };
     });

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { newId } from "../../shared/ids.ts";
 import { nowIso } from "../../shared/time.ts";
-import { type Action, MAX_ATTACHMENTS, MAX_DESCRIPTION, MAX_TITLE } from "./schemas.ts";
+import {
+  type Action,
+  addAttachmentBody,
+  createActionBody,
+  MAX_ATTACHMENTS,
+  MAX_DESCRIPTION,
+  MAX_TITLE,
+} from "./schemas.ts";
 import { ActionStore } from "./store.ts";
 
 function makeAction(workspaceId: string, extra: Partial<Action> = {}): Action {
@@ -28,77 +35,104 @@ function makeAction(workspaceId: string, extra: Partial<Action> = {}): Action {
 }
 
 Deno.test("the store lists a workspace's actions newest first, and only that workspace's", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new ActionStore(kv);
-    const a = await store.create(makeAction("w1"));
-    const b = await store.create(makeAction("w1"));
-    await store.create(makeAction("w2"));
-    assert.deepEqual((await store.list("w1")).map((x) => x.action_id), [b.action_id, a.action_id]);
-    assert.equal(await store.get("w2", a.action_id), null);
-  } finally {
-    kv.close();
-  }
+  using kv = await Deno.openKv(":memory:");
+  const store = new ActionStore(kv);
+  const a = await store.create(makeAction("w1"));
+  const b = await store.create(makeAction("w1"));
+  await store.create(makeAction("w2"));
+  assert.deepEqual((await store.list("w1")).map((x) => x.action_id), [b.action_id, a.action_id]);
+  assert.equal(await store.get("w2", a.action_id), null);
 });
 
 Deno.test("update applies the change atomically with what it adds to the commit", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new ActionStore(kv);
-    const a = await store.create(makeAction("w1"));
-    const result = await store.update("w1", a.action_id, (x) => ({ ...x, status: "completed" }), (
-      op,
-      before,
-      after,
-    ) => {
-      assert.equal(before?.status, "open");
-      assert.equal(after?.status, "completed");
-      op.set(["marker"], true);
-    });
-    assert.equal(result?.after.status, "completed");
-    assert.equal((await kv.get(["marker"])).value, true);
-    assert.equal((await store.get("w1", a.action_id))?.status, "completed");
-    assert.equal(await store.update("w1", "missing", (x) => x), null);
-    const unchanged = await store.update("w1", a.action_id, () => null);
-    assert.equal(unchanged?.before, unchanged?.after);
-  } finally {
-    kv.close();
-  }
+  using kv = await Deno.openKv(":memory:");
+  const store = new ActionStore(kv);
+  const a = await store.create(makeAction("w1"));
+  const seen: string[] = [];
+  const outcome = await store.update("w1", a.action_id, (x) => ({ ...x, status: "completed" }), (
+    op,
+    before,
+    after,
+  ) => {
+    seen.push(`${before.status}->${after.status}`);
+    op.set(["marker"], true);
+  });
+  assert.equal(outcome.kind, "updated");
+  assert.equal(outcome.kind === "updated" && outcome.after.status, "completed");
+  assert.deepEqual(seen, ["open->completed"]);
+  assert.equal((await kv.get(["marker"])).value, true);
+  assert.equal((await store.get("w1", a.action_id))?.status, "completed");
+});
+
+Deno.test("update answers missing, unchanged, and writes nothing when the change refuses", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const store = new ActionStore(kv);
+  const a = await store.create(makeAction("w1"));
+  const also = () => assert.fail("also must not run without a write");
+  assert.deepEqual(await store.update("w1", "missing", (x) => x, also), { kind: "missing" });
+  assert.deepEqual(await store.update("w1", a.action_id, () => null, also), {
+    kind: "unchanged",
+    action: a,
+  });
+  await assert.rejects(
+    store.update("w1", a.action_id, () => {
+      throw new Error("refused");
+    }, also),
+    /refused/,
+  );
+  assert.deepEqual(await store.get("w1", a.action_id), a);
 });
 
 Deno.test("delete removes the action once; a second delete finds nothing", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new ActionStore(kv);
-    const a = await store.create(makeAction("w1"));
-    assert.equal((await store.delete("w1", a.action_id))?.action_id, a.action_id);
-    assert.equal(await store.delete("w1", a.action_id), null);
-    assert.deepEqual(await store.list("w1"), []);
-  } finally {
-    kv.close();
-  }
+  using kv = await Deno.openKv(":memory:");
+  const store = new ActionStore(kv);
+  const a = await store.create(makeAction("w1"));
+  assert.equal((await store.delete("w1", a.action_id))?.action_id, a.action_id);
+  assert.equal(await store.delete("w1", a.action_id), null);
+  assert.deepEqual(await store.list("w1"), []);
 });
 
 Deno.test("an action at every size limit still fits in one KV value", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new ActionStore(kv);
-    const wide = "\u{1F600}";
-    const attachments = Array.from({ length: MAX_ATTACHMENTS }, (_, i) => ({
-      key: `workspaces/${"w".repeat(100)}/actions/${"a".repeat(100)}/${i}${"é".repeat(250)}.png`,
-      filename: `${i}${"é".repeat(250)}.png`,
-      uploaded_at: nowIso(),
-      uploaded_by: "u".repeat(100),
-    }));
-    await store.create(makeAction("w1", {
-      title: wide.repeat(MAX_TITLE / 2),
-      description: wide.repeat(MAX_DESCRIPTION / 2),
-      priority: "p".repeat(200),
-      due_date: "d".repeat(200),
-      linked_post_id: "l".repeat(100),
-      attachments,
-    }));
-  } finally {
-    kv.close();
+  // A character outside Latin-1 makes V8 (and so KV) store the whole string at two bytes per
+  // UTF-16 unit: the most a string of a given length can take.
+  const wide = (length: number) => "\u0105".repeat(length);
+  const input = {
+    workspace_id: wide(100),
+    title: wide(MAX_TITLE),
+    assignee_id: wide(100),
+    description: wide(MAX_DESCRIPTION),
+    linked_post_id: wide(100),
+    priority: wide(200),
+    due_date: wide(200),
+  };
+  const filename = (i: number) => `${String(i).padStart(2, "0")}${wide(249)}.png`;
+  // The fixture is at each limit the schemas enforce: one unit more is refused.
+  assert.ok(createActionBody.safeParse(input).success);
+  for (const [field, value] of Object.entries(input)) {
+    const longer = createActionBody.safeParse({ ...input, [field]: value + wide(1) });
+    assert.equal(longer.success, false, `${field} is not at its limit`);
   }
+  assert.ok(addAttachmentBody.safeParse({ ...input, filename: filename(0) }).success);
+  assert.equal(
+    addAttachmentBody.safeParse({ ...input, filename: filename(0) + "x" }).success,
+    false,
+  );
+
+  using kv = await Deno.openKv(":memory:");
+  const store = new ActionStore(kv);
+  const action = makeAction(input.workspace_id, {
+    ...input,
+    assignee_name: wide(200),
+    created_by: wide(100),
+    attachments: [],
+  });
+  action.attachments = Array.from({ length: MAX_ATTACHMENTS }, (_, i) => ({
+    key: `workspaces/${action.workspace_id}/actions/${action.action_id}/${filename(i)}`,
+    filename: filename(i),
+    uploaded_at: nowIso(),
+    uploaded_by: wide(100),
+  }));
+  // KV refuses a value over 64 KiB when the commit is made: `create` would throw here.
+  await store.create(action);
+  assert.deepEqual(await store.get(action.workspace_id, action.action_id), action);
 });

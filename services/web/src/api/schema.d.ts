@@ -2415,7 +2415,7 @@ export interface paths {
                         "application/json": components["schemas"]["ActionList"];
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2424,7 +2424,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2433,7 +2433,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2468,7 +2468,7 @@ export interface paths {
                         "application/json": components["schemas"]["Action"];
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2477,7 +2477,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2486,7 +2486,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2533,7 +2533,7 @@ export interface paths {
                         "application/json": components["schemas"]["Action"];
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2542,7 +2542,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2551,7 +2551,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2560,7 +2560,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No such action in the workspace */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2596,7 +2596,7 @@ export interface paths {
                         "application/json": components["schemas"]["Action"];
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2605,7 +2605,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2614,7 +2614,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2623,7 +2623,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No such action in the workspace */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2656,7 +2656,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2665,7 +2665,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2674,7 +2674,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2683,7 +2683,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No such action in the workspace */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2732,7 +2732,7 @@ export interface paths {
                         "application/json": components["schemas"]["Action"];
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2741,7 +2741,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2750,7 +2750,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2759,7 +2759,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No such action in the workspace */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2810,7 +2810,7 @@ export interface paths {
                         "application/json": components["schemas"]["Action"];
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2819,7 +2819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2828,7 +2828,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2837,7 +2837,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No such action in the workspace */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2885,7 +2885,7 @@ export interface paths {
                         "application/json": components["schemas"]["AttachmentList"];
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2894,7 +2894,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2903,7 +2903,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2912,7 +2912,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No such action in the workspace */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2921,7 +2921,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Asset storage not configured (ASSETS_URL is empty) */
                 500: {
                     headers: {
                         [name: string]: unknown;
@@ -2935,7 +2935,7 @@ export interface paths {
         put?: never;
         /**
          * Get an upload URL for an attachment (metadata recorded at once)
-         * @description PUT the bytes to `uploadUrl` with a `Content-Type` equal to `contentType`. An entry whose upload never arrives is removed once the URL has expired.
+         * @description PUT the bytes to `uploadUrl` with a `Content-Type` equal to `contentType`. An entry whose upload never arrived is removed once the URL has expired.
          */
         post: {
             parameters: {
@@ -2961,7 +2961,7 @@ export interface paths {
                         "application/json": components["schemas"]["AttachmentUploadUrl"];
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2970,7 +2970,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2979,7 +2979,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2988,7 +2988,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No such action in the workspace */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2997,7 +2997,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Asset storage not configured (ASSETS_URL is empty) */
                 500: {
                     headers: {
                         [name: string]: unknown;
@@ -3035,7 +3035,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description A field is missing or invalid (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3044,7 +3044,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No valid access token */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3053,7 +3053,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3062,7 +3062,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description No such action in the workspace, or no such attachment on it */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3071,7 +3071,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description Asset storage not configured (ASSETS_URL is empty) */
                 500: {
                     headers: {
                         [name: string]: unknown;
