@@ -15,6 +15,7 @@ export const collabEnvShape = {
     DEFAULT_LIMITS.maxConnectionsPerUser,
   ),
   COLLAB_MAX_TEXT_CHARS: z.coerce.number().int().min(1).default(DEFAULT_LIMITS.maxTextChars),
+  COLLAB_FOLLOW_POLL_MS: ms(50, 0),
 };
 
 export interface CollabConfig {
@@ -29,6 +30,8 @@ export interface CollabConfig {
   graceMs: number;
   /** frame, document, awareness and per-user socket limits (docs/collab.md) */
   limits: CollabLimits;
+  /** read open documents' heads this often for other instances' writes (0: kv.watch only) */
+  followPollMs: number;
 }
 
 /** The collab service's settings; a malformed value throws a ConfigError naming it. */
@@ -43,6 +46,7 @@ export function parseCollabConfig(
     idleTimeoutMs: raw.COLLAB_IDLE_TIMEOUT_MS,
     membershipCheckMs: raw.COLLAB_MEMBERSHIP_CHECK_MS,
     graceMs: raw.COLLAB_ROOM_GRACE_MS,
+    followPollMs: raw.COLLAB_FOLLOW_POLL_MS,
     limits: {
       ...DEFAULT_LIMITS,
       maxConnectionsPerUser: raw.COLLAB_MAX_CONNECTIONS_PER_USER,

@@ -1,10 +1,11 @@
 import * as Y from "yjs";
+import { newId } from "../../shared/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import { countMetric } from "../../shared/metrics.ts";
 import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
 import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";
-import type { DocStore } from "./store.ts";
+import type { DocStore, FollowedHeads, Signal } from "./store.ts";
 
 export interface HubOptions {
   store: DocStore;
@@ -34,6 +35,14 @@ export interface HubOptions {
   onTextChanged?(postId: string, sha256: string): Promise<void>;
   /** default 1000 */
   textNotifyMs?: number;
+  /**
+   * How often (ms) each open document's head and signal log are read, to pick up what other
+   * instances stored (a local SQLite KV shared by several processes tells no process of the
+   * others' writes). 0: never; default 50.
+   */
+  followPollMs?: number;
+  /** also `kv.watch` each open document (Deno Deploy, KV Connect deliver other writers' changes); default true */
+  watch?: boolean;
 }
 
 interface RoomSlot {
@@ -42,6 +51,15 @@ interface RoomSlot {
   /** connections and in-flight operations holding the room open */
   users: number;
   timer: ReturnType<typeof setTimeout> | null;
+  /** the signal log is read up to here; `signalTarget` is the newest sequence seen */
+  signalSeq: number;
+  signalTarget: number;
+  signalReading: boolean;
+  /** signals of this instance waiting for the commit in flight (group commit) */
+  outbox: Signal[];
+  /** the commit loop of `outbox`, while it runs */
+  sending: Promise<void> | null;
+  watcher: ReadableStreamDefaultReader<FollowedHeads> | null;
 }
 
 /**
@@ -60,7 +78,10 @@ export class CollabHub {
   /** per document: the pending text notification and when the last one went out */
   readonly #textNotices = new Map<string, ReturnType<typeof setTimeout>>();
   #sweeping = false;
+  #polling = false;
   #closed = false;
+  /** tells this instance's signals from the others' */
+  readonly #instanceId = newId();
 
   constructor(options: HubOptions) {
     this.#options = options;
@@ -94,6 +115,8 @@ export class CollabHub {
     this.#timers.push(
       setInterval(() => void this.#sweepMembership(), this.#options.membershipCheckMs),
     );
+    const pollMs = this.#options.followPollMs ?? 50;
+    if (pollMs > 0) this.#timers.push(setInterval(() => void this.#poll(), pollMs));
   }
 
   async close(): Promise<void> {
@@ -106,10 +129,12 @@ export class CollabHub {
     this.#slots.clear();
     for (const slot of rooms) {
       if (slot.timer !== null) clearTimeout(slot.timer);
+      stopWatching(slot);
       const room = slot.room ?? await slot.loading.catch(() => null);
       if (!room) continue;
       room.closeAll(CloseCode.GoingAway, "Server shutting down");
       await room.flush().catch(() => {});
+      await slot.sending;
       room.destroy();
     }
   }
@@ -123,9 +148,21 @@ export class CollabHub {
       slot = undefined;
     }
     if (!slot) {
-      const created: RoomSlot = { loading: null!, room: null, users: 0, timer: null };
-      created.loading = this.#load(postId, workspaceId).then((room) => {
+      const created: RoomSlot = {
+        loading: null!,
+        room: null,
+        users: 0,
+        timer: null,
+        signalSeq: 0,
+        signalTarget: 0,
+        signalReading: false,
+        outbox: [],
+        sending: null,
+        watcher: null,
+      };
+      created.loading = this.#load(postId, created, workspaceId).then((room) => {
         created.room = room;
+        this.#watch(postId, created);
         return room;
       });
       created.loading.catch(() => {
@@ -157,16 +194,26 @@ export class CollabHub {
       slot.timer = null;
       if (slot.users > 0 || this.#slots.get(postId) !== slot) return;
       this.#slots.delete(postId);
+      stopWatching(slot);
       const room = slot.room;
       if (room) room.flush().catch(() => {}).finally(() => room.destroy());
     }, this.#options.graceMs);
   }
 
-  async #load(postId: string, workspaceId: string | undefined): Promise<DocumentRoom> {
+  async #load(
+    postId: string,
+    slot: RoomSlot,
+    workspaceId: string | undefined,
+  ): Promise<DocumentRoom> {
     const { store, logger, compactAfter } = this.#options;
+    // The signal log first: what is in it now holds the other instances' current cursors
+    // (renewed every 15 s, kept 30 s); anything later is followed.
+    const signalSeq = (await store.followedHeads([postId])).get(postId)!.signalSeq;
+    const recent = signalSeq > 0 ? await store.readSignals(postId, 1, signalSeq) : [];
+    slot.signalSeq = slot.signalTarget = signalSeq;
     const loaded = await store.load(postId);
     const storedWorkspace = loaded?.head.workspace_id ?? workspaceId;
-    return new DocumentRoom(loaded, {
+    const room = new DocumentRoom(loaded, {
       postId,
       logger,
       compactAfter,
@@ -181,13 +228,161 @@ export class CollabHub {
           return head;
         },
         compact: (snapshot, throughSeq, base) => store.compact(postId, snapshot, throughSeq, base),
-        compactFromStorage: () => store.compactFromStorage(postId),
+        readUpdates: (fromSeq, toSeq) => store.readUpdates(postId, fromSeq, toSeq),
+        load: () => store.load(postId),
       },
       onBroken: (room) => {
         const slot = this.#slots.get(postId);
-        if (slot?.room === room) this.#slots.delete(postId);
+        if (slot?.room === room) {
+          this.#slots.delete(postId);
+          stopWatching(slot);
+        }
       },
+      publishAwareness: (update, user) =>
+        this.#publish(postId, slot, { from: this.#instanceId, kind: "awareness", user, update }),
     });
+    for (const signal of recent) {
+      if (signal.kind === "awareness" && signal.from !== this.#instanceId) {
+        room.applyRemoteAwareness(signal.update, signal.user);
+      }
+    }
+    return room;
+  }
+
+  /** Follows the document with `kv.watch` too, where the KV delivers other writers' changes. */
+  #watch(postId: string, slot: RoomSlot): void {
+    if (this.#options.watch === false || this.#closed) return;
+    const reader = this.#options.store.watch(postId).getReader();
+    slot.watcher = reader;
+    (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || this.#slots.get(postId) !== slot) break;
+        this.#onHeads(postId, slot, value);
+      }
+    })().catch((err) => {
+      this.#options.logger.warn("watching a document stopped; polling goes on", {
+        post_id: postId,
+        error: errorMessage(err),
+      });
+    }).finally(() => reader.cancel().catch(() => {}));
+  }
+
+  /** Reads every open document's head and signal log sequence (a few reads for all of them). */
+  async #poll(): Promise<void> {
+    if (this.#polling || this.#closed) return;
+    this.#polling = true;
+    try {
+      const open = [...this.#slots].filter(([, slot]) => slot.room);
+      if (open.length === 0) return;
+      const heads = await this.#options.store.followedHeads(open.map(([id]) => id));
+      for (const [postId, slot] of open) {
+        if (this.#slots.get(postId) === slot) this.#onHeads(postId, slot, heads.get(postId)!);
+      }
+    } catch (err) {
+      this.#options.logger.warn("reading the heads of open documents failed", {
+        error: errorMessage(err),
+      });
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /**
+   * What the KV holds for an open document now: updates another instance stored are caught up
+   * with (in order, by the room's pipeline), new signals are read, and a document deleted
+   * through another instance closes its sockets here too.
+   */
+  #onHeads(postId: string, slot: RoomSlot, heads: FollowedHeads): void {
+    const room = slot.room;
+    if (!room || room.broken) return;
+    if (heads.doc) room.follow(heads.doc);
+    else if (room.seq > 0) {
+      void this.#dropDeleted(postId, slot);
+      return;
+    }
+    if (heads.signalSeq > slot.signalTarget) {
+      slot.signalTarget = heads.signalSeq;
+      void this.#readSignals(postId, slot);
+    }
+  }
+
+  /** Delivers the other instances' signals past `slot.signalSeq`, in order, once each. */
+  async #readSignals(postId: string, slot: RoomSlot): Promise<void> {
+    if (slot.signalReading) return;
+    slot.signalReading = true;
+    try {
+      while (slot.signalTarget > slot.signalSeq && this.#slots.get(postId) === slot) {
+        const target = slot.signalTarget;
+        const signals = await this.#options.store.readSignals(postId, slot.signalSeq + 1, target);
+        slot.signalSeq = Math.max(slot.signalSeq, target);
+        const room = slot.room;
+        if (!room) continue;
+        for (const signal of signals) {
+          if (signal.from === this.#instanceId) continue;
+          if (signal.kind === "awareness") room.applyRemoteAwareness(signal.update, signal.user);
+          else room.broadcastJson(signal.message);
+        }
+      }
+    } catch (err) {
+      this.#options.logger.warn("reading a document's signals failed", {
+        post_id: postId,
+        error: errorMessage(err),
+      });
+    } finally {
+      slot.signalReading = false;
+    }
+  }
+
+  /**
+   * Stores a signal for the other instances: while a commit of this document's signals is in
+   * flight, the next ones wait and go together in one commit.
+   */
+  #publish(postId: string, slot: RoomSlot, signal: Signal): Promise<void> {
+    slot.outbox.push(signal);
+    slot.sending ??= this.#send(postId, slot).finally(() => slot.sending = null);
+    return slot.sending;
+  }
+
+  async #send(postId: string, slot: RoomSlot): Promise<void> {
+    try {
+      while (slot.outbox.length > 0) {
+        const batch = slot.outbox;
+        slot.outbox = [];
+        const { first, last } = await this.#options.store.appendSignals(postId, batch);
+        // Nothing of another instance in between: there is nothing of ours to read back.
+        if (first === slot.signalSeq + 1 && !slot.signalReading) {
+          slot.signalSeq = slot.signalTarget = Math.max(slot.signalTarget, last);
+        }
+      }
+    } catch (err) {
+      slot.outbox = [];
+      this.#options.logger.warn("telling other instances of a change failed", {
+        post_id: postId,
+        error: errorMessage(err),
+      });
+    }
+  }
+
+  /** The document was deleted through another instance: as `deleteDoc` does here. */
+  async #dropDeleted(postId: string, slot: RoomSlot): Promise<void> {
+    // Read again through the store: a head seen missing once is only a sign.
+    if (await this.#options.store.getHeadEntry(postId)) return;
+    if (this.#slots.get(postId) !== slot) return;
+    this.#slots.delete(postId);
+    if (slot.timer !== null) clearTimeout(slot.timer);
+    stopWatching(slot);
+    const room = slot.room;
+    if (!room) return;
+    room.closeAll(CloseCode.NotFound, "Post deleted");
+    room.destroy();
+  }
+
+  /** Catches `room` up with what is stored now (before reading or replacing its text). */
+  async #refresh(postId: string, room: DocumentRoom): Promise<void> {
+    const entry = await this.#options.store.getHeadEntry(postId);
+    if (entry) room.follow(entry);
+    await room.flush();
   }
 
   /**
@@ -234,6 +429,7 @@ export class CollabHub {
   async setContent(postId: string, workspaceId: string, content: string): Promise<void> {
     const room = await this.acquire(postId, workspaceId);
     try {
+      await this.#refresh(postId, room);
       await room.replaceText(content);
     } finally {
       this.release(postId);
@@ -243,7 +439,10 @@ export class CollabHub {
   /** The post's current text, or null when it has no document. */
   async content(postId: string): Promise<string | null> {
     const live = this.liveRoom(postId);
-    if (live) return live.text();
+    if (live) {
+      await this.#refresh(postId, live);
+      return live.text();
+    }
     const loaded = await this.#options.store.load(postId);
     if (!loaded) return null;
     const doc = new Y.Doc();
@@ -270,9 +469,17 @@ export class CollabHub {
     return out;
   }
 
-  /** Sends a JSON text frame to every socket on the post (best effort); answers how many. */
-  broadcast(postId: string, message: unknown): number {
-    return this.liveRoom(postId)?.broadcastJson(message) ?? 0;
+  /**
+   * Sends an event to every socket on the post, on every instance: this one's at once, the
+   * others' through the signal log. Answers how many sockets here got it.
+   */
+  async broadcast(postId: string, message: unknown): Promise<number> {
+    const sent = this.liveRoom(postId)?.broadcastJson(message) ?? 0;
+    const slot = this.#slots.get(postId);
+    const signal: Signal = { from: this.#instanceId, kind: "event", message };
+    if (slot?.room) await this.#publish(postId, slot, signal);
+    else await this.#options.store.appendSignals(postId, [signal]);
+    return sent;
   }
 
   /** Closes the post's sockets and removes its document. */
@@ -281,6 +488,7 @@ export class CollabHub {
     if (slot) {
       this.#slots.delete(postId);
       if (slot.timer !== null) clearTimeout(slot.timer);
+      stopWatching(slot);
       const room = slot.room ?? await slot.loading.catch(() => null);
       if (room) {
         room.closeAll(CloseCode.NotFound, "Post deleted");
@@ -367,6 +575,11 @@ export class CollabHub {
       this.#sweeping = false;
     }
   }
+}
+
+function stopWatching(slot: RoomSlot): void {
+  slot.watcher?.cancel().catch(() => {});
+  slot.watcher = null;
 }
 
 function group<T>(map: Map<string, T[]>, key: string, value: T): void {

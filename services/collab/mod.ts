@@ -36,6 +36,7 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
     graceMs: config.graceMs,
     membershipCheckMs: config.membershipCheckMs,
     limits: config.limits,
+    followPollMs: config.followPollMs,
     isMember: async (workspaceId, userId) => {
       const m = await workspaces.membership(workspaceId, userId);
       return m.role !== null && m.workspace_status === "active";

@@ -24,7 +24,7 @@ import {
   MESSAGE_SYNC,
   syncProtocol,
 } from "./protocol.ts";
-import type { DocHead, HeadEntry, LoadedDoc } from "./store.ts";
+import type { HeadEntry, LoadedDoc } from "./store.ts";
 
 /** The name of the Y.Text that holds a post's text. */
 export const CONTENT_FIELD = "content";
@@ -48,9 +48,16 @@ export interface RoomStorage {
     snapshot: Uint8Array,
     throughSeq: number,
     baseSnapshotId: string | null,
-  ): Promise<DocHead | null>;
-  compactFromStorage(): Promise<DocHead | null>;
+  ): Promise<HeadEntry | null>;
+  /** the stored updates `fromSeq..toSeq`; null when a compaction folded one of them away */
+  readUpdates(fromSeq: number, toSeq: number): Promise<Uint8Array[] | null>;
+  load(): Promise<LoadedDoc | null>;
 }
+
+/** The origin of changes another instance stored (or sent): applied, forwarded, never stored. */
+export const REMOTE = Symbol("remote");
+/** The origin of the awareness removal made when a connection leaves. */
+const LEAVE = Symbol("leave");
 
 export interface RoomOptions {
   postId: string;
@@ -62,6 +69,11 @@ export interface RoomOptions {
   onBroken?: (room: DocumentRoom) => void;
   /** frame, document and awareness limits (docs/collab.md); DEFAULT_LIMITS when absent */
   limits?: CollabLimits;
+  /**
+   * Told each awareness change of this room's own connections (the entries applied, encoded
+   * as y-protocols does, and the user they belong to), for the other instances.
+   */
+  publishAwareness?: (update: Uint8Array, userId: string) => void;
 }
 
 interface ConnectionState {
@@ -107,13 +119,17 @@ export class DocumentRoom {
   #docBytes = 0;
   #pending: Uint8Array[] = [];
   #flushing: Promise<void> | null = null;
-  #lastSeq: number;
-  #snapshotSeq: number;
-  #snapshotId: string | null;
-  /** the head as this room last committed it */
+  /**
+   * The head as this room last committed or followed it: every update up to its `seq` is in
+   * the in-memory document (null: nothing stored yet).
+   */
   #headEntry: HeadEntry | null;
-  /** set when a writer outside this room stored updates: compaction then reads from storage */
-  #foreignWrites = false;
+  /** a newer head another instance stored, which the pipeline catches up with */
+  #followTo: HeadEntry | null = null;
+  /** awareness client ids whose state came from another instance -> their user */
+  readonly #remote = new Map<number, string>();
+  /** while a stored update of another instance is applied: whether the doc had pending structs */
+  #remoteHadPending = false;
   #broken: unknown = null;
   #destroyed = false;
 
@@ -126,17 +142,17 @@ export class DocumentRoom {
       Y.applyUpdate(this.doc, update, "load");
       this.#docBytes += update.byteLength;
     }
-    this.#lastSeq = loaded?.head.seq ?? 0;
-    this.#snapshotSeq = loaded?.head.snapshot_seq ?? 0;
-    this.#snapshotId = loaded?.head.snapshot_id ?? null;
     this.#headEntry = loaded ? { head: loaded.head, versionstamp: loaded.versionstamp } : null;
-    this.doc.on("update", (update: Uint8Array) => this.#enqueue(update));
+    this.doc.on("update", this.#onUpdate);
     this.awareness = new awarenessProtocol.Awareness(this.doc);
     this.awareness.setLocalState(null);
     this.awareness.on("update", this.#onAwareness);
-    if (this.#lastSeq - this.#snapshotSeq > options.compactAfter) {
-      this.#flushing = this.#run();
-    }
+    if (this.#compactionDue()) this.#flushing = this.#run();
+  }
+
+  /** The sequence number of the last stored update the in-memory document holds. */
+  get seq(): number {
+    return this.#headEntry?.head.seq ?? 0;
   }
 
   get size(): number {
@@ -185,7 +201,11 @@ export class DocumentRoom {
     }
     this.#departed.set(own, { userId: conn.userId, at: now });
     if (this.awareness.getStates().has(own)) {
-      awarenessProtocol.removeAwarenessStates(this.awareness, [own], null);
+      awarenessProtocol.removeAwarenessStates(this.awareness, [own], LEAVE);
+      this.#options.publishAwareness?.(
+        awarenessProtocol.encodeAwarenessUpdate(this.awareness, [own]),
+        conn.userId,
+      );
     }
   }
 
@@ -434,7 +454,23 @@ export class DocumentRoom {
       countMetric("collab_awareness_dropped", 1, { reason: "rate" });
       return;
     }
-    awarenessProtocol.applyAwarenessUpdate(this.awareness, encodeAwarenessEntries(kept), conn);
+    const applied = encodeAwarenessEntries(kept);
+    awarenessProtocol.applyAwarenessUpdate(this.awareness, applied, conn);
+    this.#options.publishAwareness?.(applied, conn.userId);
+  }
+
+  /**
+   * An awareness update another instance's connection made (`userId`'s): applied and forwarded
+   * to this room's connections, except entries for client ids a connection here owns.
+   */
+  applyRemoteAwareness(update: Uint8Array, userId: string): void {
+    const kept = decodeAwarenessEntries(update).filter((e) => !this.#owners.has(e.clientID));
+    if (kept.length === 0) return;
+    for (const e of kept) {
+      if (isRemoval(e)) this.#remote.delete(e.clientID);
+      else this.#remote.set(e.clientID, userId);
+    }
+    awarenessProtocol.applyAwarenessUpdate(this.awareness, encodeAwarenessEntries(kept), REMOTE);
   }
 
   /**
@@ -446,6 +482,10 @@ export class DocumentRoom {
     if (state.own !== null) return entry.clientID === state.own;
     const id = entry.clientID;
     if (isRemoval(entry) || id === this.awareness.clientID || this.#owners.has(id)) return false;
+    // Owned by a connection on another instance (the same user may move it here).
+    const remoteUser = this.#remote.get(id);
+    if (remoteUser !== undefined && remoteUser !== conn.userId) return false;
+    this.#remote.delete(id);
     const departed = this.#departed.get(id);
     if (
       departed && departed.userId !== conn.userId &&
@@ -457,31 +497,68 @@ export class DocumentRoom {
     return true;
   }
 
-  #enqueue(update: Uint8Array): void {
+  /**
+   * Every change of the document: one made here (a connection's update, a text replacement)
+   * is queued for storing; one another instance stored is forwarded at once. (If applying it
+   * also integrated structs that were waiting for it, which may be this instance's and never
+   * stored, it is stored too: storing a known update again changes nothing.)
+   */
+  #onUpdate = (update: Uint8Array, origin: unknown): void => {
     this.#docBytes += update.byteLength;
+    if (origin === REMOTE && !this.#remoteHadPending) {
+      const message = encodeUpdate(update);
+      for (const conn of this.#conns.keys()) safeSend(conn, message);
+      return;
+    }
     if (this.#broken) return;
     this.#pending.push(update);
     if (!this.#flushing) this.#flushing = this.#run();
+  };
+
+  /**
+   * Another instance's view of the stored head: when it is past what this room holds, the
+   * pipeline reads the updates in between and forwards them, in order (before its own next
+   * commit). Answers whether there is anything to catch up with.
+   */
+  follow(entry: HeadEntry): boolean {
+    if (entry.head.seq <= Math.max(this.seq, this.#followTo?.head.seq ?? 0)) return false;
+    if (this.#broken || this.#destroyed) return false;
+    this.#followTo = entry;
+    if (!this.#flushing) this.#flushing = this.#run();
+    return true;
   }
 
-  /** The write pipeline: store what is pending, forward it, compact when due; repeat. */
+  #compactionDue(): boolean {
+    const head = this.#headEntry?.head;
+    return !!head && head.seq - head.snapshot_seq > this.#options.compactAfter;
+  }
+
+  /**
+   * The write pipeline: catch up with what other instances stored, store what is pending,
+   * forward it, compact when due; repeat.
+   */
   async #run(): Promise<void> {
     try {
-      if (this.#lastSeq - this.#snapshotSeq > this.#options.compactAfter) await this.#compact();
-      while (this.#pending.length > 0) {
+      if (this.#compactionDue()) await this.#compact();
+      while (this.#pending.length > 0 || (this.#followTo && this.#followTo.head.seq > this.seq)) {
+        if (this.#followTo && this.#followTo.head.seq > this.seq) {
+          const target = this.#followTo;
+          this.#followTo = null;
+          await this.#catchUp(target.head.seq);
+          if (target.head.seq >= this.seq) this.#headEntry = target;
+          continue;
+        }
+        this.#followTo = null;
         const batch = this.#pending;
         this.#pending = [];
         const update = batch.length === 1 ? batch[0] : Y.mergeUpdates(batch);
         const entry = await this.#storeWithRetry(update);
-        this.#headEntry = entry;
-        const head = entry.head;
-        if (head.seq !== this.#lastSeq + 1) this.#foreignWrites = true;
-        this.#lastSeq = head.seq;
-        this.#snapshotSeq = head.snapshot_seq;
-        this.#snapshotId = head.snapshot_id;
+        // Another instance stored updates before this one: theirs go out first, in order.
+        if (entry.head.seq > this.seq + 1) await this.#catchUp(entry.head.seq - 1);
+        if (entry.head.seq >= this.seq) this.#headEntry = entry;
         const message = encodeUpdate(update);
         for (const conn of this.#conns.keys()) safeSend(conn, message);
-        if (this.#lastSeq - this.#snapshotSeq > this.#options.compactAfter) await this.#compact();
+        if (this.#compactionDue()) await this.#compact();
       }
     } catch (err) {
       this.#broken = err;
@@ -494,6 +571,37 @@ export class DocumentRoom {
       this.#options.onBroken?.(this);
     } finally {
       this.#flushing = null;
+    }
+  }
+
+  /**
+   * Applies the updates other instances stored after `seq` up to `toSeq`, in order; when a
+   * compaction folded some of them into a snapshot, the whole stored document (applying what
+   * is already here changes nothing, so only the rest is forwarded).
+   */
+  async #catchUp(toSeq: number): Promise<void> {
+    const { storage } = this.#options;
+    const updates = await storage.readUpdates(this.seq + 1, toSeq);
+    if (updates) {
+      for (const u of updates) this.#applyRemote(u);
+      return;
+    }
+    const loaded = await storage.load();
+    if (!loaded) return;
+    for (const u of loaded.updates) this.#applyRemote(u);
+    if (loaded.head.seq >= this.seq) {
+      this.#headEntry = { head: loaded.head, versionstamp: loaded.versionstamp };
+    }
+  }
+
+  #applyRemote(update: Uint8Array): void {
+    if (this.#destroyed) return;
+    const store = this.doc.store;
+    this.#remoteHadPending = store.pendingStructs !== null || store.pendingDs !== null;
+    try {
+      Y.applyUpdate(this.doc, update, REMOTE);
+    } finally {
+      this.#remoteHadPending = false;
     }
   }
 
@@ -513,29 +621,25 @@ export class DocumentRoom {
   /**
    * Compacts between two commits of this room's pipeline, so no update of this process can
    * arrive in between; the store's checks guard against any other writer. The snapshot is the
-   * in-memory state, which holds every stored update (and maybe some still pending, which
-   * are stored again after it: applying an update twice changes nothing).
+   * in-memory state, which holds every stored update up to the head this room last saw (and
+   * maybe some still pending, which are stored again after it: applying an update twice
+   * changes nothing). When another instance compacted first, the flip fails and this room
+   * learns the new head from its next commit.
    */
   async #compact(): Promise<void> {
+    const base = this.#headEntry!.head;
     try {
       const snapshot = Y.encodeStateAsUpdate(this.doc);
       this.#docBytes = snapshot.byteLength;
-      let head = this.#foreignWrites ? null : await this.#options.storage.compact(
-        snapshot,
-        this.#lastSeq,
-        this.#snapshotId,
-      );
-      if (!head) {
-        // Another writer moved the head or the snapshot: compact from what is stored.
-        this.#foreignWrites = true;
-        head = await this.#options.storage.compactFromStorage();
+      const flipped = await this.#options.storage.compact(snapshot, base.seq, base.snapshot_id);
+      if (flipped?.head.seq === this.seq) this.#headEntry = flipped;
+      else if (flipped) {
+        // Another instance stored more meanwhile: catch up with it (the next commit's check
+        // fails on the older versionstamp kept here and reads the head).
+        const { snapshot_seq, snapshot_id } = flipped.head;
+        this.#headEntry = { ...this.#headEntry!, head: { ...base, snapshot_seq, snapshot_id } };
+        this.#followTo = flipped;
       }
-      if (head) {
-        this.#snapshotSeq = head.snapshot_seq;
-        this.#snapshotId = head.snapshot_id;
-      }
-      // The compaction moved the head: the next append reads it.
-      this.#headEntry = null;
     } catch (err) {
       this.#options.logger.warn("compaction failed; will retry after the next update", {
         post_id: this.postId,
@@ -546,8 +650,10 @@ export class DocumentRoom {
 
   #onAwareness = (
     { added, updated, removed }: { added: number[]; updated: number[]; removed: number[] },
-    _origin: unknown,
+    origin: unknown,
   ) => {
+    // A remote state that timed out here: the other instance removes it for its own reasons.
+    if (origin === "timeout") { for (const id of removed) this.#remote.delete(id); }
     const changed = added.concat(updated, removed);
     if (changed.length === 0) return;
     // To everyone, the sender included, as the stock server does: a lone client's own

@@ -2,60 +2,12 @@ import assert from "node:assert/strict";
 import * as Y from "yjs";
 import { createLogger } from "../../shared/log.ts";
 import { CollabHub } from "./hub.ts";
-import {
-  CloseCode,
-  decoding,
-  encoding,
-  MESSAGE_APP_EVENT,
-  MESSAGE_AWARENESS,
-  MESSAGE_SYNC,
-  syncProtocol,
-} from "./protocol.ts";
-import type { Connection } from "./room.ts";
+import { CloseCode, decoding, MESSAGE_APP_EVENT, MESSAGE_SYNC } from "./protocol.ts";
 import { DocStore } from "./store.ts";
+import { awarenessFrame, connect, FakeClient } from "./testing.ts";
 import { createWsHandler, type WsAccess } from "./websocket.ts";
 
 const logger = createLogger("collab-test");
-let nextId = 0;
-
-/** A client speaking the protocol as y-websocket does, over a fake in-process connection. */
-class FakeClient implements Connection {
-  readonly id = `c${++nextId}`;
-  readonly doc = new Y.Doc();
-  readonly received: (Uint8Array | string)[] = [];
-  closed: { code: number; reason: string } | null = null;
-  onSend: (data: Uint8Array) => void = () => {};
-
-  constructor(readonly userId = "u1", readonly workspaceId = "w1") {
-    this.doc.on("update", (update: Uint8Array, origin: unknown) => {
-      if (origin === this) return;
-      const encoder = encoding.createEncoder();
-      encoding.writeVarUint(encoder, MESSAGE_SYNC);
-      syncProtocol.writeUpdate(encoder, update);
-      this.onSend(encoding.toUint8Array(encoder));
-    });
-  }
-
-  /** The server sends to us. */
-  send(data: Uint8Array | string): void {
-    this.received.push(data);
-    if (typeof data === "string") return;
-    const decoder = decoding.createDecoder(data);
-    if (decoding.readVarUint(decoder) !== MESSAGE_SYNC) return;
-    const encoder = encoding.createEncoder();
-    encoding.writeVarUint(encoder, MESSAGE_SYNC);
-    syncProtocol.readSyncMessage(decoder, encoder, this.doc, this);
-    if (encoding.length(encoder) > 1) this.onSend(encoding.toUint8Array(encoder));
-  }
-
-  close(code: number, reason: string): void {
-    this.closed ??= { code, reason };
-  }
-
-  get text(): string {
-    return this.doc.getText("content").toString();
-  }
-}
 
 async function withHub(
   fn: (hub: CollabHub, store: DocStore) => Promise<void>,
@@ -80,18 +32,6 @@ async function withHub(
     await hub.close();
     kv.close();
   }
-}
-
-async function connect(hub: CollabHub, postId: string, client: FakeClient) {
-  const room = await hub.acquire(postId, client.workspaceId);
-  client.onSend = (data) => room.receive(client, data);
-  room.join(client);
-  // The client's own sync step 1, as y-websocket sends on open.
-  const encoder = encoding.createEncoder();
-  encoding.writeVarUint(encoder, MESSAGE_SYNC);
-  syncProtocol.writeSyncStep1(encoder, client.doc);
-  room.receive(client, encoding.toUint8Array(encoder));
-  return room;
 }
 
 Deno.test("two clients editing at once converge, and the stored document has both edits", () =>
@@ -195,7 +135,7 @@ Deno.test("a JSON broadcast reaches every connection of the post only", () =>
     (await hub.acquire("p1", plain.workspaceId)).join(plain); // never speaks Yjs
     await connect(hub, "p2", other);
     const event = { type: "comment", action: "created", postId: "p1", commentId: "c1" };
-    assert.equal(hub.broadcast("p1", event), 3);
+    assert.equal(await hub.broadcast("p1", event), 3);
     // A plain socket gets JSON text...
     assert.deepEqual(JSON.parse(plain.received.at(-1) as string), event);
     // ...a Yjs client the same JSON in a binary frame of the app-event type, never text.
@@ -386,20 +326,6 @@ Deno.test("a post in another workspace is not found even for a member of both", 
 const closeCode = (c: FakeClient): number | undefined => c.closed?.code;
 
 /** An awareness frame as y-protocols encodes it, with each state given as JSON. */
-function awarenessFrame(entries: { clientID: number; clock: number; state: unknown }[]) {
-  const inner = encoding.createEncoder();
-  encoding.writeVarUint(inner, entries.length);
-  for (const e of entries) {
-    encoding.writeVarUint(inner, e.clientID);
-    encoding.writeVarUint(inner, e.clock);
-    encoding.writeVarString(inner, JSON.stringify(e.state));
-  }
-  const encoder = encoding.createEncoder();
-  encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
-  encoding.writeVarUint8Array(encoder, encoding.toUint8Array(inner));
-  return encoding.toUint8Array(encoder);
-}
-
 Deno.test("item 9: a frame over the frame limit closes its socket with 4413 and is not applied", () =>
   withHub(async (hub, store) => {
     const a = new FakeClient();

@@ -1,11 +1,7 @@
 import type { Context } from "hono";
-import type { z } from "zod";
 import { AppError } from "../../shared/http/app_error.ts";
-import {
-  describeZodError,
-  type ServiceApp,
-  type ServiceEnv,
-} from "../../shared/http/service_app.ts";
+import { internalBody } from "../../shared/http/internal_input.ts";
+import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import type { CollabHub } from "./hub.ts";
 import {
   broadcastBodySchema,
@@ -27,13 +23,13 @@ export function mountInternalRoutes(
 ): void {
   app.put("/internal/docs/:postId/content", async (c) => {
     const postId = validPostId(c);
-    const body = await parseBody(c, setContentBodySchema);
+    const body = await internalBody(c, setContentBodySchema);
     await hub.setContent(postId, body.workspace_id, body.content);
     return c.body(null, 204);
   });
 
   app.post("/internal/docs/contents", async (c) => {
-    const body = await parseBody(c, contentsBodySchema);
+    const body = await internalBody(c, contentsBodySchema);
     return c.json({ contents: await hub.contents(body.post_ids) });
   });
 
@@ -57,8 +53,8 @@ export function mountInternalRoutes(
 
   app.post("/internal/docs/:postId/broadcast", async (c) => {
     const postId = validPostId(c);
-    const body = await parseBody(c, broadcastBodySchema);
-    hub.broadcast(postId, body.message);
+    const body = await internalBody(c, broadcastBodySchema);
+    await hub.broadcast(postId, body.message);
     return c.body(null, 204);
   });
 }
@@ -103,12 +99,4 @@ function validPostId(c: Context<ServiceEnv>, tooLongStatus: 400 | 404 = 400): st
     );
   }
   return postId;
-}
-
-async function parseBody<T>(c: Context<ServiceEnv>, schema: z.ZodType<T>): Promise<T> {
-  const raw = await c.req.json().catch(() => undefined);
-  if (raw === undefined) throw new AppError(400, "Request body must be JSON");
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
-  return parsed.data;
 }

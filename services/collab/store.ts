@@ -15,12 +15,19 @@ import { nowIso } from "../../shared/time.ts";
  * - `["doc_snapshots", postId, snapshotId, part]`: the compacted state, in parts. A snapshot
  *   has its own id, so its parts are written before the head points at it (a large snapshot
  *   needs several commits) and a concurrent compaction can never mix parts with it.
+ * - `["doc_signal_heads", postId]` and `["doc_signals", postId, seq]`: what instances tell each
+ *   other about a post besides its text (awareness changes, comment events), a short-lived log
+ *   (each entry expires after `SIGNAL_TTL_MS`) that every instance with the post open follows.
  */
 export const PART_BYTES = 60_000;
 /** Bytes of values per commit: under KV's 800 KiB limit with room for keys and the head. */
 const COMMIT_BYTES = 9 * PART_BYTES;
 /** Mutations per cleanup commit: under KV's limit of 1000. */
 const DELETE_BATCH = 500;
+/** How long a signal stays readable: longer than a provider's awareness renewal (15 s). */
+export const SIGNAL_TTL_MS = 30_000;
+/** Bytes of signals per log entry (an estimate): under KV's 64 KiB value limit. */
+const SIGNAL_ENTRY_BYTES = 48_000;
 
 export interface DocHead {
   post_id: string;
@@ -56,7 +63,23 @@ export interface LoadedDoc {
   updates: Uint8Array[];
 }
 
+/**
+ * What one instance tells the others about a post: an awareness update of one of its sockets
+ * (the entries it kept, as y-protocols encodes them), or an event for every socket.
+ */
+export type Signal =
+  | { from: string; kind: "awareness"; user: string; update: Uint8Array }
+  | { from: string; kind: "event"; message: unknown };
+
+/** A post's head and its signal log's sequence, as one read sees them. */
+export interface FollowedHeads {
+  doc: HeadEntry | null;
+  signalSeq: number;
+}
+
 export const headKey = (postId: string): Deno.KvKey => ["doc_heads", postId];
+export const signalHeadKey = (postId: string): Deno.KvKey => ["doc_signal_heads", postId];
+const signalKey = (postId: string, seq: number): Deno.KvKey => ["doc_signals", postId, seq];
 export const updateKey = (postId: string, seq: number): Deno.KvKey => ["doc_updates", postId, seq];
 export const chunkKey = (postId: string, seq: number, i: number): Deno.KvKey => [
   "doc_update_chunks",
@@ -79,6 +102,108 @@ export class DocStore {
 
   async getHead(postId: string): Promise<DocHead | null> {
     return (await this.kv.get<DocHead>(headKey(postId))).value;
+  }
+
+  /** The head entry as stored now (null: no document). */
+  async getHeadEntry(postId: string): Promise<HeadEntry | null> {
+    const e = await this.kv.get<DocHead>(headKey(postId));
+    return e.value ? { head: e.value, versionstamp: e.versionstamp } : null;
+  }
+
+  /** The doc heads and signal sequences of several posts, five posts to a read. */
+  async followedHeads(postIds: string[]): Promise<Map<string, FollowedHeads>> {
+    const out = new Map<string, FollowedHeads>();
+    for (let i = 0; i < postIds.length; i += 5) {
+      const ids = postIds.slice(i, i + 5);
+      const entries = await this.kv.getMany<unknown[]>(
+        ids.flatMap((id) => [headKey(id), signalHeadKey(id)]),
+      );
+      ids.forEach((id, j) => out.set(id, toFollowed(entries[2 * j], entries[2 * j + 1])));
+    }
+    return out;
+  }
+
+  /** Every change of the post's head or signal log, as `kv.watch` delivers it. */
+  watch(postId: string): ReadableStream<FollowedHeads> {
+    return this.kv.watch([headKey(postId), signalHeadKey(postId)]).pipeThrough(
+      new TransformStream<Deno.KvEntryMaybe<unknown>[], FollowedHeads>({
+        transform: ([doc, signals], out) => out.enqueue(toFollowed(doc, signals)),
+      }),
+    );
+  }
+
+  /**
+   * The stored updates `fromSeq..toSeq`, in order; null when one of them is gone (a compaction
+   * folded it into a snapshot: read the whole document instead).
+   */
+  async readUpdates(postId: string, fromSeq: number, toSeq: number): Promise<Uint8Array[] | null> {
+    const updates: Uint8Array[] = [];
+    if (fromSeq > toSeq) return updates;
+    let expected = fromSeq;
+    const iter = this.kv.list<Uint8Array | ChunkedUpdate>({
+      start: updateKey(postId, fromSeq),
+      end: updateKey(postId, toSeq + 1),
+    });
+    for await (const e of iter) {
+      const seq = e.key[2] as number;
+      if (seq !== expected++) return null;
+      if (e.value instanceof Uint8Array) updates.push(e.value);
+      else {
+        const bytes = await this.#readChunks(postId, seq, e.value);
+        if (!bytes) return null;
+        updates.push(bytes);
+      }
+    }
+    return expected === toSeq + 1 ? updates : null;
+  }
+
+  /**
+   * Appends signals to the post's log (grouped into entries under the value limit, in one
+   * checked commit); a signal too large for one entry is dropped. Answers the sequence
+   * numbers taken.
+   */
+  async appendSignals(
+    postId: string,
+    signals: Signal[],
+  ): Promise<{ first: number; last: number }> {
+    const groups: Signal[][] = [];
+    let bytes = SIGNAL_ENTRY_BYTES;
+    for (const signal of signals) {
+      const size = signalBytes(signal);
+      if (size > SIGNAL_ENTRY_BYTES) continue;
+      if (bytes + size > SIGNAL_ENTRY_BYTES) {
+        groups.push([]);
+        bytes = 0;
+      }
+      groups[groups.length - 1].push(signal);
+      bytes += size;
+    }
+    if (groups.length === 0) return { first: 0, last: 0 };
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const entry = await this.kv.get<{ seq: number }>(signalHeadKey(postId));
+      const first = (entry.value?.seq ?? 0) + 1;
+      const op = this.kv.atomic().check(entry);
+      groups.forEach((group, i) =>
+        op.set(signalKey(postId, first + i), group, { expireIn: SIGNAL_TTL_MS })
+      );
+      const last = first + groups.length - 1;
+      op.set(signalHeadKey(postId), { seq: last });
+      if ((await op.commit()).ok) return { first, last };
+      await new Promise((r) => setTimeout(r, Math.random() * 2 * (attempt + 1)));
+    }
+    throw new Error(`Storing a signal of document ${postId} kept conflicting`);
+  }
+
+  /** The signals stored as `fromSeq..toSeq` that have not expired, in order. */
+  async readSignals(postId: string, fromSeq: number, toSeq: number): Promise<Signal[]> {
+    const out: Signal[] = [];
+    for await (
+      const e of this.kv.list<Signal[]>({
+        start: signalKey(postId, fromSeq),
+        end: signalKey(postId, toSeq + 1),
+      })
+    ) out.push(...e.value);
+    return out;
   }
 
   /** Whether each post has a document; ids without one are absent. */
@@ -111,30 +236,10 @@ export class DocStore {
         if (parts.length !== head.snapshot_parts) continue;
         updates.push(concat(parts));
       }
-      let expected = head.snapshot_seq + 1;
-      let complete = true;
-      const iter = this.kv.list<Uint8Array | ChunkedUpdate>({
-        start: updateKey(postId, head.snapshot_seq + 1),
-        end: updateKey(postId, head.seq + 1),
-      });
-      for await (const e of iter) {
-        const seq = e.key[2] as number;
-        if (seq !== expected++) {
-          complete = false;
-          break;
-        }
-        if (e.value instanceof Uint8Array) updates.push(e.value);
-        else {
-          const bytes = await this.#readChunks(postId, seq, e.value);
-          if (!bytes) {
-            complete = false;
-            break;
-          }
-          updates.push(bytes);
-        }
-      }
-      if (complete && expected !== head.seq + 1) complete = false;
-      if (complete) return { head, versionstamp: entry.versionstamp!, updates };
+      const rest = head.seq > head.snapshot_seq
+        ? await this.readUpdates(postId, head.snapshot_seq + 1, head.seq)
+        : [];
+      if (rest) return { head, versionstamp: entry.versionstamp!, updates: updates.concat(rest) };
       // A record is missing: a compaction deleted it under us, or the data is damaged.
       const now = await this.getHead(postId);
       if (now && now.snapshot_id === head.snapshot_id && now.seq >= head.seq) {
@@ -236,7 +341,7 @@ export class DocStore {
     snapshot: Uint8Array,
     throughSeq: number,
     baseSnapshotId: string | null,
-  ): Promise<DocHead | null> {
+  ): Promise<HeadEntry | null> {
     const id = newId();
     const parts = split(snapshot);
     const perCommit = Math.floor(COMMIT_BYTES / PART_BYTES);
@@ -247,7 +352,7 @@ export class DocStore {
       }
       await op.commit();
     }
-    let flipped: DocHead | null = null;
+    let flipped: HeadEntry | null = null;
     for (let attempt = 0; attempt < 50 && !flipped; attempt++) {
       const entry = await this.kv.get<DocHead>(headKey(postId));
       const head = entry.value;
@@ -262,7 +367,7 @@ export class DocStore {
         compacted_at: nowIso(),
       };
       const res = await this.kv.atomic().check(entry).set(headKey(postId), next).commit();
-      if (res.ok) flipped = next;
+      if (res.ok) flipped = { head: next, versionstamp: res.versionstamp };
     }
     if (!flipped) {
       await this.#deleteAll(this.kv.list({ prefix: ["doc_snapshots", postId, id] }));
@@ -287,10 +392,12 @@ export class DocStore {
    * Compacts from what is stored (when the caller has no complete state in memory): the
    * snapshot and updates are applied to a fresh document, whose state becomes the snapshot.
    */
-  async compactFromStorage(postId: string): Promise<DocHead | null> {
+  async compactFromStorage(postId: string): Promise<HeadEntry | null> {
     const loaded = await this.load(postId);
     if (!loaded) return null;
-    if (loaded.head.seq === loaded.head.snapshot_seq) return loaded.head;
+    if (loaded.head.seq === loaded.head.snapshot_seq) {
+      return { head: loaded.head, versionstamp: loaded.versionstamp };
+    }
     const doc = new Y.Doc();
     try {
       for (const u of loaded.updates) Y.applyUpdate(doc, u);
@@ -309,9 +416,12 @@ export class DocStore {
   async delete(postId: string): Promise<boolean> {
     const head = await this.kv.get<DocHead>(headKey(postId));
     await this.kv.delete(headKey(postId));
-    for (const collection of ["doc_updates", "doc_update_chunks", "doc_snapshots"]) {
+    for (
+      const collection of ["doc_updates", "doc_update_chunks", "doc_snapshots", "doc_signals"]
+    ) {
       await this.#deleteAll(this.kv.list({ prefix: [collection, postId] }));
     }
+    await this.kv.delete(signalHeadKey(postId));
     return head.value !== null;
   }
 
@@ -349,6 +459,23 @@ export class DocStore {
     }
     if (n > 0) await op.commit();
   }
+}
+
+function toFollowed(
+  doc: Deno.KvEntryMaybe<unknown>,
+  signals: Deno.KvEntryMaybe<unknown>,
+): FollowedHeads {
+  return {
+    doc: doc.value ? { head: doc.value as DocHead, versionstamp: doc.versionstamp! } : null,
+    signalSeq: (signals.value as { seq: number } | null)?.seq ?? 0,
+  };
+}
+
+/** A signal's stored size, roughly (its JSON, or its bytes plus a margin). */
+function signalBytes(signal: Signal): number {
+  return signal.kind === "awareness"
+    ? signal.update.byteLength + signal.user.length + 64
+    : JSON.stringify(signal.message).length * 3 + 64;
 }
 
 function split(bytes: Uint8Array): Uint8Array[] {

@@ -95,8 +95,8 @@ Deno.test("compaction replaces stored updates with one snapshot and keeps update
     await store.append("p1", late);
     const head = await store.compact("p1", snapshot, 120, null);
     assert(head);
-    assert.deepEqual(head.snapshot_seq, 120);
-    assert.deepEqual(head.seq, 121);
+    assert.deepEqual(head.head.snapshot_seq, 120);
+    assert.deepEqual(head.head.seq, 121);
     let records = 0;
     for await (const _ of kv.list({ prefix: ["doc_updates", "p1"] })) records++;
     assert.deepEqual(records, 1, "only the update after the snapshot is left");
@@ -131,7 +131,7 @@ Deno.test("a snapshot larger than one commit is stored in parts and compacts aga
     await store.append("p1", textUpdate(doc, (t) => t.insert(0, big)));
     await store.append("p1", textUpdate(doc, (t) => t.insert(0, "A")));
     const head = await store.compactFromStorage("p1");
-    assert(head && head.snapshot_parts > 9);
+    assert(head && head.head.snapshot_parts > 9);
     await store.append("p1", textUpdate(doc, (t) => t.insert(0, "B")));
     assert(await store.compactFromStorage("p1"));
     assert.deepEqual(textOf((await store.load("p1"))!.updates), "BA" + big);
