@@ -1,13 +1,14 @@
 /**
  * Action items end to end (spec: Actions; CONTRACT sections 6 and 8): every route and status,
  * the direct message each trigger sends (to the outbox and through a loopback Slack), none on
- * the non-triggers, and a DM retried after a Slack failure delivered once.
+ * the non-triggers, and a DM retried after a Slack failure delivered once. Each test starts its
+ * own stack, and each step makes the actions it needs, so one failure does not cascade.
  */
 import assert from "node:assert/strict";
-import { type OutboxLine, readOutbox, waitForOutbox } from "./helpers/outbox.ts";
+import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser, uniqueEmail } from "./helpers/users.ts";
-import { startFakeSlack } from "./fakes/slack.ts";
+import { type FakeSlack, startFakeSlack } from "./fakes/slack.ts";
 
 const SLACK_TOKEN = "xoxb-test-token";
 
@@ -19,6 +20,60 @@ interface ActionJson {
   created_at: string;
   updated_at: string;
   [field: string]: unknown;
+}
+
+/** A stack with a loopback Slack, four users and an admin, and two workspaces of `creator`. */
+interface World {
+  stack: TestStack;
+  slack: FakeSlack;
+  creator: TestUser;
+  assignee: TestUser;
+  other: TestUser;
+  /** signed up and approved, but a member of no workspace */
+  outsider: TestUser;
+  /** the platform admin, a member of `ws` */
+  admin: TestUser;
+  /** creator's, with assignee, other and admin as editors */
+  ws: string;
+  /** creator's alone */
+  ws2: string;
+}
+
+/** A Deno.test on its own World, closed afterwards. */
+function actionsTest(name: string, body: (t: Deno.TestContext, w: World) => Promise<void>) {
+  Deno.test(name, e2e, async (t) => {
+    const emails = {
+      creator: uniqueEmail("creator"),
+      assignee: uniqueEmail("assignee"),
+      other: uniqueEmail("other"),
+    };
+    const slack = startFakeSlack({
+      token: SLACK_TOKEN,
+      users: {
+        [emails.creator]: "UCREATOR",
+        [emails.assignee]: "UASSIGNEE",
+        [emails.other]: "UOTHER",
+      },
+    });
+    const stack = await startTestStack({
+      SLACK_BOT_TOKEN: SLACK_TOKEN,
+      SLACK_API_URL: slack.apiUrl,
+    });
+    try {
+      const creator = await createUser(stack, { email: emails.creator, name: "Cora Creator" });
+      const assignee = await createUser(stack, { email: emails.assignee, name: "Avi Assignee" });
+      const other = await createUser(stack, { email: emails.other, name: "Oli Other" });
+      const outsider = await createUser(stack, { name: "Out Sider" });
+      const admin = await loginAdmin(stack);
+      const ws = await createWorkspace(stack, creator, "Actions WS");
+      for (const u of [assignee, other, admin]) await addMember(stack, creator, ws, u.email);
+      const ws2 = await createWorkspace(stack, creator, "Second WS");
+      await body(t, { stack, slack, creator, assignee, other, outsider, admin, ws, ws2 });
+    } finally {
+      await stack.close();
+      await slack.close();
+    }
+  });
 }
 
 async function createWorkspace(stack: TestStack, owner: TestUser, name: string) {
@@ -38,541 +93,31 @@ async function addMember(stack: TestStack, owner: TestUser, ws: string, email: s
   assert.equal(res.status, 201, JSON.stringify(res.body));
 }
 
-/** DMs about one action, optionally of one template. */
+/** A new action of the creator in `ws` (assigned to the assignee unless `body` says otherwise). */
+async function newAction(w: World, body: Record<string, unknown> = {}): Promise<ActionJson> {
+  const res = await api(w.stack, "POST", "/api/actions", {
+    token: w.creator.access_token,
+    body: { workspace_id: w.ws, title: "An action", assignee_id: w.assignee.user_id, ...body },
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body;
+}
+
+/** DMs about one action, optionally of one template, once the outbox has stopped growing. */
 async function dmsFor(stack: TestStack, actionId: string, template?: string) {
+  await settledOutboxLength(stack.outboxFile);
   return (await readOutbox(stack.outboxFile)).filter((l) =>
     l.channel === "dm" && l.data.action_id === actionId && (!template || l.template === template)
   );
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 400));
-
-Deno.test("actions: routes, statuses and direct messages", e2e, async (t) => {
-  const emails = {
-    creator: uniqueEmail("creator"),
-    assignee: uniqueEmail("assignee"),
-    other: uniqueEmail("other"),
-  };
-  const slack = startFakeSlack({
-    token: SLACK_TOKEN,
-    users: {
-      [emails.creator]: "UCREATOR",
-      [emails.assignee]: "UASSIGNEE",
-      [emails.other]: "UOTHER",
-    },
-  });
-  const stack = await startTestStack({ SLACK_BOT_TOKEN: SLACK_TOKEN, SLACK_API_URL: slack.apiUrl });
-  try {
-    const creator = await createUser(stack, { email: emails.creator, name: "Cora Creator" });
-    const assignee = await createUser(stack, { email: emails.assignee, name: "Avi Assignee" });
-    const other = await createUser(stack, { email: emails.other, name: "Oli Other" });
-    const outsider = await createUser(stack, { name: "Out Sider" });
-    const admin = await loginAdmin(stack);
-    const ws = await createWorkspace(stack, creator, "Actions WS");
-    for (const u of [assignee, other, admin]) await addMember(stack, creator, ws, u.email);
-    const ws2 = await createWorkspace(stack, creator, "Second WS");
-    let action = {} as ActionJson;
-
-    await t.step("every action route is in the OpenAPI document", async () => {
-      const doc = await api(stack, "GET", "/api/openapi.json");
-      assert.equal(doc.status, 200);
-      for (const path of ["/api/actions", "/api/actions/{id}", "/api/actions/{id}/status"]) {
-        assert.ok(doc.body.paths[path], path);
-      }
-      assert.deepEqual(Object.keys(doc.body.paths["/api/actions/{id}/attachments"]).sort(), [
-        "delete",
-        "get",
-        "post",
-      ]);
-      assert.ok(doc.body.paths["/api/actions/{id}/response"].put);
-    });
-
-    await t.step("create answers 201 with the documented fields", async () => {
-      const res = await api(stack, "POST", "/api/actions", {
-        token: creator.access_token,
-        body: {
-          workspace_id: ws,
-          title: "  Review the draft  ",
-          assignee_id: assignee.user_id,
-          description: "Check the hook",
-          linked_post_id: "post-1",
-          priority: "p2_high",
-          due_date: "2026-12-01",
-        },
-      });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      action = res.body;
-      assert.equal(action.title, "Review the draft");
-      assert.equal(action.workspace_id, ws);
-      assert.equal(action.assignee_id, assignee.user_id);
-      assert.equal(action.assignee_name, "Avi Assignee");
-      assert.equal(action.assignee_response, "pending");
-      assert.equal(action.status, "open");
-      assert.equal(action.linked_post_id, "post-1");
-      assert.equal(action.priority, "p2_high");
-      assert.equal(action.due_date, "2026-12-01");
-      assert.deepEqual(action.attachments, []);
-      assert.equal(action.created_by, creator.user_id);
-      assert.equal(action.completed_at, null);
-      assert.match(action.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
-      assert.equal(action.updated_at, action.created_at);
-    });
-
-    await t.step("create sends action_created to the assignee, by outbox and Slack", async () => {
-      const line = await waitForOutbox(
-        stack.outboxFile,
-        (l) => l.template === "action_created" && l.data.action_id === action.action_id,
-      );
-      assert.equal(line.channel, "dm");
-      assert.equal(line.to, assignee.email);
-      assert.match(line.subject, /Review the draft/);
-      const link =
-        `${stack.url}/workspaces/${action.workspace_id}/actions?action=${action.action_id}`;
-      assert.equal(line.data.url, link);
-      assert.ok(line.text.includes(link));
-      await waitFor(() => slack.posts.some((p) => p.channel === "UASSIGNEE"));
-      assert.ok(
-        slack.calls.some((c) =>
-          c.method === "users.lookupByEmail" && c.params.email === assignee.email
-        ),
-      );
-    });
-
-    await t.step(
-      "create refuses bad input with 400, non-members with 403, no token 401",
-      async () => {
-        const cases: [unknown, RegExp][] = [
-          [{ title: "x", assignee_id: assignee.user_id }, /workspace_id/],
-          [{ workspace_id: ws, assignee_id: assignee.user_id }, /title/],
-          [{ workspace_id: ws, title: "   ", assignee_id: assignee.user_id }, /title/],
-          [{ workspace_id: ws, title: "x" }, /assignee_id/],
-          [{ workspace_id: ws, title: "x", assignee_id: "  " }, /assignee_id/],
-          [{ workspace_id: ws, title: "x", assignee_id: outsider.user_id }, /assignee/],
-          [{ workspace_id: "w".repeat(3000), title: "x", assignee_id: "a" }, /workspace_id/],
-        ];
-        for (const [body, message] of cases) {
-          const res = await api(stack, "POST", "/api/actions", {
-            token: creator.access_token,
-            body,
-          });
-          assert.equal(res.status, 400, JSON.stringify(body));
-          assert.match(res.body.error, message);
-        }
-        const res = await api(stack, "POST", "/api/actions", {
-          token: outsider.access_token,
-          body: { workspace_id: ws, title: "x", assignee_id: assignee.user_id },
-        });
-        assert.equal(res.status, 403);
-        assert.equal(res.body.error, "Not a workspace member");
-        const anon = await api(stack, "POST", "/api/actions", {
-          body: { workspace_id: ws, title: "x", assignee_id: assignee.user_id },
-        });
-        assert.equal(anon.status, 401);
-      },
-    );
-
-    let second = {} as ActionJson;
-    await t.step("list filters by exact status, assigneeId and linkedPostId", async () => {
-      const made = await api(stack, "POST", "/api/actions", {
-        token: creator.access_token,
-        body: { workspace_id: ws, title: "Second", assignee_id: other.user_id },
-      });
-      assert.equal(made.status, 201);
-      second = made.body;
-      const all = await api(stack, "GET", `/api/actions?workspaceId=${ws}`, {
-        token: assignee.access_token,
-      });
-      assert.equal(all.status, 200);
-      assert.equal(all.body.count, 2);
-      assert.deepEqual(
-        all.body.items.map((a: ActionJson) => a.action_id).sort(),
-        [
-          action.action_id,
-          second.action_id,
-        ].sort(),
-      );
-      const byAssignee = await api(
-        stack,
-        "GET",
-        `/api/actions?workspaceId=${ws}&assigneeId=${other.user_id}`,
-        { token: assignee.access_token },
-      );
-      assert.deepEqual(byAssignee.body.items.map((a: ActionJson) => a.action_id), [
-        second.action_id,
-      ]);
-      const byPost = await api(stack, "GET", `/api/actions?workspaceId=${ws}&linkedPostId=post-1`, {
-        token: assignee.access_token,
-      });
-      assert.deepEqual(byPost.body.items.map((a: ActionJson) => a.action_id), [action.action_id]);
-      const partial = await api(stack, "GET", `/api/actions?workspaceId=${ws}&linkedPostId=post`, {
-        token: assignee.access_token,
-      });
-      assert.equal(partial.body.count, 0);
-      const byStatus = await api(stack, "GET", `/api/actions?workspaceId=${ws}&status=completed`, {
-        token: assignee.access_token,
-      });
-      assert.equal(byStatus.body.count, 0);
-      const none = await api(stack, "GET", `/api/actions?workspaceId=${ws2}`, {
-        token: creator.access_token,
-      });
-      assert.deepEqual(none.body, { items: [], count: 0 });
-    });
-
-    await t.step("a blank list filter is no filter, not a match on the empty string", async () => {
-      for (const filter of ["status=", "assigneeId=", "linkedPostId=%20", "status=&assigneeId="]) {
-        const res = await api(stack, "GET", `/api/actions?workspaceId=${ws}&${filter}`, {
-          token: assignee.access_token,
-        });
-        assert.equal(res.status, 200, filter);
-        assert.equal(res.body.count, 2, filter);
-      }
-    });
-
-    await t.step("an action created without priority or due_date has them as strings", () => {
-      // The spec's Action table types both as string (only linked_post_id, completed_at are
-      // "or null").
-      assert.equal(second.priority, "");
-      assert.equal(second.due_date, "");
-      assert.equal(second.description, "");
-      assert.equal(second.linked_post_id, null);
-    });
-
-    await t.step("list answers 400 without workspaceId and 403 to a non-member", async () => {
-      const missing = await api(stack, "GET", "/api/actions", { token: creator.access_token });
-      assert.equal(missing.status, 400);
-      assert.match(missing.body.error, /workspaceId/);
-      const outside = await api(stack, "GET", `/api/actions?workspaceId=${ws}`, {
-        token: outsider.access_token,
-      });
-      assert.equal(outside.status, 403);
-      assert.equal(outside.body.error, "Not a workspace member");
-    });
-
-    await t.step("get answers 200, 400, 403 and 404 (also through another workspace)", async () => {
-      const path = `/api/actions/${action.action_id}`;
-      const ok = await api(stack, "GET", `${path}?workspaceId=${ws}`, {
-        token: other.access_token,
-      });
-      assert.equal(ok.status, 200);
-      assert.equal(ok.body.action_id, action.action_id);
-      assert.equal((await api(stack, "GET", path, { token: other.access_token })).status, 400);
-      const outside = await api(stack, "GET", `${path}?workspaceId=${ws}`, {
-        token: outsider.access_token,
-      });
-      assert.equal(outside.status, 403);
-      const unknown = await api(stack, "GET", `/api/actions/nope?workspaceId=${ws}`, {
-        token: other.access_token,
-      });
-      assert.equal(unknown.status, 404);
-      const elsewhere = await api(stack, "GET", `${path}?workspaceId=${ws2}`, {
-        token: creator.access_token,
-      });
-      assert.equal(elsewhere.status, 404);
-    });
-
-    await t.step(
-      "respond: the assignee accepts (200), the creator gets action_response",
-      async () => {
-        const path = `/api/actions/${action.action_id}/response`;
-        const res = await api(stack, "PUT", path, {
-          token: assignee.access_token,
-          body: { workspace_id: ws, response: "accepted" },
-        });
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        assert.equal(res.body.assignee_response, "accepted");
-        assert.equal(res.body.status, "open");
-        const line = await waitForOutbox(
-          stack.outboxFile,
-          (l) => l.template === "action_response" && l.data.action_id === action.action_id,
-        );
-        assert.equal(line.to, creator.email);
-        assert.equal(line.data.response, "accepted");
-      },
-    );
-
-    await t.step("respond refuses 400, a non-assignee 403, a non-member 403, 404", async () => {
-      const path = `/api/actions/${action.action_id}/response`;
-      const bad = await api(stack, "PUT", path, {
-        token: assignee.access_token,
-        body: { workspace_id: ws, response: "maybe" },
-      });
-      assert.equal(bad.status, 400);
-      assert.match(bad.body.error, /response/);
-      const noWs = await api(stack, "PUT", path, {
-        token: assignee.access_token,
-        body: { response: "declined" },
-      });
-      assert.equal(noWs.status, 400);
-      for (const user of [creator, other, admin]) {
-        const res = await api(stack, "PUT", path, {
-          token: user.access_token,
-          body: { workspace_id: ws, response: "declined" },
-        });
-        assert.equal(res.status, 403, user.email);
-      }
-      const outside = await api(stack, "PUT", path, {
-        token: outsider.access_token,
-        body: { workspace_id: ws, response: "declined" },
-      });
-      assert.equal(outside.status, 403);
-      assert.equal(outside.body.error, "Not a workspace member");
-      const unknown = await api(stack, "PUT", "/api/actions/nope/response", {
-        token: assignee.access_token,
-        body: { workspace_id: ws, response: "declined" },
-      });
-      assert.equal(unknown.status, 404);
-    });
-
-    await t.step("update changes fields (200) and sends no DM without reassignment", async () => {
-      const res = await api(stack, "PUT", `/api/actions/${action.action_id}`, {
-        token: other.access_token,
-        body: {
-          workspace_id: ws,
-          title: " Review v2 ",
-          description: "new",
-          priority: "p1_urgent",
-          due_date: "soon",
-          linked_post_id: null,
-          assignee_id: assignee.user_id,
-        },
-      });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.equal(res.body.title, "Review v2");
-      assert.equal(res.body.description, "new");
-      assert.equal(res.body.priority, "p1_urgent");
-      assert.equal(res.body.due_date, "soon");
-      assert.equal(res.body.linked_post_id, null);
-      assert.equal(res.body.assignee_response, "accepted");
-      assert.ok(res.body.updated_at > action.updated_at);
-      await settle();
-      assert.equal((await dmsFor(stack, action.action_id, "action_assigned")).length, 0);
-    });
-
-    await t.step(
-      "reassigning resets the response, refreshes the name and DMs the new assignee",
-      async () => {
-        const res = await api(stack, "PUT", `/api/actions/${action.action_id}`, {
-          token: creator.access_token,
-          body: { workspace_id: ws, assignee_id: other.user_id },
-        });
-        assert.equal(res.status, 200);
-        assert.equal(res.body.assignee_id, other.user_id);
-        assert.equal(res.body.assignee_name, "Oli Other");
-        assert.equal(res.body.assignee_response, "pending");
-        const line = await waitForOutbox(
-          stack.outboxFile,
-          (l) => l.template === "action_assigned" && l.data.action_id === action.action_id,
-        );
-        assert.equal(line.to, other.email);
-        await waitFor(() => slack.posts.some((p) => p.channel === "UOTHER"));
-      },
-    );
-
-    await t.step("update refuses 400, a non-member 403 and an unknown action 404", async () => {
-      const path = `/api/actions/${action.action_id}`;
-      const notMember = await api(stack, "PUT", path, {
-        token: creator.access_token,
-        body: { workspace_id: ws, assignee_id: outsider.user_id },
-      });
-      assert.equal(notMember.status, 400);
-      const noWs = await api(stack, "PUT", path, {
-        token: creator.access_token,
-        body: { title: "x" },
-      });
-      assert.equal(noWs.status, 400);
-      assert.match(noWs.body.error, /workspace_id/);
-      const blank = await api(stack, "PUT", path, {
-        token: creator.access_token,
-        body: { workspace_id: ws, title: "  " },
-      });
-      assert.equal(blank.status, 400);
-      const outside = await api(stack, "PUT", path, {
-        token: outsider.access_token,
-        body: { workspace_id: ws, title: "x" },
-      });
-      assert.equal(outside.status, 403);
-      const unknown = await api(stack, "PUT", "/api/actions/nope", {
-        token: creator.access_token,
-        body: { workspace_id: ws, title: "x" },
-      });
-      assert.equal(unknown.status, 404);
-      const current = await api(stack, "GET", `${path}?workspaceId=${ws}`, {
-        token: creator.access_token,
-      });
-      assert.equal(current.body.assignee_id, other.user_id);
-      assert.equal(current.body.title, "Review v2");
-    });
-
-    await t.step("status moves any to any; only completed stamps and DMs the creator", async () => {
-      const path = `/api/actions/${action.action_id}/status`;
-      for (const status of ["in_progress", "cancelled", "open"]) {
-        const res = await api(stack, "PUT", path, {
-          token: other.access_token,
-          body: { workspace_id: ws, status },
-        });
-        assert.equal(res.status, 200);
-        assert.equal(res.body.status, status);
-        assert.equal(res.body.completed_at, null);
-      }
-      await settle();
-      assert.equal((await dmsFor(stack, action.action_id, "action_completed")).length, 0);
-      const done = await api(stack, "PUT", path, {
-        token: other.access_token,
-        body: { workspace_id: ws, status: "completed" },
-      });
-      assert.equal(done.status, 200);
-      assert.equal(done.body.status, "completed");
-      assert.match(done.body.completed_at, /\+00:00$/);
-      const line = await waitForOutbox(
-        stack.outboxFile,
-        (l) => l.template === "action_completed" && l.data.action_id === action.action_id,
-      );
-      assert.equal(line.to, creator.email);
-      assert.equal(line.data.actor_name, "Oli Other");
-      await waitFor(() => slack.posts.some((p) => p.channel === "UCREATOR"));
-      const back = await api(stack, "PUT", path, {
-        token: other.access_token,
-        body: { workspace_id: ws, status: "in_progress" },
-      });
-      assert.equal(back.body.status, "in_progress");
-    });
-
-    await t.step(
-      "status refuses a bad status 400, a non-member 403, an unknown action 404",
-      async () => {
-        const path = `/api/actions/${action.action_id}/status`;
-        for (
-          const body of [{ workspace_id: ws, status: "done" }, { status: "open" }, {
-            workspace_id: ws,
-          }]
-        ) {
-          const res = await api(stack, "PUT", path, { token: creator.access_token, body });
-          assert.equal(res.status, 400, JSON.stringify(body));
-        }
-        const outside = await api(stack, "PUT", path, {
-          token: outsider.access_token,
-          body: { workspace_id: ws, status: "open" },
-        });
-        assert.equal(outside.status, 403);
-        const unknown = await api(stack, "PUT", "/api/actions/nope/status", {
-          token: creator.access_token,
-          body: { workspace_id: ws, status: "open" },
-        });
-        assert.equal(unknown.status, 404);
-      },
-    );
-
-    await t.step("the documented non-triggers sent no other DM", async () => {
-      await settle();
-      const lines = await dmsFor(stack, action.action_id);
-      assert.deepEqual(lines.map((l: OutboxLine) => l.template).sort(), [
-        "action_assigned",
-        "action_completed",
-        "action_created",
-        "action_response",
-      ]);
-    });
-
-    await t.step(
-      "delete: 400 without workspaceId, 403 for others, 204 for the creator",
-      async () => {
-        const path = `/api/actions/${second.action_id}`;
-        assert.equal(
-          (await api(stack, "DELETE", path, { token: creator.access_token })).status,
-          400,
-        );
-        const outside = await api(stack, "DELETE", `${path}?workspaceId=${ws}`, {
-          token: outsider.access_token,
-        });
-        assert.equal(outside.status, 403);
-        for (const user of [assignee, other]) {
-          const res = await api(stack, "DELETE", `${path}?workspaceId=${ws}`, {
-            token: user.access_token,
-          });
-          assert.equal(res.status, 403, user.email);
-        }
-        const res = await api(stack, "DELETE", `${path}?workspaceId=${ws}`, {
-          token: creator.access_token,
-        });
-        assert.equal(res.status, 204);
-        assert.equal(res.body, null);
-        const gone = await api(stack, "GET", `${path}?workspaceId=${ws}`, {
-          token: creator.access_token,
-        });
-        assert.equal(gone.status, 404);
-        const again = await api(stack, "DELETE", `${path}?workspaceId=${ws}`, {
-          token: creator.access_token,
-        });
-        assert.equal(again.status, 404);
-      },
-    );
-
-    await t.step("delete: a platform admin who is not a member is refused 403", async () => {
-      const adminWs = await createWorkspace(stack, creator, "No admin here");
-      await addMember(stack, creator, adminWs, assignee.email);
-      const made = await api(stack, "POST", "/api/actions", {
-        token: creator.access_token,
-        body: { workspace_id: adminWs, title: "Private", assignee_id: assignee.user_id },
-      });
-      const res = await api(
-        stack,
-        "DELETE",
-        `/api/actions/${made.body.action_id}?workspaceId=${adminWs}`,
-        { token: admin.access_token },
-      );
-      assert.equal(res.status, 403);
-      assert.equal(res.body.error, "Not a workspace member");
-    });
-
-    await t.step(
-      "delete: a platform admin who is a member may delete another's action",
-      async () => {
-        const res = await api(
-          stack,
-          "DELETE",
-          `/api/actions/${action.action_id}?workspaceId=${ws}`,
-          {
-            token: admin.access_token,
-          },
-        );
-        assert.equal(res.status, 204);
-      },
-    );
-
-    await t.step(
-      "a DM retried after a Slack failure reaches Slack and the outbox once",
-      async () => {
-        // Earlier DMs must be through first, so the failure hits this one.
-        await waitFor(() => slack.posts.some((p) => p.text.includes("Private")));
-        await settle();
-        slack.postFailures.push("server_error");
-        const res = await api(stack, "POST", "/api/actions", {
-          token: creator.access_token,
-          body: { workspace_id: ws, title: "Retry me", assignee_id: assignee.user_id },
-        });
-        assert.equal(res.status, 201);
-        const id = res.body.action_id;
-        await waitFor(
-          () => slack.posts.filter((p) => p.text.includes("Retry me")).length === 1,
-          15_000,
-        );
-        await settle();
-        assert.equal(slack.posts.filter((p) => p.text.includes("Retry me")).length, 1);
-        assert.equal((await dmsFor(stack, id, "action_created")).length, 1);
-        assert.ok(
-          slack.calls.filter((c) =>
-            c.method === "chat.postMessage" && String(c.params.text).includes("Retry me")
-          )
-            .length >= 2,
-          "the first post failed and was retried",
-        );
-      },
-    );
-  } finally {
-    await stack.close();
-    await slack.close();
-  }
-});
+/** The outbox line of `template` about `actionId`, waited for. */
+function dmOf(stack: TestStack, template: string, actionId: string) {
+  return waitForOutbox(
+    stack.outboxFile,
+    (l) => l.template === template && l.data.action_id === actionId,
+  );
+}
 
 async function waitFor(check: () => boolean, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
@@ -581,3 +126,391 @@ async function waitFor(check: () => boolean, timeoutMs = 10_000) {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+actionsTest("actions: create, list and get", async (t, w) => {
+  const { stack, creator, assignee, other, outsider } = w;
+
+  await t.step("every action route is in the OpenAPI document", async () => {
+    const doc = await api(stack, "GET", "/api/openapi.json");
+    assert.equal(doc.status, 200);
+    for (const path of ["/api/actions", "/api/actions/{id}", "/api/actions/{id}/status"]) {
+      assert.ok(doc.body.paths[path], path);
+    }
+    assert.deepEqual(Object.keys(doc.body.paths["/api/actions/{id}/attachments"]).sort(), [
+      "delete",
+      "get",
+      "post",
+    ]);
+    assert.ok(doc.body.paths["/api/actions/{id}/response"].put);
+  });
+
+  await t.step("create answers 201 with the documented fields", async () => {
+    const action = await newAction(w, {
+      title: "  Review the draft  ",
+      description: "Check the hook",
+      linked_post_id: "post-1",
+      priority: "p2_high",
+      due_date: "2026-12-01",
+    });
+    assert.equal(action.title, "Review the draft");
+    assert.equal(action.workspace_id, w.ws);
+    assert.equal(action.assignee_id, assignee.user_id);
+    assert.equal(action.assignee_name, "Avi Assignee");
+    assert.equal(action.assignee_response, "pending");
+    assert.equal(action.status, "open");
+    assert.equal(action.description, "Check the hook");
+    assert.equal(action.linked_post_id, "post-1");
+    assert.equal(action.priority, "p2_high");
+    assert.equal(action.due_date, "2026-12-01");
+    assert.deepEqual(action.attachments, []);
+    assert.equal(action.created_by, creator.user_id);
+    assert.equal(action.completed_at, null);
+    assert.match(action.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+    assert.equal(action.updated_at, action.created_at);
+  });
+
+  await t.step("an action created without priority or due_date has them as strings", async () => {
+    // The spec's Action table types both as string (only linked_post_id, completed_at are
+    // "or null").
+    const action = await newAction(w);
+    assert.equal(action.priority, "");
+    assert.equal(action.due_date, "");
+    assert.equal(action.description, "");
+    assert.equal(action.linked_post_id, null);
+  });
+
+  await t.step("create sends action_created to the assignee, by outbox and Slack", async () => {
+    const action = await newAction(w, { title: "Review the draft" });
+    const line = await dmOf(stack, "action_created", action.action_id);
+    assert.equal(line.channel, "dm");
+    assert.equal(line.to, assignee.email);
+    assert.match(line.subject, /Review the draft/);
+    const link = `${stack.url}/workspaces/${w.ws}/actions?action=${action.action_id}`;
+    assert.equal(line.data.url, link);
+    assert.ok(line.text.includes(link));
+    await waitFor(() => w.slack.posts.some((p) => p.channel === "UASSIGNEE"));
+    assert.ok(
+      w.slack.calls.some((c) =>
+        c.method === "users.lookupByEmail" && c.params.email === assignee.email
+      ),
+    );
+  });
+
+  await t.step(
+    "create refuses bad input with 400, non-members with 403, no token 401",
+    async () => {
+      const cases: [unknown, RegExp][] = [
+        [{ title: "x", assignee_id: assignee.user_id }, /workspace_id/],
+        [{ workspace_id: w.ws, assignee_id: assignee.user_id }, /title/],
+        [{ workspace_id: w.ws, title: "   ", assignee_id: assignee.user_id }, /title/],
+        [{ workspace_id: w.ws, title: "x" }, /assignee_id/],
+        [{ workspace_id: w.ws, title: "x", assignee_id: "  " }, /assignee_id/],
+        [{ workspace_id: w.ws, title: "x", assignee_id: outsider.user_id }, /assignee/],
+        [{ workspace_id: "w".repeat(3000), title: "x", assignee_id: "a" }, /workspace_id/],
+      ];
+      for (const [body, message] of cases) {
+        const res = await api(stack, "POST", "/api/actions", { token: creator.access_token, body });
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.match(res.body.error, message);
+      }
+      const body = { workspace_id: w.ws, title: "x", assignee_id: assignee.user_id };
+      const res = await api(stack, "POST", "/api/actions", { token: outsider.access_token, body });
+      assert.equal(res.status, 403);
+      assert.equal(res.body.error, "Not a workspace member");
+      assert.equal((await api(stack, "POST", "/api/actions", { body })).status, 401);
+    },
+  );
+
+  await t.step("list filters by exact status, assigneeId and linkedPostId", async () => {
+    const ws = await createWorkspace(stack, creator, "Filters");
+    for (const u of [assignee, other]) await addMember(stack, creator, ws, u.email);
+    const first = await newAction(w, { workspace_id: ws, linked_post_id: "post-1" });
+    const second = await newAction(w, { workspace_id: ws, assignee_id: other.user_id });
+    const ids = async (query: string) => {
+      const res = await api(stack, "GET", `/api/actions?workspaceId=${ws}${query}`, {
+        token: assignee.access_token,
+      });
+      assert.equal(res.status, 200, query);
+      assert.equal(res.body.count, res.body.items.length);
+      return res.body.items.map((a: ActionJson) => a.action_id);
+    };
+    assert.deepEqual(await ids(""), [second.action_id, first.action_id]);
+    assert.deepEqual(await ids(`&assigneeId=${other.user_id}`), [second.action_id]);
+    assert.deepEqual(await ids("&linkedPostId=post-1"), [first.action_id]);
+    assert.deepEqual(await ids("&linkedPostId=post"), []);
+    assert.deepEqual(await ids("&status=completed"), []);
+    assert.deepEqual(await ids("&status=open"), [second.action_id, first.action_id]);
+    // A blank filter is no filter, not a match on the empty string.
+    for (
+      const filter of ["&status=", "&assigneeId=", "&linkedPostId=%20", "&status=&assigneeId="]
+    ) {
+      assert.equal((await ids(filter)).length, 2, filter);
+    }
+    const none = await api(stack, "GET", `/api/actions?workspaceId=${w.ws2}`, {
+      token: creator.access_token,
+    });
+    assert.deepEqual(none.body, { items: [], count: 0 });
+  });
+
+  await t.step("list answers 400 without workspaceId and 403 to a non-member", async () => {
+    const missing = await api(stack, "GET", "/api/actions", { token: creator.access_token });
+    assert.equal(missing.status, 400);
+    assert.match(missing.body.error, /workspaceId/);
+    const outside = await api(stack, "GET", `/api/actions?workspaceId=${w.ws}`, {
+      token: outsider.access_token,
+    });
+    assert.equal(outside.status, 403);
+    assert.equal(outside.body.error, "Not a workspace member");
+  });
+
+  await t.step("get answers 200, 400, 403 and 404 (also through another workspace)", async () => {
+    const action = await newAction(w);
+    const path = `/api/actions/${action.action_id}`;
+    const get = (url: string, user: TestUser) =>
+      api(stack, "GET", url, { token: user.access_token });
+    const ok = await get(`${path}?workspaceId=${w.ws}`, other);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.body, action);
+    assert.equal((await get(path, other)).status, 400);
+    assert.equal((await get(`${path}?workspaceId=${w.ws}`, outsider)).status, 403);
+    assert.equal((await get(`/api/actions/nope?workspaceId=${w.ws}`, other)).status, 404);
+    assert.equal((await get(`${path}?workspaceId=${w.ws2}`, creator)).status, 404);
+  });
+});
+
+actionsTest("actions: respond, update and status, each with its DM", async (t, w) => {
+  const { stack, creator, assignee, other, outsider, admin } = w;
+  const put = (path: string, user: TestUser, body: unknown) =>
+    api(stack, "PUT", path, { token: user.access_token, body });
+
+  await t.step(
+    "respond: the assignee accepts (200), the creator gets action_response",
+    async () => {
+      const action = await newAction(w);
+      const res = await put(`/api/actions/${action.action_id}/response`, assignee, {
+        workspace_id: w.ws,
+        response: "accepted",
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.assignee_response, "accepted");
+      assert.equal(res.body.status, "open");
+      const line = await dmOf(stack, "action_response", action.action_id);
+      assert.equal(line.to, creator.email);
+      assert.equal(line.data.response, "accepted");
+    },
+  );
+
+  await t.step("respond refuses 400, a non-assignee 403, a non-member 403, 404", async () => {
+    const action = await newAction(w);
+    const path = `/api/actions/${action.action_id}/response`;
+    const declined = { workspace_id: w.ws, response: "declined" };
+    const bad = await put(path, assignee, { workspace_id: w.ws, response: "maybe" });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /response/);
+    assert.equal((await put(path, assignee, { response: "declined" })).status, 400);
+    for (const user of [creator, other, admin]) {
+      const res = await put(path, user, declined);
+      assert.equal(res.status, 403, user.email);
+      assert.equal(res.body.error, "Only the assignee can respond to this action");
+    }
+    const outside = await put(path, outsider, declined);
+    assert.equal(outside.status, 403);
+    assert.equal(outside.body.error, "Not a workspace member");
+    assert.equal((await put("/api/actions/nope/response", assignee, declined)).status, 404);
+  });
+
+  await t.step("update changes fields (200) and sends no DM without reassignment", async () => {
+    const action = await newAction(w, { linked_post_id: "post-1" });
+    await put(`/api/actions/${action.action_id}/response`, assignee, {
+      workspace_id: w.ws,
+      response: "accepted",
+    });
+    const res = await put(`/api/actions/${action.action_id}`, other, {
+      workspace_id: w.ws,
+      title: " Review v2 ",
+      description: "new",
+      priority: "p1_urgent",
+      due_date: "soon",
+      linked_post_id: null,
+      assignee_id: assignee.user_id,
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.title, "Review v2");
+    assert.equal(res.body.description, "new");
+    assert.equal(res.body.priority, "p1_urgent");
+    assert.equal(res.body.due_date, "soon");
+    assert.equal(res.body.linked_post_id, null);
+    assert.equal(res.body.assignee_response, "accepted");
+    assert.ok(res.body.updated_at > action.updated_at);
+    assert.equal((await dmsFor(stack, action.action_id, "action_assigned")).length, 0);
+  });
+
+  await t.step(
+    "reassigning resets the response, refreshes the name and DMs the new assignee",
+    async () => {
+      const action = await newAction(w);
+      const res = await put(`/api/actions/${action.action_id}`, creator, {
+        workspace_id: w.ws,
+        assignee_id: other.user_id,
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.assignee_id, other.user_id);
+      assert.equal(res.body.assignee_name, "Oli Other");
+      assert.equal(res.body.assignee_response, "pending");
+      const line = await dmOf(stack, "action_assigned", action.action_id);
+      assert.equal(line.to, other.email);
+      await waitFor(() => w.slack.posts.some((p) => p.channel === "UOTHER"));
+    },
+  );
+
+  await t.step("update refuses 400, a non-member 403 and an unknown action 404", async () => {
+    const action = await newAction(w, { title: "Unchanged" });
+    const path = `/api/actions/${action.action_id}`;
+    const notMember = await put(path, creator, {
+      workspace_id: w.ws,
+      assignee_id: outsider.user_id,
+    });
+    assert.equal(notMember.status, 400);
+    assert.match(notMember.body.error, /assignee_id/);
+    const noWs = await put(path, creator, { title: "x" });
+    assert.equal(noWs.status, 400);
+    assert.match(noWs.body.error, /workspace_id/);
+    assert.equal((await put(path, creator, { workspace_id: w.ws, title: "  " })).status, 400);
+    assert.equal((await put(path, outsider, { workspace_id: w.ws, title: "x" })).status, 403);
+    assert.equal(
+      (await put("/api/actions/nope", creator, { workspace_id: w.ws, title: "x" })).status,
+      404,
+    );
+    const current = await api(stack, "GET", `${path}?workspaceId=${w.ws}`, {
+      token: creator.access_token,
+    });
+    assert.deepEqual(current.body, action);
+  });
+
+  await t.step("status moves any to any; only completed stamps and DMs the creator", async () => {
+    const action = await newAction(w);
+    const path = `/api/actions/${action.action_id}/status`;
+    for (const status of ["in_progress", "cancelled", "open"]) {
+      const res = await put(path, other, { workspace_id: w.ws, status });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.status, status);
+      assert.equal(res.body.completed_at, null);
+    }
+    assert.equal((await dmsFor(stack, action.action_id, "action_completed")).length, 0);
+    const done = await put(path, other, { workspace_id: w.ws, status: "completed" });
+    assert.equal(done.status, 200);
+    assert.equal(done.body.status, "completed");
+    assert.match(done.body.completed_at, /\+00:00$/);
+    const line = await dmOf(stack, "action_completed", action.action_id);
+    assert.equal(line.to, creator.email);
+    assert.equal(line.data.actor_name, "Oli Other");
+    await waitFor(() => w.slack.posts.some((p) => p.channel === "UCREATOR"));
+    const back = await put(path, other, { workspace_id: w.ws, status: "in_progress" });
+    assert.equal(back.body.status, "in_progress");
+  });
+
+  await t.step(
+    "status refuses a bad status 400, a non-member 403, an unknown action 404",
+    async () => {
+      const action = await newAction(w);
+      const path = `/api/actions/${action.action_id}/status`;
+      for (
+        const body of [{ workspace_id: w.ws, status: "done" }, { status: "open" }, {
+          workspace_id: w.ws,
+        }]
+      ) {
+        assert.equal((await put(path, creator, body)).status, 400, JSON.stringify(body));
+      }
+      assert.equal((await put(path, outsider, { workspace_id: w.ws, status: "open" })).status, 403);
+      const unknown = await put("/api/actions/nope/status", creator, {
+        workspace_id: w.ws,
+        status: "open",
+      });
+      assert.equal(unknown.status, 404);
+    },
+  );
+
+  await t.step("each trigger sends its DM once, and the documented non-triggers none", async () => {
+    const action = await newAction(w);
+    const path = `/api/actions/${action.action_id}`;
+    const steps: [string, TestUser, unknown][] = [
+      [`${path}/response`, assignee, { workspace_id: w.ws, response: "accepted" }],
+      [path, creator, { workspace_id: w.ws, title: "Renamed", assignee_id: assignee.user_id }],
+      [path, creator, { workspace_id: w.ws, assignee_id: other.user_id }],
+      [`${path}/status`, other, { workspace_id: w.ws, status: "in_progress" }],
+      [`${path}/status`, other, { workspace_id: w.ws, status: "completed" }],
+      [`${path}/response`, other, { workspace_id: w.ws, response: "declined" }],
+    ];
+    for (const [url, user, body] of steps) {
+      assert.equal((await put(url, user, body)).status, 200, JSON.stringify(body));
+    }
+    const templates = (await dmsFor(stack, action.action_id)).map((l) => l.template);
+    assert.deepEqual(templates.sort(), [
+      "action_assigned",
+      "action_completed",
+      "action_created",
+      "action_response",
+      "action_response",
+    ]);
+  });
+});
+
+actionsTest("actions: delete (creator or a platform admin who is a member)", async (t, w) => {
+  const { stack, creator, assignee, other, outsider, admin } = w;
+  const del = (path: string, user: TestUser) =>
+    api(stack, "DELETE", path, { token: user.access_token });
+
+  await t.step("delete: 400 without workspaceId, 403 for others, 204 for the creator", async () => {
+    const action = await newAction(w);
+    const path = `/api/actions/${action.action_id}`;
+    assert.equal((await del(path, creator)).status, 400);
+    const outside = await del(`${path}?workspaceId=${w.ws}`, outsider);
+    assert.equal(outside.status, 403);
+    assert.equal(outside.body.error, "Not a workspace member");
+    for (const user of [assignee, other]) {
+      const res = await del(`${path}?workspaceId=${w.ws}`, user);
+      assert.equal(res.status, 403, user.email);
+      assert.equal(res.body.error, "Only the creator or an admin can delete this action");
+    }
+    const res = await del(`${path}?workspaceId=${w.ws}`, creator);
+    assert.equal(res.status, 204);
+    assert.equal(res.body, null);
+    const gone = await api(stack, "GET", `${path}?workspaceId=${w.ws}`, {
+      token: creator.access_token,
+    });
+    assert.equal(gone.status, 404);
+    assert.equal((await del(`${path}?workspaceId=${w.ws}`, creator)).status, 404);
+  });
+
+  await t.step("delete: a platform admin who is not a member is refused 403", async () => {
+    const action = await newAction(w, { workspace_id: w.ws2, assignee_id: creator.user_id });
+    const res = await del(`/api/actions/${action.action_id}?workspaceId=${w.ws2}`, admin);
+    assert.equal(res.status, 403);
+    assert.equal(res.body.error, "Not a workspace member");
+  });
+
+  await t.step("delete: a platform admin who is a member may delete another's action", async () => {
+    const action = await newAction(w);
+    const res = await del(`/api/actions/${action.action_id}?workspaceId=${w.ws}`, admin);
+    assert.equal(res.status, 204);
+  });
+});
+
+actionsTest(
+  "a DM retried after a Slack failure reaches Slack and the outbox once",
+  async (_t, w) => {
+    const { slack } = w;
+    slack.postFailures.push("server_error");
+    const action = await newAction(w, { title: "Retry me" });
+    const posted = () => slack.posts.filter((p) => p.text.includes("Retry me")).length;
+    await waitFor(() => posted() === 1, 15_000);
+    assert.equal((await dmsFor(w.stack, action.action_id, "action_created")).length, 1);
+    assert.equal(posted(), 1);
+    assert.ok(
+      slack.calls.filter((c) =>
+        c.method === "chat.postMessage" && String(c.params.text).includes("Retry me")
+      ).length >= 2,
+      "the first post failed and was retried",
+    );
+  },
+);
