@@ -13,10 +13,9 @@ export function randomToken(bytes = 32): string {
   return base64url(buf);
 }
 
+/** base64url without padding (RFC 4648 section 5), as tokens, PKCE and signatures use it. */
 export function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /** SHA-256 of a secret as hex: what the store keeps of tokens that only need comparing. */

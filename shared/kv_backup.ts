@@ -109,23 +109,6 @@ export function gcNow(): void {
   forceGc?.();
 }
 
-// ------------------------------------------------------------------ base64
-
-export function bytesToBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(s);
-}
-
-export function base64ToBytes(b64: string): Uint8Array {
-  const s = atob(b64);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
-
 // ------------------------------------------------------------------ keys
 
 function encodeNumber(n: number): number | string {
@@ -144,7 +127,7 @@ export function encodeKey(key: Deno.KvKey): EncodedKeyPart[] {
     if (typeof part === "string" || typeof part === "boolean") return part;
     if (typeof part === "number") return { $n: encodeNumber(part) };
     if (typeof part === "bigint") return { $b: part.toString() };
-    if (part instanceof Uint8Array) return { $u8: bytesToBase64(part) };
+    if (part instanceof Uint8Array) return { $u8: part.toBase64() };
     throw new TypeError(`unsupported key part ${String(part)}`);
   });
 }
@@ -157,7 +140,7 @@ export function decodeKey(parts: unknown): Deno.KvKey {
       const o = part as Record<string, unknown>;
       if ("$n" in o) return decodeNumber(o.$n);
       if ("$b" in o && typeof o.$b === "string") return BigInt(o.$b);
-      if ("$u8" in o && typeof o.$u8 === "string") return base64ToBytes(o.$u8);
+      if ("$u8" in o && typeof o.$u8 === "string") return Uint8Array.fromBase64(o.$u8);
     }
     throw new TypeError(`unsupported key part ${JSON.stringify(part)}`);
   });
@@ -175,8 +158,8 @@ export function encodeValue(value: unknown): unknown {
   }
   if (typeof value === "bigint") return { $t: "bigint", v: value.toString() };
   if (value instanceof Deno.KvU64) return { $t: "u64", v: value.value.toString() };
-  if (value instanceof Uint8Array) return { $t: "u8", v: bytesToBase64(value) };
-  if (value instanceof ArrayBuffer) return { $t: "ab", v: bytesToBase64(new Uint8Array(value)) };
+  if (value instanceof Uint8Array) return { $t: "u8", v: value.toBase64() };
+  if (value instanceof ArrayBuffer) return { $t: "ab", v: new Uint8Array(value).toBase64() };
   if (value instanceof Date) return { $t: "date", v: value.toISOString() };
   if (value instanceof RegExp) return { $t: "regexp", v: value.source, f: value.flags };
   if (value instanceof Map) {
@@ -208,9 +191,9 @@ export function decodeValue(value: unknown): unknown {
       case "u64":
         return new Deno.KvU64(BigInt(String(o.v)));
       case "u8":
-        return base64ToBytes(String(o.v));
+        return Uint8Array.fromBase64(String(o.v));
       case "ab":
-        return base64ToBytes(String(o.v)).buffer;
+        return Uint8Array.fromBase64(String(o.v)).buffer;
       case "date":
         return new Date(String(o.v));
       case "regexp":

@@ -1,8 +1,8 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import { AppError } from "../../shared/http/app_error.ts";
+import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { Publishing } from "./publishing.ts";
-import { body, errors, json } from "./routes.ts";
 import {
   ID_MAX,
   postIdParam,
@@ -12,7 +12,7 @@ import {
   workspaceQuery,
 } from "./schemas.ts";
 
-const tag = { tags: ["Publishing"], security: [{ bearer: [] }] } satisfies Partial<RouteConfig>;
+const tag = { tags: ["Publishing"], security: bearer } satisfies Partial<RouteConfig>;
 
 const wsParam = z.object({
   id: z.string().min(1).max(ID_MAX, `id is longer than ${ID_MAX} characters`)

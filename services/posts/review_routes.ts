@@ -1,9 +1,9 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import type { PostOperations } from "./operations.ts";
 import type { ReviewOperations } from "./review.ts";
-import { body, errors, json } from "./routes.ts";
 import {
   postIdParam,
   postSchema,
@@ -14,7 +14,7 @@ import {
 } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
 
-const reviewTag = { tags: ["Review"], security: [{ bearer: [] }] } satisfies Partial<RouteConfig>;
+const reviewTag = { tags: ["Review"], security: bearer } satisfies Partial<RouteConfig>;
 
 /**
  * The review routes of CONTRACT 12. Every route: membership (403 `Not a workspace member`),

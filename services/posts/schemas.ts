@@ -333,5 +333,4 @@ export const commentListSchema = z.object({
   items: z.array(commentSchema),
   count: z.number().int(),
 }).openapi("CommentList");
-export const errorSchema = z.object({ error: z.string() }).openapi("Error");
 export const deletedSchema = z.object({ deleted: z.literal(true) }).openapi("Deleted");

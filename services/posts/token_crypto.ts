@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { decodeBase64, encodeBase64 } from "./_base64.ts";
 
 /**
  * LinkedIn access tokens are encrypted at rest (AES-256-GCM) with a key that is not in the
@@ -15,23 +14,23 @@ export class TokenCipher {
   static async open(options: { keyBase64: string | null; dataDir: string }): Promise<TokenCipher> {
     let raw: Uint8Array;
     if (options.keyBase64) {
-      raw = decodeBase64(options.keyBase64);
+      raw = Uint8Array.fromBase64(options.keyBase64);
     } else {
       const file = join(options.dataDir, "linkedin_token.key");
       try {
-        raw = decodeBase64((await Deno.readTextFile(file)).trim());
+        raw = Uint8Array.fromBase64((await Deno.readTextFile(file)).trim());
       } catch (err) {
         if (!(err instanceof Deno.errors.NotFound)) throw err;
         raw = crypto.getRandomValues(new Uint8Array(32));
         await Deno.mkdir(options.dataDir, { recursive: true });
         try {
-          await Deno.writeTextFile(file, encodeBase64(raw) + "\n", {
+          await Deno.writeTextFile(file, raw.toBase64() + "\n", {
             createNew: true,
             mode: 0o600,
           });
         } catch (race) {
           if (!(race instanceof Deno.errors.AlreadyExists)) throw race;
-          raw = decodeBase64((await Deno.readTextFile(file)).trim());
+          raw = Uint8Array.fromBase64((await Deno.readTextFile(file)).trim());
         }
       }
     }
@@ -51,7 +50,7 @@ export class TokenCipher {
       this.key,
       new TextEncoder().encode(plain),
     );
-    return `${encodeBase64(iv)}.${encodeBase64(new Uint8Array(data))}`;
+    return `${iv.toBase64()}.${new Uint8Array(data).toBase64()}`;
   }
 
   async decrypt(sealed: string, aad: string): Promise<string> {
@@ -59,11 +58,11 @@ export class TokenCipher {
     const plain = await crypto.subtle.decrypt(
       {
         name: "AES-GCM",
-        iv: decodeBase64(iv) as BufferSource,
+        iv: Uint8Array.fromBase64(iv),
         additionalData: new TextEncoder().encode(aad),
       },
       this.key,
-      decodeBase64(data) as BufferSource,
+      Uint8Array.fromBase64(data),
     );
     return new TextDecoder().decode(plain);
   }

@@ -18,6 +18,11 @@ export function err(description: string) {
   return json(errorSchema, description);
 }
 
+/** The error responses of `codes`, each described as `Error` (the route's summary says when). */
+export function errors(...codes: number[]) {
+  return Object.fromEntries(codes.map((code) => [code, err("Error")]));
+}
+
 /** A required JSON request body of `schema`, for a route's `request`. */
 export function body<T extends z.ZodType>(schema: T) {
   return { body: { content: { "application/json": { schema } }, required: true } };
