@@ -39,18 +39,23 @@ async function fixture(stack: TestStack): Promise<Fixture> {
     body: { email: member.email, role: "viewer" },
   });
   assert.equal(add.status, 201);
-  const action = await api(stack, "POST", "/api/actions", {
-    token: creator.access_token,
-    body: { workspace_id: ws.body.workspace_id, title: "With files", assignee_id: member.user_id },
-  });
-  assert.equal(action.status, 201);
-  return {
+  return await freshAction(stack, {
     creator,
     member,
     outsider,
     ws: ws.body.workspace_id,
-    actionId: action.body.action_id,
-  };
+    actionId: "",
+  });
+}
+
+/** `f` with a new action of its own in the same workspace, for a step that needs a clean one. */
+async function freshAction(stack: TestStack, f: Fixture): Promise<Fixture> {
+  const action = await api(stack, "POST", "/api/actions", {
+    token: f.creator.access_token,
+    body: { workspace_id: f.ws, title: "With files", assignee_id: f.member.user_id },
+  });
+  assert.equal(action.status, 201);
+  return { ...f, actionId: action.body.action_id };
 }
 
 function requestUpload(stack: TestStack, f: Fixture, token: string, body: Record<string, unknown>) {
@@ -72,43 +77,53 @@ async function put(url: string, body: string, contentType: string) {
   return res.status;
 }
 
-/** The round trip and the route refusals, the same on either store. */
+/** The answer to an upload URL request of `filename` (of its extension's type unless given). */
+async function uploadUrl(stack: TestStack, f: Fixture, filename: string, contentType?: string) {
+  const res = await requestUpload(stack, f, f.member.access_token, { filename, contentType });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body as { uploadUrl: string; key: string; expiresIn: number };
+}
+
+/** The round trip and the route refusals, the same on either store; each step on its own action. */
 async function roundTrip(t: Deno.TestContext, stack: TestStack, f: Fixture) {
-  const expectedKey = `workspaces/${f.ws}/actions/${f.actionId}/Photo.PNG`;
-  let uploadUrl = "";
+  const keyOf = (g: Fixture, name: string) => `workspaces/${g.ws}/actions/${g.actionId}/${name}`;
 
   await t.step("the upload URL answer is 201 {uploadUrl, key, expiresIn}", async () => {
-    const res = await requestUpload(stack, f, f.member.access_token, {
+    const g = await freshAction(stack, f);
+    const res = await requestUpload(stack, g, g.member.access_token, {
       filename: "C:\\Users\\mo/../Photo.PNG",
       contentType: "image/png",
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.deepEqual(Object.keys(res.body).sort(), ["expiresIn", "key", "uploadUrl"]);
-    assert.equal(res.body.key, expectedKey);
+    assert.equal(res.body.key, keyOf(g, "Photo.PNG"));
     assert.equal(res.body.expiresIn, 3600);
-    uploadUrl = res.body.uploadUrl;
   });
 
   await t.step("the entry is on the action at once, before any upload", async () => {
-    const res = await api(stack, "GET", `/api/actions/${f.actionId}?workspaceId=${f.ws}`, {
-      token: f.creator.access_token,
+    const g = await freshAction(stack, f);
+    await uploadUrl(stack, g, "Photo.PNG");
+    const res = await api(stack, "GET", `/api/actions/${g.actionId}?workspaceId=${g.ws}`, {
+      token: g.creator.access_token,
     });
     assert.equal(res.body.attachments.length, 1);
     const entry = res.body.attachments[0];
-    assert.equal(entry.key, expectedKey);
+    assert.equal(entry.key, keyOf(g, "Photo.PNG"));
     assert.equal(entry.filename, "Photo.PNG");
-    assert.equal(entry.uploaded_by, f.member.user_id);
+    assert.equal(entry.uploaded_by, g.member.user_id);
     assert.match(entry.uploaded_at, /\+00:00$/);
     assert.equal(entry.downloadUrl, undefined);
   });
 
   await t.step("the bytes PUT to uploadUrl are what downloadUrl answers", async () => {
-    assert.equal(await put(uploadUrl, "PNG-BYTES", "image/png"), 200);
-    const list = await listAttachments(stack, f);
+    const g = await freshAction(stack, f);
+    const upload = await uploadUrl(stack, g, "Photo.PNG");
+    assert.equal(await put(upload.uploadUrl, "PNG-BYTES", "image/png"), 200);
+    const list = await listAttachments(stack, g);
     assert.equal(list.status, 200);
     assert.equal(list.body.count, 1);
     const item = list.body.items[0];
-    assert.equal(item.key, expectedKey);
+    assert.equal(item.key, upload.key);
     assert.equal(item.filename, "Photo.PNG");
     const download = await fetch(item.downloadUrl);
     assert.equal(download.status, 200);
@@ -116,9 +131,11 @@ async function roundTrip(t: Deno.TestContext, stack: TestStack, f: Fixture) {
   });
 
   await t.step("each list call signs a fresh downloadUrl", async () => {
-    const first = (await listAttachments(stack, f)).body.items[0].downloadUrl;
+    const g = await freshAction(stack, f);
+    await uploadUrl(stack, g, "a.png");
+    const first = (await listAttachments(stack, g)).body.items[0].downloadUrl;
     await new Promise((r) => setTimeout(r, 1100));
-    const second = (await listAttachments(stack, f)).body.items[0].downloadUrl;
+    const second = (await listAttachments(stack, g)).body.items[0].downloadUrl;
     assert.notEqual(first, second);
   });
 
@@ -132,6 +149,7 @@ async function roundTrip(t: Deno.TestContext, stack: TestStack, f: Fixture) {
           [{ filename: "png" }, /filename/],
           [{ contentType: "image/png" }, /filename/],
           [{ filename: "   " }, /filename/],
+          [{ filename: "a.png", contentType: "text/html" }, /contentType/],
         ] as [Record<string, unknown>, RegExp][]
       ) {
         const res = await requestUpload(stack, f, f.member.access_token, body);
@@ -156,12 +174,11 @@ async function roundTrip(t: Deno.TestContext, stack: TestStack, f: Fixture) {
   );
 
   await t.step("every allowed extension is accepted whatever its case", async () => {
-    for (const name of ["a.jpg", "b.JPEG", "c.Svg", "d.webp", "e.PDF"]) {
-      const res = await requestUpload(stack, f, f.member.access_token, { filename: name });
-      assert.equal(res.status, 201, name);
-    }
-    const list = await listAttachments(stack, f);
-    assert.equal(list.body.count, 6);
+    const g = await freshAction(stack, f);
+    const names = ["a.png", "b.jpg", "c.JPEG", "d.Svg", "e.webp", "f.PDF"];
+    for (const name of names) await uploadUrl(stack, g, name);
+    const list = await listAttachments(stack, g);
+    assert.deepEqual(list.body.items.map((i: AttachmentJson) => i.filename).sort(), names);
   });
 
   await t.step("list refuses 400 without workspaceId, 403 non-member, 404 unknown", async () => {
@@ -175,49 +192,59 @@ async function roundTrip(t: Deno.TestContext, stack: TestStack, f: Fixture) {
   });
 
   await t.step("delete removes the object and the entry (200 {deleted: true})", async () => {
-    const before = (await listAttachments(stack, f)).body.items.find((i: AttachmentJson) =>
-      i.key === expectedKey
+    const g = await freshAction(stack, f);
+    const kept = await uploadUrl(stack, g, "kept.png");
+    const upload = await uploadUrl(stack, g, "Photo.PNG");
+    assert.equal(await put(upload.uploadUrl, "PNG-BYTES", "image/png"), 200);
+    const before = (await listAttachments(stack, g)).body.items.find((i: AttachmentJson) =>
+      i.key === upload.key
     );
     const res = await api(
       stack,
       "DELETE",
-      `/api/actions/${f.actionId}/attachments?workspaceId=${f.ws}&key=${
-        encodeURIComponent(expectedKey)
+      `/api/actions/${g.actionId}/attachments?workspaceId=${g.ws}&key=${
+        encodeURIComponent(upload.key)
       }`,
-      { token: f.member.access_token },
+      { token: g.member.access_token },
     );
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { deleted: true });
-    const list = await listAttachments(stack, f);
-    assert.equal(list.body.count, 5);
-    assert.ok(!list.body.items.some((i: AttachmentJson) => i.key === expectedKey));
+    const list = await listAttachments(stack, g);
+    assert.deepEqual(list.body.items.map((i: AttachmentJson) => i.key), [kept.key]);
     const download = await fetch(before.downloadUrl);
     await download.body?.cancel();
     assert.equal(download.status, 404);
   });
 
   await t.step("delete refuses 400 (workspaceId, key), 403, 404 (action, key)", async () => {
-    const base = `/api/actions/${f.actionId}/attachments`;
-    const key = encodeURIComponent(expectedKey);
-    const token = f.member.access_token;
+    const g = await freshAction(stack, f);
+    const upload = await uploadUrl(stack, g, "kept.png");
+    const base = `/api/actions/${g.actionId}/attachments`;
+    const key = encodeURIComponent(upload.key);
+    const token = g.member.access_token;
     assert.equal((await api(stack, "DELETE", `${base}?key=${key}`, { token })).status, 400);
     assert.equal(
-      (await api(stack, "DELETE", `${base}?workspaceId=${f.ws}`, { token })).status,
+      (await api(stack, "DELETE", `${base}?workspaceId=${g.ws}`, { token })).status,
       400,
     );
-    const outside = await api(stack, "DELETE", `${base}?workspaceId=${f.ws}&key=${key}`, {
-      token: f.outsider.access_token,
+    const outside = await api(stack, "DELETE", `${base}?workspaceId=${g.ws}&key=${key}`, {
+      token: g.outsider.access_token,
     });
     assert.equal(outside.status, 403);
-    const gone = await api(stack, "DELETE", `${base}?workspaceId=${f.ws}&key=${key}`, { token });
+    const otherKey = encodeURIComponent(keyOf(g, "never.png"));
+    const gone = await api(stack, "DELETE", `${base}?workspaceId=${g.ws}&key=${otherKey}`, {
+      token,
+    });
     assert.equal(gone.status, 404);
+    assert.equal(gone.body.error, "Attachment not found");
     const unknown = await api(
       stack,
       "DELETE",
-      `/api/actions/nope/attachments?workspaceId=${f.ws}&key=${key}`,
+      `/api/actions/nope/attachments?workspaceId=${g.ws}&key=${key}`,
       { token },
     );
     assert.equal(unknown.status, 404);
+    assert.equal((await listAttachments(stack, g)).body.count, 1);
   });
 }
 
@@ -233,6 +260,19 @@ Deno.test("attachments on the file: store", e2e, async (t) => {
         contentType: "application/pdf",
       });
       assert.ok(res.body.uploadUrl.startsWith(`${stack.url}/assets/${res.body.key}?`));
+    });
+
+    await t.step("a 21st attachment is refused 400; a name again replaces its entry", async () => {
+      const g = await freshAction(stack, f);
+      for (let i = 0; i < 20; i++) await uploadUrl(stack, g, `${i}.png`);
+      const again = await uploadUrl(stack, g, "0.png");
+      const full = await requestUpload(stack, g, g.member.access_token, { filename: "20.png" });
+      assert.equal(full.status, 400);
+      assert.equal(full.body.error, "An action can have at most 20 attachments");
+      const items = (await listAttachments(stack, g)).body.items as AttachmentJson[];
+      assert.equal(items.length, 20);
+      assert.equal(items.filter((i) => i.key === again.key).length, 1);
+      assert.ok(!items.some((i) => i.filename === "20.png"));
     });
 
     await t.step("a PUT with another Content-Type than requested is refused 403", async () => {
@@ -259,6 +299,7 @@ Deno.test("attachments on the file: store", e2e, async (t) => {
     await t.step(
       "the presigned routes need no JWT, and a plain GET without a signature is 403",
       async () => {
+        await uploadUrl(stack, f, "plain.png");
         const list = await listAttachments(stack, f);
         const url = new URL(list.body.items[0].downloadUrl);
         url.search = "";
