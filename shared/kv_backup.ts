@@ -263,20 +263,41 @@ export function remapLine(line: BackupLine, ids: ReadonlyMap<string, string>): B
   return { k: line.k.map((p) => (typeof p === "string" ? ids.get(p) ?? p : p)), v: map(line.v) };
 }
 
-/** Splits a byte stream into lines (without the newline); empty lines are skipped. */
-export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  // One split per chunk: slicing the carry line by line would copy the rest of it each time.
-  let carry = "";
-  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+/**
+ * Splits bytes into text lines (without the newline) across chunk boundaries, for a caller
+ * that is handed chunks; blank lines are skipped.
+ */
+export class LineSplitter {
+  #decoder = new TextDecoder();
+  #carry = "";
+
+  /** The lines `chunk` completes. */
+  push(chunk: Uint8Array): string[] {
+    const text = this.#decoder.decode(chunk, { stream: true });
+    // One split per chunk that ends a line: splitting a long carry again on every chunk of a
+    // long line would copy it each time.
     if (!text.includes("\n")) {
-      carry += text;
-      continue;
+      this.#carry += text;
+      return [];
     }
-    const parts = (carry + text).split("\n");
-    carry = parts.pop()!;
-    for (const line of parts) if (line.trim()) yield line;
+    const parts = (this.#carry + text).split("\n");
+    this.#carry = parts.pop()!;
+    return parts.filter((l) => l.trim());
   }
-  if (carry.trim()) yield carry;
+
+  /** The last line, when the bytes did not end with a newline. */
+  end(): string[] {
+    const rest = this.#carry + this.#decoder.decode();
+    this.#carry = "";
+    return rest.trim() ? [rest] : [];
+  }
+}
+
+/** Splits a byte stream into lines (without the newline); blank lines are skipped. */
+export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const lines = new LineSplitter();
+  for await (const chunk of stream) yield* lines.push(chunk);
+  yield* lines.end();
 }
 
 const preserved = underPrefixes;
