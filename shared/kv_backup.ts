@@ -18,7 +18,9 @@ export const PRESERVED_PREFIXES: readonly string[] = [
   "dead_letters",
   // pending queue messages (shared/kv_queue.ts) belong to this deployment's queue too
   "queue",
-  "queue",
+  // the read cache's generation counter (shared/kv_cache.ts): it only moves forward, and a wipe
+  // that deleted it would see it made again by its own commit
+  "cache_generation",
   // signing keys are per-deployment secrets: tokens issued here keep verifying after a restore
   "signing_keys",
   "signing_key_current",
