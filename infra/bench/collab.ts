@@ -6,6 +6,11 @@
  * arrival at every other provider) and lost updates for both; for this service it then kills
  * the server with SIGKILL, starts it again on the same DATA_DIR and counts what was kept.
  *
+ * With `--instances N` (N > 1) it then starts N service processes on one DATA_DIR (one KV, as
+ * several `deno task start` processes share it), spreads the providers over them round-robin
+ * and prints the same figures for deliveries within one instance and across instances
+ * (writer on one, reader on another).
+ *
  * BENCH_CLIENTS, BENCH_RATE (updates/s per client) and BENCH_SECONDS change the load.
  * `deno run -A infra/bench/collab.ts --serve <dataDir> <fresh|reuse>` is the service child.
  */
@@ -20,6 +25,12 @@ process.setMaxListeners(0);
 const CLIENTS = Number(Deno.env.get("BENCH_CLIENTS") ?? 50);
 const RATE = Number(Deno.env.get("BENCH_RATE") ?? 10);
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
+const INSTANCES = (() => {
+  const i = Deno.args.indexOf("--instances");
+  const n = i >= 0 ? Number(Deno.args[i + 1]) : 1;
+  if (!Number.isInteger(n) || n < 1) throw new Error("--instances takes a whole number");
+  return n;
+})();
 const STOCK_SERVER = "npm:@y/websocket-server@0.1.1/y-websocket";
 const ADMIN = { email: "bench-admin@example.test", password: "Bench-Passw0rd!" };
 
@@ -105,14 +116,23 @@ async function startService(dataDir: string, mode: "fresh" | "reuse") {
     env: { LOG_LEVEL: "error" },
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  // Its one JSON line with the port; anything logged before it is skipped.
   let buffered = "";
-  while (!buffered.includes("\n")) {
+  let info: { port?: number; ticket: string; postId: string; workspaceId: string } | null = null;
+  while (!info) {
     const { value, done } = await reader.read();
     if (done) throw new Error("the service child exited before it was ready");
     buffered += value;
+    const lines = buffered.split("\n");
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      try {
+        const parsed = JSON.parse(line);
+        if (typeof parsed.port === "number") info = parsed;
+      } catch { /* a log line */ }
+    }
   }
   reader.releaseLock();
-  const info = JSON.parse(buffered.split("\n")[0]);
   const target: Target = {
     url: `ws://127.0.0.1:${info.port}`,
     room: "ws",
@@ -167,19 +187,43 @@ interface RunResult {
   expected: number;
   delivered: number;
   lost: number;
+  /** with several targets: deliveries between providers on one target, and across targets */
+  same?: Latencies;
+  cross?: Latencies;
+}
+
+interface Latencies {
+  p50: number;
+  p99: number;
+  max: number;
+  count: number;
+}
+
+function latencies(values: number[]): Latencies {
+  const sorted = Float64Array.from(values).sort();
+  const pct = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return {
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: sorted[sorted.length - 1] ?? NaN,
+    count: values.length,
+  };
 }
 
 /**
  * Every provider stamps each update with its send time in a Y.Map (`bench`, key
  * `<client>:<n>`) and types a character into `content`; every other provider records when
- * the stamp arrives.
+ * the stamp arrives. Provider `c` connects to `targets[c % targets.length]`.
  */
-async function run(target: Target): Promise<RunResult> {
+async function run(targets: Target[]): Promise<RunResult> {
   const providers: WebsocketProvider[] = [];
-  const latencies: number[] = [];
+  const all: number[] = [];
+  const same: number[] = [];
+  const cross: number[] = [];
   const received = new Array<number>(CLIENTS).fill(0);
   for (let c = 0; c < CLIENTS; c++) {
-    const provider = connect(target);
+    const provider = connect(targets[c % targets.length]);
     const stamps = provider.doc.getMap<number>("bench");
     const me = `${c}:`;
     stamps.observe((event) => {
@@ -189,7 +233,10 @@ async function run(target: Target): Promise<RunResult> {
         if (key.startsWith(me)) continue;
         const sentAt = stamps.get(key);
         if (sentAt === undefined) continue;
-        latencies.push(at - sentAt);
+        const latency = at - sentAt;
+        all.push(latency);
+        const writer = Number(key.slice(0, key.indexOf(":")));
+        (writer % targets.length === c % targets.length ? same : cross).push(latency);
         received[c]++;
       }
     });
@@ -233,17 +280,16 @@ async function run(target: Target): Promise<RunResult> {
   await until(() => received.reduce((a, b) => a + b, 0) >= expected, 15_000);
   for (const p of providers) p.destroy();
   const delivered = received.reduce((a, b) => a + b, 0);
-  const sorted = Float64Array.from(latencies).sort();
-  const pct = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  const { p50, p99, max } = latencies(all);
   return {
-    p50: pct(0.5),
-    p99: pct(0.99),
-    max: sorted[sorted.length - 1] ?? NaN,
+    p50,
+    p99,
+    max,
     sent,
     expected,
     delivered,
     lost: expected - delivered,
+    ...(targets.length > 1 ? { same: latencies(same), cross: latencies(cross) } : {}),
   };
 }
 
@@ -273,7 +319,7 @@ async function main() {
   let ours: RunResult;
   let kept: number;
   try {
-    ours = await run(service.target);
+    ours = await run([service.target]);
     // Durability: kill the server outright, start it again on the same DATA_DIR, count.
     service.child.kill("SIGKILL");
     await service.child.status;
@@ -287,12 +333,13 @@ async function main() {
   const stock = await startStock();
   let ref: RunResult;
   try {
-    ref = await run(stock.target);
+    ref = await run([stock.target]);
   } finally {
     stock.child.kill();
     await stock.child.status;
   }
   await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  const multi = INSTANCES > 1 ? await runInstances() : null;
 
   console.log(row("collab service (stored in KV)", ours));
   console.log(row("stock @y/websocket-server (memory)", ref));
@@ -300,7 +347,36 @@ async function main() {
     `p99 ratio: ${(ours.p99 / ref.p99).toFixed(2)} (target <= 1.5); ` +
       `updates kept after SIGKILL and restart: ${kept} of ${ours.sent}`,
   );
+  if (multi) {
+    const part = (name: string, l: Latencies) =>
+      `  ${name.padEnd(32)} p50 ${l.p50.toFixed(1).padStart(7)} ms   p99 ${
+        l.p99.toFixed(1).padStart(7)
+      } ms   max ${l.max.toFixed(0).padStart(6)} ms   (${l.count} deliveries)`;
+    console.log(row(`collab service, ${INSTANCES} instances, one KV`, multi));
+    console.log(part("within one instance", multi.same!));
+    console.log(part("across instances", multi.cross!));
+    console.log(
+      `cross-instance p99 ${multi.cross!.p99.toFixed(1)} ms (target < 250 ms); ` +
+        `single-instance p99 ${ours.p99.toFixed(1)} ms`,
+    );
+  }
   Deno.exit(0);
+}
+
+/** The same load spread over INSTANCES service processes sharing one DATA_DIR. */
+async function runInstances(): Promise<RunResult> {
+  const dataDir = await Deno.makeTempDir({ prefix: "cps-bench-collab-n-" });
+  const services = [await startService(dataDir, "fresh")];
+  try {
+    for (let i = 1; i < INSTANCES; i++) services.push(await startService(dataDir, "reuse"));
+    return await run(services.map((s) => s.target));
+  } finally {
+    for (const s of services) {
+      s.child.kill();
+      await s.child.status;
+    }
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
 }
 
 if (Deno.args[0] === "--serve") {
