@@ -17,20 +17,16 @@
 import { z } from "zod";
 import { SERVICE_NAMES, type ServiceName } from "../../shared/config.ts";
 import { type AssetStore, keyProblem } from "../../shared/assets/store.ts";
-import { decodeLine, gcNow, remapLine } from "../../shared/kv_backup.ts";
-import { errorMessage, type Logger } from "../../shared/log.ts";
-import { toIso } from "../../shared/time.ts";
+import { decodeLine, gcNow, LineSplitter, remapLine } from "../../shared/kv_backup.ts";
+import { errorMessage } from "../../shared/log.ts";
 import type { UserProfile } from "../auth/client.ts";
 import type { KeyspaceClient } from "./peers.ts";
-import { backupTimestamp } from "./schemas.ts";
-import type { AdminStore } from "./store.ts";
+import { BACKUP_PREFIX } from "./schemas.ts";
 import { readZip, type ZipEntrySink, ZipFormatError, ZipWriter } from "./zip.ts";
 
 export const MANIFEST_NAME = "manifest.json";
 export const MANIFEST_FORMAT = "content-pipeline-backup";
 export const MANIFEST_VERSION = 1;
-/** Backups live here in the asset store; they are never inside a backup themselves. */
-export const BACKUP_PREFIX = "_backups/";
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
 const BACKED_UP_SERVICES = SERVICE_NAMES.filter((n) => n !== "admin");
@@ -51,44 +47,41 @@ export const manifestSchema = z.object({
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
-export interface BackupDeps {
+/** What a backup is made of and a restore writes back: the asset store and the keyspaces. */
+export interface ArchiveDeps {
   assets: AssetStore;
   keyspaces: KeyspaceClient;
-  store: AdminStore;
-  tmpDir: string;
-  logger: Logger;
-}
-
-export interface CreatedBackup {
-  timestamp: string;
-  key: string;
-  item_count: number;
-  asset_count: number;
-  size_bytes: number;
-  created_at: string;
 }
 
 // ------------------------------------------------------------------ backup
 
-/** Builds the archive and streams it into the asset store; records it in the admin KV. */
-export async function createBackup(deps: BackupDeps): Promise<CreatedBackup> {
-  const { assets, keyspaces, store } = deps;
-  let date = new Date();
-  let timestamp = backupTimestamp(date);
-  let key = `${BACKUP_PREFIX}${timestamp}.zip`;
-  while ((await store.getBackup(key)) || (await assets.exists(key))) {
-    date = new Date(date.getTime() + 1);
-    timestamp = backupTimestamp(date);
-    key = `${BACKUP_PREFIX}${timestamp}.zip`;
-  }
-  const createdAt = toIso(date);
+/** Where a backup goes: its key, and the timestamp and creation time its manifest states. */
+export interface BackupTarget {
+  key: string;
+  timestamp: string;
+  created_at: string;
+}
+
+/** What a written backup holds. */
+export interface WrittenBackup {
+  item_count: number;
+  asset_count: number;
+  size_bytes: number;
+}
+
+/** Builds the archive and streams it into the asset store under `target.key`. */
+export async function writeBackup(
+  deps: ArchiveDeps & { tmpDir: string },
+  target: BackupTarget,
+): Promise<WrittenBackup> {
+  const { assets, keyspaces } = deps;
   gcNow();
   const writer = new ZipWriter(deps.tmpDir);
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
     version: MANIFEST_VERSION,
-    timestamp,
-    created_at: createdAt,
+    timestamp: target.timestamp,
+    created_at: target.created_at,
     item_count: 0,
     asset_count: 0,
     services: {},
@@ -126,18 +119,12 @@ export async function createBackup(deps: BackupDeps): Promise<CreatedBackup> {
     yield* writer.finish();
   }
 
-  await assets.put(key, ReadableStream.from(archive()), "application/zip");
-  const created: CreatedBackup = {
-    timestamp,
-    key,
+  await assets.put(target.key, ReadableStream.from(archive()), "application/zip");
+  return {
     item_count: manifest.item_count,
     asset_count: manifest.asset_count,
     size_bytes: writer.size,
-    created_at: createdAt,
   };
-  await store.addBackup({ ...created });
-  deps.logger.info("backup created", { ...created });
-  return created;
 }
 
 function countLines(counter: { entries: number }) {
@@ -193,25 +180,6 @@ export function classifyPath(name: string): ArchivePath {
     }
   }
   throw refuse("this service does not know");
-}
-
-/** Splits bytes into text lines across chunk boundaries. */
-class LineSplitter {
-  #decoder = new TextDecoder();
-  #carry = "";
-
-  push(chunk: Uint8Array): string[] {
-    this.#carry += this.#decoder.decode(chunk, { stream: true });
-    const parts = this.#carry.split("\n");
-    this.#carry = parts.pop()!;
-    return parts.filter((l) => l.trim());
-  }
-
-  end(): string[] {
-    const rest = this.#carry + this.#decoder.decode();
-    this.#carry = "";
-    return rest.trim() ? [rest] : [];
-  }
 }
 
 // ------------------------------------------------------------------ validation
@@ -401,15 +369,9 @@ function pipeSink(consume: (body: ReadableStream<Uint8Array>) => Promise<unknown
   };
 }
 
-export interface ApplyDeps {
-  assets: AssetStore;
-  keyspaces: KeyspaceClient;
-  logger: Logger;
-}
-
 /** The second pass: replaces every keyspace and the assets with the archive's. */
 export async function applyArchive(
-  deps: ApplyDeps,
+  deps: ArchiveDeps,
   key: string,
   plan: ArchivePlan,
   idMap: ReadonlyMap<string, string>,
@@ -439,9 +401,7 @@ export async function applyArchive(
         const lines = new LineSplitter();
         const send = async (batch: string[]) => {
           if (batch.length === 0) return;
-          const out = idMap.size === 0
-            ? batch
-            : batch.map((l) => JSON.stringify(remapLine(JSON.parse(l), idMap)));
+          const out = batch.map((l) => JSON.stringify(remapLine(JSON.parse(l), idMap)));
           await sink.write(encoder.encode(out.join("\n") + "\n"));
         };
         return {

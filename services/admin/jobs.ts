@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { AssetStore } from "../../shared/assets/store.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { QueueHandlers } from "../../shared/queue.ts";
@@ -6,13 +5,8 @@ import { nowIso } from "../../shared/time.ts";
 import type { AuthClient } from "../auth/client.ts";
 import { applyArchive, mapUserIds, RestoreValidationError, validateArchive } from "./backups.ts";
 import type { KeyspaceClient } from "./peers.ts";
+import type { AdminJob } from "./schemas.ts";
 import type { AdminStore } from "./store.ts";
-
-/** The admin queue's messages. */
-export const adminJobSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("restore"), job_id: z.string().min(1).max(100) }),
-]);
-export type AdminJob = z.infer<typeof adminJobSchema>;
 
 export interface RestoreDeps {
   store: AdminStore;
@@ -56,7 +50,7 @@ async function restore(deps: RestoreDeps, jobId: string): Promise<void> {
       await store.saveIdMap(jobId, idMap);
     }
     const result = await applyArchive(
-      { assets: deps.assets, keyspaces: deps.keyspaces, logger },
+      { assets: deps.assets, keyspaces: deps.keyspaces },
       job.key,
       plan,
       idMap,

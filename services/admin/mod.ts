@@ -1,6 +1,7 @@
 import { openAssetStore } from "../../shared/assets/config.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { openServiceKv } from "../../shared/kv.ts";
+import { errorMessage } from "../../shared/log.ts";
 import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
@@ -8,9 +9,11 @@ import { IdeasClient } from "../ideas/client.ts";
 import { PostsClient } from "../posts/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { parseAdminConfig } from "./config.ts";
-import { adminJobHandlers, adminJobSchema } from "./jobs.ts";
+import { adminJobHandlers } from "./jobs.ts";
+import { AdminOperations, BACKUP_SWEEP_MS, BackupOperations } from "./operations.ts";
 import { KeyspaceClient } from "./peers.ts";
 import { mountAdminRoutes } from "./routes.ts";
+import { adminJobSchema } from "./schemas.ts";
 import { AdminStore } from "./store.ts";
 
 /**
@@ -30,18 +33,26 @@ export const createAdminService: ServiceFactory = async ({ env, base, directory,
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
   mountServiceInternals(app, () => ready);
-  mountAdminRoutes(app, {
+  const backups = new BackupOperations({
     store,
+    assets,
+    keyspaces,
+    tmpDir: config.tmpDir,
+    logger,
+  });
+  const admin = new AdminOperations({
     auth,
     workspaces: new WorkspacesClient(directory, base.internalSecret),
     posts: new PostsClient(directory, base.internalSecret),
     ideas: new IdeasClient(directory, base.internalSecret),
     has: (name) => directory.has(name),
-    keyspaces,
-    assets,
-    tmpDir: config.tmpDir,
-    logger,
   });
+  mountAdminRoutes(app, { admin, backups });
+  let sweepTimer: ReturnType<typeof setInterval> | null = null;
+  const sweep = () =>
+    backups.recordFound().catch((err) =>
+      logger.warn("the backup sweep failed", { error: errorMessage(err) })
+    );
   return {
     name: "admin",
     fetch: app.fetch,
@@ -58,9 +69,14 @@ export const createAdminService: ServiceFactory = async ({ env, base, directory,
           })),
         logger,
       );
+      // Backups put in the asset store another way are recorded (and so dated) by this sweep:
+      // at start and every BACKUP_SWEEP_MS; reading the list never writes.
+      void sweep();
+      sweepTimer = setInterval(sweep, BACKUP_SWEEP_MS);
       ready = true;
     },
     close: () => {
+      if (sweepTimer !== null) clearInterval(sweepTimer);
       kv.close();
       return Promise.resolve();
     },

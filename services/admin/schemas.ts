@@ -1,8 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { workspaceRecordSchema } from "../workspaces/client.ts";
 
-export const errorSchema = z.object({ error: z.string() }).openapi("Error");
-
 export const ADMIN_MESSAGES = {
   adminRequired: "Admin access required",
   userNotFound: "User not found",
@@ -34,6 +32,25 @@ export const userListQuerySchema = z.object({
 
 export const userIdParamSchema = z.object({ id: z.string() });
 
+export const userListSchema = z.object({ users: z.array(adminUserSchema) });
+/** What approve (`approved`) and reject (`rejected`) answer. */
+export const userDecidedSchema = <S extends "approved" | "rejected">(status: S) =>
+  z.object({ status: z.literal(status), user_id: z.string() });
+export const roleSetSchema = z.object({
+  status: z.literal("updated"),
+  user_id: z.string(),
+  role: z.enum(["admin", "member"]),
+});
+export const enabledSetSchema = z.object({
+  status: z.literal("updated"),
+  user_id: z.string(),
+  enabled: z.boolean(),
+});
+export type AdminUser = z.infer<typeof adminUserSchema>;
+export type UserDecided = z.infer<ReturnType<typeof userDecidedSchema>>;
+export type RoleSet = z.infer<typeof roleSetSchema>;
+export type EnabledSet = z.infer<typeof enabledSetSchema>;
+
 export const roleBodySchema = z.object({
   role: z.enum(["admin", "member"], {
     error: (iss) => (iss.input == null ? "role is required" : "role must be admin or member"),
@@ -54,7 +71,15 @@ export const adminWorkspaceSchema = workspaceRecordSchema.extend({
   owner_email: z.string(),
 }).openapi("AdminWorkspace");
 
+export type AdminWorkspace = z.infer<typeof adminWorkspaceSchema>;
+export const workspaceListSchema = z.object({ workspaces: z.array(adminWorkspaceSchema) });
+
 export const workspaceIdParamSchema = z.object({ workspace_id: z.string() });
+
+/** What recover (`active`) and delete (`deleted`) answer. */
+export const workspaceStatusSchema = <S extends "active" | "deleted">(status: S) =>
+  z.object({ workspace_id: z.string(), status: z.literal(status) });
+export type WorkspaceStatus = z.infer<ReturnType<typeof workspaceStatusSchema>>;
 
 export const metricsSchema = z.object({
   total_users: z.number().int(),
@@ -65,6 +90,7 @@ export const metricsSchema = z.object({
   posts_published_last_30_days: z.number().int(),
   active_users_last_7_days: z.number().int(),
 }).openapi("AdminMetrics");
+export type Metrics = z.infer<typeof metricsSchema>;
 
 // ------------------------------------------------------------------ backups
 
@@ -87,6 +113,7 @@ export const createdBackupSchema = z.object({
   size_bytes: z.number().int(),
   created_at: z.string(),
 }).openapi("CreatedBackup");
+export type CreatedBackup = z.infer<typeof createdBackupSchema>;
 
 export const backupListSchema = z.object({
   backups: z.array(z.object({
@@ -96,6 +123,11 @@ export const backupListSchema = z.object({
     created_at: z.string(),
   })),
 }).openapi("BackupList");
+export type BackupListItem = z.infer<typeof backupListSchema>["backups"][number];
+
+export const downloadUrlSchema = z.object({ url: z.string() });
+export const uploadUrlSchema = z.object({ url: z.string(), key: z.string() });
+export type UploadUrl = z.infer<typeof uploadUrlSchema>;
 
 export const backupKeyQuerySchema = z.object({
   key: z.string().optional().openapi({ description: "`_backups/<name>.zip`" }),
@@ -104,6 +136,13 @@ export const backupKeyQuerySchema = z.object({
 export const restoreBodySchema = z.object({
   key: z.unknown().optional().openapi({ type: "string", description: "`_backups/<name>.zip`" }),
 }).openapi("RestoreBody");
+
+export const restoreStartedSchema = z.object({
+  started: z.literal(true),
+  message: z.string(),
+  job_id: z.string(),
+});
+export type RestoreStarted = z.infer<typeof restoreStartedSchema>;
 
 export const restoreStatusSchema = z.enum(["queued", "running", "succeeded", "failed"]);
 
@@ -120,13 +159,22 @@ export type RestoreJob = z.infer<typeof restoreJobSchema>;
 
 export const restoreJobParamSchema = z.object({ job_id: z.string() });
 
+/** The admin queue's messages. */
+export const adminJobSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("restore"), job_id: z.string().min(1).max(100) }),
+]);
+export type AdminJob = z.infer<typeof adminJobSchema>;
+
+/** Backups live here in the asset store; they are never inside a backup themselves. */
+export const BACKUP_PREFIX = "_backups/";
+
 /** Backup keys: `_backups/<name>.zip`, `<name>` without `/` or `..`. */
 export function backupKeyProblem(key: unknown): string | null {
   if (key === undefined || key === null || key === "") return ADMIN_MESSAGES.keyRequired;
   if (typeof key !== "string" || key.length > 300) return ADMIN_MESSAGES.keyPattern;
   const m = /^_backups\/([^/\\]+)\.zip$/.exec(key);
   // deno-lint-ignore no-control-regex
-  if (!m || key.slice("_backups/".length).includes("..") || /[\u0000-\u001f\u007f]/.test(m[1])) {
+  if (!m || key.slice(BACKUP_PREFIX.length).includes("..") || /[\u0000-\u001f\u007f]/.test(m[1])) {
     return ADMIN_MESSAGES.keyPattern;
   }
   return null;
@@ -145,7 +193,12 @@ export function timeOfTimestamp(timestamp: string): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
+/** `<timestamp>` -> `_backups/<timestamp>.zip`. */
+export function keyOfTimestamp(timestamp: string): string {
+  return `${BACKUP_PREFIX}${timestamp}.zip`;
+}
+
 /** `_backups/<timestamp>.zip` -> `<timestamp>`. */
 export function timestampOfKey(key: string): string {
-  return key.slice("_backups/".length, -".zip".length);
+  return key.slice(BACKUP_PREFIX.length, -".zip".length);
 }

@@ -4,7 +4,8 @@
  * overwrites the job that runs it.
  *
  * Keys:
- * - `["backups", key]` -> BackupRecord (created, or seen first as an upload or in the store)
+ * - `["backups", key]` -> BackupRecord (reserved when a backup or an upload URL takes the key,
+ *   completed when the backup is written; an object found in the store by the periodic sweep)
  * - `["restores", jobId]` -> RestoreJob
  * - `["restore_id_maps", jobId, oldUserId]` -> new user id (kept so a rerun maps the same way)
  * - `["restore_id_maps_done", jobId]` -> true once the whole map is stored
@@ -13,8 +14,7 @@ import { newId } from "../../shared/ids.ts";
 import { retryCommit } from "../../shared/kv.ts";
 import type { ServiceQueue } from "../../shared/queue.ts";
 import { nowIso } from "../../shared/time.ts";
-import type { AdminJob } from "./jobs.ts";
-import type { BackupRecord, RestoreJob } from "./schemas.ts";
+import type { AdminJob, BackupRecord, RestoreJob } from "./schemas.ts";
 
 const backupKey = (key: string) => ["backups", key];
 const restoreKey = (jobId: string) => ["restores", jobId];
@@ -34,8 +34,14 @@ export class AdminStore {
     return res.ok;
   }
 
-  async getBackup(key: string): Promise<BackupRecord | null> {
-    return (await this.kv.get<BackupRecord>(backupKey(key))).value;
+  /** Completes a reserved record with what the written backup holds. */
+  async saveBackup(record: BackupRecord): Promise<void> {
+    await this.kv.set(backupKey(record.key), record);
+  }
+
+  /** Drops a reservation whose backup was never written. */
+  async removeBackup(key: string): Promise<void> {
+    await this.kv.delete(backupKey(key));
   }
 
   async listBackups(): Promise<Map<string, BackupRecord>> {
