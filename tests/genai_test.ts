@@ -535,6 +535,20 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
         () => client.generate(caller(owner), { workspace_id: ws, idea_id: "nope" }),
         (err) => err instanceof AppError && err.status === 404 && err.message === "Idea not found",
       );
+      // An idea the caller passes (MCP has just read it) is used as given, not read again.
+      ai.reset();
+      const passed = await client.generate(caller(owner), {
+        workspace_id: ws,
+        idea_id: "01PASSEDIDEANOTSTORED00000",
+        idea: {
+          idea_id: "01PASSEDIDEANOTSTORED00000",
+          title: "PASSED-IDEA-TITLE",
+          description: "",
+          tags: [],
+        },
+      });
+      assert.equal(passed.idea_id, "01PASSEDIDEANOTSTORED00000");
+      assert.ok(JSON.stringify(ai.requests[0].messages).includes("PASSED-IDEA-TITLE"));
       const noCaller = await stack.internal("genai", "POST", "/internal/generate", {
         workspace_id: ws,
         idea_id: ideaId,

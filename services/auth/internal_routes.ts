@@ -1,12 +1,8 @@
 import type { Context } from "hono";
-import type { z } from "zod";
 import { effectiveRole, type UserAccess } from "../../shared/access_cache.ts";
 import { AppError } from "../../shared/http/app_error.ts";
-import {
-  describeZodError,
-  type ServiceApp,
-  type ServiceEnv,
-} from "../../shared/http/service_app.ts";
+import { internalBody } from "../../shared/http/internal_input.ts";
+import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import { toIso } from "../../shared/time.ts";
 import type { Accounts } from "./accounts.ts";
 import {
@@ -19,18 +15,6 @@ import {
 } from "./schemas.ts";
 
 const MAX_ID = 100;
-
-async function body<T>(c: Context<ServiceEnv>, schema: z.ZodType<T>): Promise<T> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    throw new AppError(400, "Body must be JSON");
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
-  return parsed.data;
-}
 
 function userId(c: Context<ServiceEnv>): string {
   const id = c.req.param("id") ?? "";
@@ -69,7 +53,7 @@ export function mountInternalRoutes(
   });
 
   app.post("/internal/users/lookup", async (c) => {
-    const { user_ids } = await body(c, lookupBodySchema);
+    const { user_ids } = await internalBody(c, lookupBodySchema);
     const users = await store.getUsers([...new Set(user_ids)]);
     return c.json({ users: users.map(toProfile) });
   });
@@ -119,7 +103,7 @@ export function mountInternalRoutes(
 
   app.put("/internal/users/:id/role", async (c) => {
     const id = userId(c);
-    const { role } = await body(c, roleBodySchema);
+    const { role } = await internalBody(c, roleBodySchema);
     const result = await store.updateUser(
       id,
       (u) => (u.role === role ? null : { user: { ...u, role } }),
@@ -129,7 +113,7 @@ export function mountInternalRoutes(
 
   app.put("/internal/users/:id/enabled", async (c) => {
     const id = userId(c);
-    const { enabled } = await body(c, enabledBodySchema);
+    const { enabled } = await internalBody(c, enabledBodySchema);
     const result = await store.updateUser(
       id,
       (u) => (u.enabled === enabled ? null : { user: { ...u, enabled } }),

@@ -1,4 +1,3 @@
-import { AppError } from "../../shared/http/app_error.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 import {
@@ -30,10 +29,10 @@ export class CollabClient {
    * once it is stored and sent to every connected editor.
    */
   async setContent(postId: string, workspaceId: string, content: string): Promise<void> {
-    const res = await this.#client.request("PUT", `/internal/docs/${enc(postId)}/content`, {
+    await this.#client.send("PUT", `/internal/docs/${enc(postId)}/content`, {
       body: { workspace_id: workspaceId, content },
+      passOn: [400],
     });
-    await expectNoContent(res, "replace a document's text");
   }
 
   /** The post's live text, or null when it has no document. */
@@ -61,8 +60,7 @@ export class CollabClient {
 
   /** Closes the post's sockets and removes its document (no error when it had none). */
   async deleteDoc(postId: string): Promise<void> {
-    const res = await this.#client.request("DELETE", `/internal/docs/${enc(postId)}`);
-    await expectNoContent(res, "delete a document");
+    await this.#client.send("DELETE", `/internal/docs/${enc(postId)}`, { passOn: [400] });
   }
 
   /**
@@ -70,33 +68,14 @@ export class CollabClient {
    * events). Best effort: sockets that are gone are skipped.
    */
   async broadcast(postId: string, message: CommentEvent | Record<string, unknown>): Promise<void> {
-    const res = await this.#client.request("POST", `/internal/docs/${enc(postId)}/broadcast`, {
+    await this.#client.send("POST", `/internal/docs/${enc(postId)}/broadcast`, {
       body: { message },
+      passOn: [400],
     });
-    await expectNoContent(res, "broadcast to a document's sockets");
   }
 
   /** How the document is stored (sequence, snapshot, compactions) and its open sockets. */
   stats(postId: string): Promise<DocStats | null> {
     return this.#client.json(docStatsSchema, "GET", `/internal/docs/${enc(postId)}/stats`);
   }
-}
-
-async function expectNoContent(res: Response, what: string): Promise<void> {
-  if (res.ok) {
-    await res.body?.cancel();
-    return;
-  }
-  const text = await res.text();
-  if (res.status === 400) {
-    let message = "Bad request";
-    try {
-      message = JSON.parse(text).error ?? message;
-    } catch { /* not JSON */ }
-    throw new AppError(400, message);
-  }
-  throw new AppError(
-    502,
-    `The collab service answered ${res.status} to ${what}: ${text.slice(0, 200)}`,
-  );
 }

@@ -1,15 +1,14 @@
 import type { z } from "zod";
-import { AppError } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
-import { InternalClient } from "../../shared/internal_client.ts";
+import { InternalClient, type PassedOnStatus } from "../../shared/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
 import { errorMessage } from "../../shared/log.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 import { fallbackTitle } from "./fallback_title.ts";
 import {
-  type generateBody,
   type GenerateResponse,
   generateResponse,
+  type internalGenerateBody,
   type iterateBody,
   type IterateResponse,
   iterateResponse,
@@ -20,8 +19,7 @@ import {
 } from "./schemas.ts";
 
 /** The statuses the AI operations answer on purpose; passed on to the caller as they are. */
-const PASSED_ON = [400, 403, 404, 429, 500, 503] as const;
-type PassedOn = typeof PASSED_ON[number];
+const PASSED_ON: readonly PassedOnStatus[] = [400, 403, 404, 429, 500, 503];
 
 /** How long a capture waits for an AI title before it uses the fallback. */
 export const TITLE_DEADLINE_MS = 5_000;
@@ -77,10 +75,11 @@ export class GenaiClient {
 
   /**
    * REST generate on behalf of `caller` (MCP generate_post): the same checks and answers.
+   * With `idea`, the idea the caller has just read, genai does not read it again.
    * Throws AppError with the genai service's status and message (400, 403, 404, 429, 500,
    * 503); 502 for anything else.
    */
-  generate(caller: Caller, body: z.input<typeof generateBody>): Promise<GenerateResponse> {
+  generate(caller: Caller, body: z.input<typeof internalGenerateBody>): Promise<GenerateResponse> {
     return this.#operation(generateResponse, "/internal/generate", caller, body);
   }
 
@@ -94,23 +93,7 @@ export class GenaiClient {
     return this.#operation(proofreadResponse, "/internal/proofread", caller, body);
   }
 
-  async #operation<T>(
-    schema: z.ZodType<T>,
-    path: string,
-    caller: Caller,
-    body: unknown,
-  ): Promise<T> {
-    const res = await this.#client.request("POST", path, { body, caller });
-    const answer = await res.json().catch(() => null);
-    if (res.ok) {
-      const parsed = schema.safeParse(answer);
-      if (parsed.success) return parsed.data;
-      throw new AppError(502, "The genai service gave an unexpected answer");
-    }
-    const message = typeof answer?.error === "string" ? answer.error : null;
-    if ((PASSED_ON as readonly number[]).includes(res.status) && message) {
-      throw new AppError(res.status as PassedOn, message);
-    }
-    throw new AppError(502, `The genai service answered ${res.status} to POST ${path}`);
+  #operation<T>(schema: z.ZodType<T>, path: string, caller: Caller, body: unknown): Promise<T> {
+    return this.#client.call(schema, "POST", path, { body, caller, passOn: PASSED_ON });
   }
 }

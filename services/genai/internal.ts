@@ -1,20 +1,10 @@
-import type { z } from "zod";
-import { describeZodError, requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
-import { AppError } from "../../shared/http/app_error.ts";
+import { internalBody } from "../../shared/http/internal_input.ts";
+import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { AiBackend } from "./ai_backend.ts";
 import type { GenaiOperations } from "./operations.ts";
-import { generateBody, iterateBody, proofreadBody, titleRequestSchema } from "./schemas.ts";
+import { internalGenerateBody, iterateBody, proofreadBody, titleRequestSchema } from "./schemas.ts";
 import { makeTitle } from "./titles.ts";
-
-async function parseJson<T extends z.ZodTypeAny>(
-  req: { json(): Promise<unknown> },
-  schema: T,
-): Promise<z.infer<T>> {
-  const parsed = schema.safeParse(await req.json().catch(() => undefined));
-  if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
-  return parsed.data;
-}
 
 /**
  * Routes for peers only (never in the public document). `/internal/titles` always answers a
@@ -27,22 +17,23 @@ export function mountGenaiInternal(
   deps: { backend: AiBackend | null; logger: Logger; ops: GenaiOperations },
 ): void {
   app.post("/internal/titles", async (c) => {
-    const { text } = await parseJson(c.req, titleRequestSchema);
+    const { text } = await internalBody(c, titleRequestSchema);
     return c.json(await makeTitle(deps.backend, text, deps.logger));
   });
 
   app.post("/internal/generate", async (c) => {
     const caller = requireCaller(c);
-    return c.json(await deps.ops.generate(caller, await parseJson(c.req, generateBody)));
+    const { idea, ...input } = await internalBody(c, internalGenerateBody);
+    return c.json(await deps.ops.generate(caller, input, idea));
   });
 
   app.post("/internal/iterate", async (c) => {
     const caller = requireCaller(c);
-    return c.json(await deps.ops.iterate(caller, await parseJson(c.req, iterateBody)));
+    return c.json(await deps.ops.iterate(caller, await internalBody(c, iterateBody)));
   });
 
   app.post("/internal/proofread", async (c) => {
     const caller = requireCaller(c);
-    return c.json(await deps.ops.proofread(caller, await parseJson(c.req, proofreadBody)));
+    return c.json(await deps.ops.proofread(caller, await internalBody(c, proofreadBody)));
   });
 }

@@ -4,13 +4,14 @@ import type { Logger } from "../../shared/log.ts";
 import { countMetric, recordMetric } from "../../shared/metrics.ts";
 import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsClient } from "../posts/client.ts";
-import type { PromptRecord, PromptsClient } from "../prompts/client.ts";
+import type { Prompt, PromptsClient } from "../prompts/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import { type AiBackend, AiBackendError, type ChatMessage } from "./ai_backend.ts";
 import { buildGenerateMessages, buildIterateMessages, rankExamples } from "./prompt_builder.ts";
 import { buildProofreadMessages, proofreadAnnotations } from "./proofread.ts";
 import type {
   GenerateBody,
+  GeneratedIdea,
   GenerateResponse,
   IterateBody,
   IterateResponse,
@@ -47,13 +48,21 @@ export interface GenaiDeps {
 export class GenaiOperations {
   constructor(private readonly deps: GenaiDeps) {}
 
-  async generate(caller: Caller, input: GenerateBody): Promise<GenerateResponse> {
+  /**
+   * `known`: the idea as a peer that has just read it passes it (MCP generate_post), so it is
+   * not read again; REST names only `idea_id`, and the idea is read from the ideas service.
+   */
+  async generate(
+    caller: Caller,
+    input: GenerateBody,
+    known?: GeneratedIdea,
+  ): Promise<GenerateResponse> {
     const { workspaces, ideas, prompts, posts } = this.deps;
     await workspaces.requireMember(input.workspace_id, caller.user_id);
     const backend = this.#backend();
-    const idea = await ideas.getIdea(input.idea_id, input.workspace_id);
+    const idea = known ?? await ideas.getIdea(input.idea_id, input.workspace_id);
     if (!idea) throw new AppError(404, IDEA_NOT_FOUND);
-    let prompt: PromptRecord | null;
+    let prompt: Prompt | null;
     if (input.prompt_id) {
       prompt = await prompts.getPrompt(input.workspace_id, input.prompt_id);
       if (!prompt) throw new AppError(404, PROMPT_NOT_FOUND);

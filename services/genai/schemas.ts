@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ideaSchema } from "../ideas/schemas.ts";
 import { ANNOTATION_TYPES } from "./proofread.ts";
 
 /** POST /internal/titles: the free-form text an idea was captured with. */
@@ -66,6 +67,23 @@ export const generateBody = z.object({
 }).openapi("GenerateRequest");
 export type GenerateBody = z.infer<typeof generateBody>;
 
+/** What generate reads of the idea. */
+export const generatedIdeaSchema = ideaSchema.pick({
+  idea_id: true,
+  title: true,
+  description: true,
+  tags: true,
+});
+export type GeneratedIdea = z.infer<typeof generatedIdeaSchema>;
+
+/**
+ * POST /internal/generate (MCP): the REST body, and the idea when the caller has just read it
+ * (then it is not read again).
+ */
+export const internalGenerateBody = generateBody.extend({
+  idea: generatedIdeaSchema.optional(),
+});
+
 export const generateResponse = z.object({
   content: z.string(),
   idea_id: z.string(),
@@ -109,5 +127,3 @@ export const proofreadResponse = z.object({
   post_id: z.string(),
 }).openapi("ProofreadResponse");
 export type ProofreadResponse = z.infer<typeof proofreadResponse>;
-
-export const errorSchema = z.object({ error: z.string() }).openapi("Error");

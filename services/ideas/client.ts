@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { AppError } from "../../shared/http/app_error.ts";
-import { InternalClient } from "../../shared/internal_client.ts";
+import { InternalClient, type PassedOnStatus } from "../../shared/internal_client.ts";
 import { ideaSchema } from "./schemas.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 
@@ -8,7 +7,8 @@ import type { ServiceDirectory } from "../../shared/service_directory.ts";
 export const ideaRecordSchema = ideaSchema;
 export type IdeaRecord = z.infer<typeof ideaRecordSchema>;
 
-const errorBody = z.object({ error: z.string() });
+/** The ideas service's refusals (bad input, unknown idea, a transition it does not allow). */
+const PASSED_ON: readonly PassedOnStatus[] = [400, 404, 409];
 const enc = encodeURIComponent;
 
 /** The typed client other services (posts, genai, mcp, admin) use to reach ideas' internals. */
@@ -44,9 +44,7 @@ export class IdeasClient {
     tags?: string[] | null;
     created_by: string;
   }): Promise<IdeaRecord> {
-    return await this.#expect(
-      await this.#client.request("POST", "/internal/ideas", { body: input }),
-    );
+    return await this.#idea("POST", "/internal/ideas", input);
   }
 
   /**
@@ -55,11 +53,10 @@ export class IdeasClient {
    * spec's message when it is already converted into another post.
    */
   async convert(ideaId: string, postId: string, workspaceId?: string): Promise<IdeaRecord> {
-    return await this.#expect(
-      await this.#client.request("POST", `/internal/ideas/${enc(ideaId)}/convert`, {
-        body: { post_id: postId, ...(workspaceId ? { workspace_id: workspaceId } : {}) },
-      }),
-    );
+    return await this.#idea("POST", `/internal/ideas/${enc(ideaId)}/convert`, {
+      post_id: postId,
+      ...(workspaceId ? { workspace_id: workspaceId } : {}),
+    });
   }
 
   /** MCP update_idea: status (`new`|`converted`) and tags; AppError 400/404 as answered. */
@@ -67,9 +64,7 @@ export class IdeasClient {
     ideaId: string,
     input: { workspace_id: string; status?: string; tags?: string[] | null },
   ): Promise<IdeaRecord> {
-    return await this.#expect(
-      await this.#client.request("PUT", `/internal/ideas/${enc(ideaId)}/mcp`, { body: input }),
-    );
+    return await this.#idea("PUT", `/internal/ideas/${enc(ideaId)}/mcp`, input);
   }
 
   /** The number of ideas that exist now (admin metrics). */
@@ -82,18 +77,8 @@ export class IdeasClient {
     return found?.total_ideas ?? 0;
   }
 
-  /** An idea from a 2xx answer; the ideas service's 400/404/409 passed on as they are. */
-  async #expect(res: Response): Promise<IdeaRecord> {
-    const body = await res.json().catch(() => null);
-    if (res.ok) {
-      const parsed = ideaRecordSchema.safeParse(body);
-      if (parsed.success) return parsed.data;
-      throw new AppError(502, "The ideas service gave an unexpected answer");
-    }
-    const error = errorBody.safeParse(body);
-    if ([400, 404, 409].includes(res.status) && error.success) {
-      throw new AppError(res.status as 400 | 404 | 409, error.data.error);
-    }
-    throw new AppError(502, `The ideas service answered ${res.status}`);
+  /** An idea from a 2xx answer; the ideas service's refusals passed on as answered. */
+  #idea(method: string, path: string, body: unknown): Promise<IdeaRecord> {
+    return this.#client.call(ideaRecordSchema, method, path, { body, passOn: PASSED_ON });
   }
 }

@@ -1,11 +1,6 @@
-import type { Context } from "hono";
-import type { z } from "zod";
-import { AppError, conflict, notFound } from "../../shared/http/app_error.ts";
-import {
-  describeZodError,
-  type ServiceApp,
-  type ServiceEnv,
-} from "../../shared/http/service_app.ts";
+import { conflict, notFound } from "../../shared/http/app_error.ts";
+import { internalBody } from "../../shared/http/internal_input.ts";
+import type { ServiceApp } from "../../shared/http/service_app.ts";
 import { IDEA_NOT_FOUND, transitionMessage } from "./routes.ts";
 import {
   ID_MAX,
@@ -16,12 +11,6 @@ import {
   internalMcpUpdateBody,
 } from "./schemas.ts";
 import type { IdeasStore } from "./store.ts";
-
-async function parseBody<T>(c: Context<ServiceEnv>, schema: z.ZodType<T>): Promise<T> {
-  const parsed = schema.safeParse(await c.req.json().catch(() => undefined));
-  if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
-  return parsed.data;
-}
 
 /** A path or query id; an over-long one cannot name anything (and must not reach a key). */
 function id(value: string | undefined): string {
@@ -58,7 +47,7 @@ export function mountIdeasInternal(app: ServiceApp, store: IdeasStore): void {
 
   /** MCP create_idea: the title is stored literally, no AI call. */
   app.post("/internal/ideas", async (c) => {
-    const body = await parseBody(c, internalCreateBody);
+    const body = await internalBody(c, internalCreateBody);
     const idea = await store.create({ ...body, source_url: "" });
     return c.json(idea, 201);
   });
@@ -66,7 +55,7 @@ export function mountIdeasInternal(app: ServiceApp, store: IdeasStore): void {
   /** A post was created from the idea; idempotent for the same post, 409 otherwise. */
   app.post("/internal/ideas/:id/convert", async (c) => {
     const ideaId = id(c.req.param("id"));
-    const body = await parseBody(c, internalConvertBody);
+    const body = await internalBody(c, internalConvertBody);
     const idea = await store.getById(ideaId);
     if (!idea || (body.workspace_id && idea.workspace_id !== body.workspace_id)) {
       throw notFound(IDEA_NOT_FOUND);
@@ -80,7 +69,7 @@ export function mountIdeasInternal(app: ServiceApp, store: IdeasStore): void {
   /** MCP update_idea: status (validated) and tags only; an unknown idea is a 404. */
   app.put("/internal/ideas/:id/mcp", async (c) => {
     const ideaId = id(c.req.param("id"));
-    const body = await parseBody(c, internalMcpUpdateBody);
+    const body = await internalBody(c, internalMcpUpdateBody);
     const idea = await store.mcpUpdate(body.workspace_id, ideaId, {
       status: body.status,
       tags: body.tags,

@@ -24,6 +24,8 @@ export interface GenaiOps {
   generate(caller: Caller, input: {
     workspace_id: string;
     idea_id: string;
+    /** the idea as MCP read it, so genai does not read it again */
+    idea: { idea_id: string; title: string; description: string; tags: string[] };
     prompt_id?: string;
     audience?: string;
     tone?: string;
@@ -121,20 +123,19 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
 
   register("list_ideas", async ({ workspace_id, status }) => {
     await member(workspace_id);
+    // The ideas service filters by the exact status (an unknown one matches nothing).
     const items = await ideas.listIdeas(workspace_id, status || undefined);
     return {
-      ideas: items
-        .filter((idea) => !status || idea.status === status)
-        .map((idea) => ({
-          idea_id: idea.idea_id,
-          workspace_id: idea.workspace_id,
-          title: idea.title,
-          description: idea.description,
-          status: idea.status,
-          tags: idea.tags,
-          created_at: idea.created_at,
-          updated_at: idea.updated_at,
-        })),
+      ideas: items.map((idea) => ({
+        idea_id: idea.idea_id,
+        workspace_id: idea.workspace_id,
+        title: idea.title,
+        description: idea.description,
+        status: idea.status,
+        tags: idea.tags,
+        created_at: idea.created_at,
+        updated_at: idea.updated_at,
+      })),
     };
   });
 
@@ -171,11 +172,16 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
     };
   });
 
+  // The idea is read once, here: genai is handed it, and posts converts it without reading it.
   register("generate_post", async (args) => {
     await member(args.workspace_id);
     const idea = await ideas.getIdea(args.idea_id, args.workspace_id);
     if (!idea) throw notFound(IDEA_NOT_FOUND);
-    const { content } = await genai.generate(caller, args);
+    const { idea_id, title, description, tags } = idea;
+    const { content } = await genai.generate(caller, {
+      ...args,
+      idea: { idea_id, title, description, tags },
+    });
     // A new idea is linked (and so converted), as REST post creation does; an idea already
     // converted keeps its post, and the new draft stands on its own rather than failing.
     const post = await posts.createPost({

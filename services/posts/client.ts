@@ -1,14 +1,10 @@
 import { z } from "zod";
-import { AppError } from "../../shared/http/app_error.ts";
-import { InternalClient } from "../../shared/internal_client.ts";
+import { InternalClient, type PassedOnStatus } from "../../shared/internal_client.ts";
 import type { Caller } from "../../shared/http/identity.ts";
-import { exampleSchema, postSchema } from "./schemas.ts";
+import { exampleSchema, type Post, type PostRecord, postSchema } from "./schemas.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 
-/** A post as peers see it (the same shape as the REST answer). */
-/** A post as peers see it: the schema the posts routes answer with. */
-export const postRecordSchema = postSchema;
-export type PostRecord = z.infer<typeof postRecordSchema>;
+export type { Post, PostRecord };
 
 /** What collab needs at WebSocket connect: whose post it is and in which workspace. */
 export const postInfoSchema = z.object({
@@ -29,7 +25,8 @@ export const postStatsSchema = z.object({
 });
 export type PostStats = z.infer<typeof postStatsSchema>;
 
-const errorBody = z.object({ error: z.string() });
+/** The posts service's refusals, as its REST routes answer them. */
+const PASSED_ON: readonly PassedOnStatus[] = [400, 403, 404, 409];
 const enc = encodeURIComponent;
 
 /** The typed client other services (collab, genai, mcp, admin) use to reach posts' internals. */
@@ -52,9 +49,9 @@ export class PostsClient {
    * The whole post with its current text (the live collab document's when there is one).
    * With `workspaceId`, null unless the post belongs to that workspace.
    */
-  getPost(postId: string, workspaceId?: string): Promise<PostRecord | null> {
+  getPost(postId: string, workspaceId?: string): Promise<Post | null> {
     const query = workspaceId ? `?workspaceId=${enc(workspaceId)}` : "";
-    return this.#client.json(postRecordSchema, "GET", `/internal/posts/${enc(postId)}${query}`);
+    return this.#client.json(postSchema, "GET", `/internal/posts/${enc(postId)}${query}`);
   }
 
   /** The workspace's example posts, newest first (genai ranks them by tag overlap). */
@@ -69,8 +66,8 @@ export class PostsClient {
 
   /**
    * Creates a post as `author_id` (MCP generate_post; the caller has checked membership).
-   * With `source_idea_id` the idea becomes converted, as on REST create. AppError 400/404/409
-   * are passed on as answered.
+   * With `source_idea_id`, an idea the caller has just read and found `new`, the idea becomes
+   * converted, as on REST create. AppError 400/404/409 are passed on as answered.
    */
   async createPost(input: {
     workspace_id: string;
@@ -80,22 +77,18 @@ export class PostsClient {
     author_id: string;
     author_name?: string;
     source_idea_id?: string | null;
-  }): Promise<PostRecord> {
-    return await this.#expect(
-      await this.#client.request("POST", "/internal/posts", { body: input }),
-    );
+  }): Promise<Post> {
+    return await this.#post("POST", "/internal/posts", { body: input });
   }
 
   /**
    * Replaces the post's text (MCP iterate_post): stored, and sent to every connected editor.
    * With `workspaceId`, 404 unless the post belongs to that workspace.
    */
-  async setContent(postId: string, content: string, workspaceId?: string): Promise<PostRecord> {
-    return await this.#expect(
-      await this.#client.request("PUT", `/internal/posts/${enc(postId)}/content`, {
-        body: { content, ...(workspaceId ? { workspace_id: workspaceId } : {}) },
-      }),
-    );
+  async setContent(postId: string, content: string, workspaceId?: string): Promise<Post> {
+    return await this.#post("PUT", `/internal/posts/${enc(postId)}/content`, {
+      body: { content, ...(workspaceId ? { workspace_id: workspaceId } : {}) },
+    });
   }
 
   /**
@@ -103,27 +96,25 @@ export class PostsClient {
    * an approval of another text is withdrawn there (CONTRACT 12).
    */
   async textChanged(postId: string, sha256: string): Promise<void> {
-    const res = await this.#client.request("POST", `/internal/posts/${enc(postId)}/text-changed`, {
-      body: { sha256 },
-    });
-    await res.body?.cancel();
-    if (!res.ok && res.status !== 404) {
-      throw new Error(`The posts service answered ${res.status} to text-changed`);
-    }
+    // A post deleted meanwhile (404) has no approval left to withdraw.
+    await this.#client.json(
+      z.object({ sent_back: z.boolean() }),
+      "POST",
+      `/internal/posts/${enc(postId)}/text-changed`,
+      { body: { sha256 } },
+    );
   }
 
   /** A workspace's posts, newest first, optionally of one status (MCP list_posts). */
   async listPosts(workspaceId: string, status?: string): Promise<PostRecord[]> {
     const query = `workspaceId=${enc(workspaceId)}${status ? `&status=${enc(status)}` : ""}`;
-    const res = await this.#client.request("GET", `/internal/posts?${query}`);
-    const body = await res.json().catch(() => null);
-    if (res.status === 400) throw new AppError(400, body?.error ?? "Bad request");
-    const parsed = z.object({ items: z.array(postRecordSchema.omit({ content: true })) })
-      .safeParse(body);
-    if (!res.ok || !parsed.success) {
-      throw new AppError(502, `The posts service answered ${res.status} to list posts`);
-    }
-    return parsed.data.items.map((p) => ({ ...p, content: "" }));
+    const found = await this.#client.call(
+      z.object({ items: z.array(postSchema.omit({ content: true })) }),
+      "GET",
+      `/internal/posts?${query}`,
+      { passOn: [400] },
+    );
+    return found.items;
   }
 
   /** Asks for a review, acting for `caller` (MCP request_review); REST's errors passed on. */
@@ -131,12 +122,11 @@ export class PostsClient {
     caller: Caller,
     postId: string,
     input: { workspace_id: string; reviewer_ids: string[]; note?: string },
-  ): Promise<PostRecord> {
-    return await this.#expect(
-      await this.#client.request("POST", `/internal/posts/${enc(postId)}/review-requests`, {
-        body: { ...input, caller },
-      }),
-    );
+  ): Promise<Post> {
+    return await this.#post("POST", `/internal/posts/${enc(postId)}/review-requests`, {
+      body: input,
+      caller,
+    });
   }
 
   /** Schedules, acting for `caller` (MCP schedule_post); REST's errors passed on. */
@@ -144,12 +134,11 @@ export class PostsClient {
     caller: Caller,
     postId: string,
     input: { workspace_id: string; at?: string },
-  ): Promise<PostRecord> {
-    return await this.#expect(
-      await this.#client.request("POST", `/internal/posts/${enc(postId)}/schedule`, {
-        body: { ...input, caller },
-      }),
-    );
+  ): Promise<Post> {
+    return await this.#post("POST", `/internal/posts/${enc(postId)}/schedule`, {
+      body: input,
+      caller,
+    });
   }
 
   /** The admin metrics figures. */
@@ -158,17 +147,8 @@ export class PostsClient {
       { total_posts: 0, posts_published_last_30_days: 0 };
   }
 
-  async #expect(res: Response): Promise<PostRecord> {
-    const body = await res.json().catch(() => null);
-    if (res.ok) {
-      const parsed = postRecordSchema.safeParse(body);
-      if (parsed.success) return parsed.data;
-      throw new AppError(502, "The posts service gave an unexpected answer");
-    }
-    const error = errorBody.safeParse(body);
-    if ([400, 403, 404, 409].includes(res.status) && error.success) {
-      throw new AppError(res.status as 400 | 403 | 404 | 409, error.data.error);
-    }
-    throw new AppError(502, `The posts service answered ${res.status}`);
+  /** A post from a 2xx answer; the posts service's refusals passed on as answered. */
+  #post(method: string, path: string, options: { body: unknown; caller?: Caller }) {
+    return this.#client.call(postSchema, method, path, { ...options, passOn: PASSED_ON });
   }
 }

@@ -1,16 +1,10 @@
-import type { Context } from "hono";
-import type { z } from "zod";
 import { AppError, notFound } from "../../shared/http/app_error.ts";
-import {
-  describeZodError,
-  type ServiceApp,
-  type ServiceEnv,
-} from "../../shared/http/service_app.ts";
+import { internalBody, internalQuery } from "../../shared/http/internal_input.ts";
+import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import { toIso } from "../../shared/time.ts";
 import type { PostOperations } from "./operations.ts";
 import type { Publishing } from "./publishing.ts";
 import type { ReviewOperations } from "./review.ts";
-import { callerSchema } from "../../shared/http/identity.ts";
 import {
   ID_MAX,
   internalContentBody,
@@ -19,17 +13,12 @@ import {
   POST_NOT_FOUND,
   reviewRequestBody,
   scheduleBody,
+  textChangedBody,
 } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
 
 /** Published within this many days counts for the admin metric. */
 const PUBLISHED_WINDOW_DAYS = 30;
-
-async function parseBody<T>(c: Context<ServiceEnv>, schema: z.ZodType<T>): Promise<T> {
-  const parsed = schema.safeParse(await c.req.json().catch(() => undefined));
-  if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
-  return parsed.data;
-}
 
 /** A path id; an over-long one names no post (and must not reach a key). */
 function postId(value: string | undefined): string {
@@ -55,12 +44,7 @@ export function mountPostsInternal(
 
   /** MCP list_posts: the workspace's posts (the caller's membership is MCP's check). */
   app.get("/internal/posts", async (c) => {
-    const parsed = listPostsQuery.safeParse({
-      workspaceId: c.req.query("workspaceId"),
-      status: c.req.query("status"),
-    });
-    if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
-    const { workspaceId, status } = parsed.data;
+    const { workspaceId, status } = internalQuery(c, listPostsQuery);
     const records = (await store.listPosts(workspaceId)).filter((p) =>
       status === undefined || p.status === status
     );
@@ -68,38 +52,24 @@ export function mountPostsInternal(
   });
 
   /**
-   * MCP request_review and schedule_post, acting for `caller` (MCP's verified caller, whose
-   * membership these routes check like the REST routes do).
+   * MCP request_review and schedule_post, acting for the caller in the caller header (MCP's
+   * verified caller, whose membership these routes check like the REST routes do).
    */
   app.post("/internal/posts/:id/review-requests", async (c) => {
+    const caller = requireCaller(c);
     const id = postId(c.req.param("id"));
-    const raw = await c.req.json().catch(() => null);
-    const caller = callerSchema.safeParse(raw?.caller);
-    if (!caller.success) throw new AppError(400, "caller is required");
-    const input = reviewRequestBody.safeParse(raw);
-    if (!input.success) throw new AppError(400, describeZodError(input.error));
-    await review.requireMember(input.data.workspace_id, caller.data.user_id);
+    const input = await internalBody(c, reviewRequestBody);
+    await review.requireMember(input.workspace_id, caller.user_id);
     return c.json(
-      await review.requestReview(
-        caller.data,
-        input.data.workspace_id,
-        id,
-        input.data.reviewer_ids,
-        input.data.note,
-      ),
+      await review.requestReview(caller, input.workspace_id, id, input.reviewer_ids, input.note),
     );
   });
 
   app.post("/internal/posts/:id/schedule", async (c) => {
+    const caller = requireCaller(c);
     const id = postId(c.req.param("id"));
-    const raw = await c.req.json().catch(() => null);
-    const caller = callerSchema.safeParse(raw?.caller);
-    if (!caller.success) throw new AppError(400, "caller is required");
-    const input = scheduleBody.safeParse(raw);
-    if (!input.success) throw new AppError(400, describeZodError(input.error));
-    return c.json(
-      await publishing.schedule(caller.data, input.data.workspace_id, id, input.data.at),
-    );
+    const input = await internalBody(c, scheduleBody);
+    return c.json(await publishing.schedule(caller, input.workspace_id, id, input.at));
   });
 
   /**
@@ -108,10 +78,8 @@ export function mountPostsInternal(
    */
   app.post("/internal/posts/:id/text-changed", async (c) => {
     const id = postId(c.req.param("id"));
-    const body = await c.req.json().catch(() => null);
-    const sha = typeof body?.sha256 === "string" ? body.sha256 : "";
-    if (!/^[0-9a-f]{64}$/.test(sha)) throw new AppError(400, "sha256 must be 64 hex digits");
-    const sentBack = await review.textChanged(id, sha);
+    const { sha256 } = await internalBody(c, textChangedBody);
+    const sentBack = await review.textChanged(id, sha256);
     return c.json({ sent_back: sentBack !== null });
   });
 
@@ -134,17 +102,23 @@ export function mountPostsInternal(
     return c.json(await posts.read(record));
   });
 
-  /** MCP generate_post: a post by `author_id` (whose membership MCP has checked). */
+  /**
+   * MCP generate_post: a post by `author_id` (whose membership MCP has checked), from the idea
+   * `source_idea_id` that MCP has just read and found `new`.
+   */
   app.post("/internal/posts", async (c) => {
-    const input = await parseBody(c, internalCreatePostBody);
-    const post = await posts.create({ ...input, author_name: input.author_name ?? "" });
+    const input = await internalBody(c, internalCreatePostBody);
+    const post = await posts.create(
+      { ...input, author_name: input.author_name ?? "" },
+      { ideaChecked: true },
+    );
     return c.json(post, 201);
   });
 
   /** MCP iterate_post: the text replaced, in the live document and the stored copy. */
   app.put("/internal/posts/:id/content", async (c) => {
     const id = postId(c.req.param("id"));
-    const input = await parseBody(c, internalContentBody);
+    const input = await internalBody(c, internalContentBody);
     const record = await store.findPost(id);
     if (!record || (input.workspace_id && record.workspace_id !== input.workspace_id)) {
       throw notFound(POST_NOT_FOUND);

@@ -45,12 +45,14 @@ export class PostOperations {
    * Creates a post. With `source_idea_id` the idea must exist in the workspace and be `new`
    * (404 `Idea not found`, 409 the transition message); the post is stored first and the idea
    * converted after, and a failed conversion removes the post again, so the idea never points
-   * to a post that does not exist.
+   * to a post that does not exist. `ideaChecked`: the caller has just read the idea and found it
+   * `new` (MCP generate_post), so it is not read again; the conversion still refuses one that
+   * changed since.
    */
-  async create(input: NewPost): Promise<Post> {
+  async create(input: NewPost, options: { ideaChecked?: boolean } = {}): Promise<Post> {
     const { store, liveDocs, ideas, logger } = this.deps;
     const ideaId = input.source_idea_id?.trim() || null;
-    if (ideaId) {
+    if (ideaId && !options.ideaChecked) {
       const idea = await ideas.getIdea(ideaId, input.workspace_id);
       if (!idea) throw notFound(IDEA_NOT_FOUND);
       if (idea.status !== "new") {

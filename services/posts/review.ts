@@ -6,7 +6,7 @@ import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { ServiceQueue } from "../../shared/queue.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { AuthClient } from "../auth/client.ts";
-import type { WorkspaceRecord, WorkspacesClient } from "../workspaces/client.ts";
+import type { Workspace, WorkspacesClient } from "../workspaces/client.ts";
 import type { PostsJob } from "./jobs.ts";
 import type { PostOperations } from "./operations.ts";
 import {
@@ -62,7 +62,7 @@ export class ReviewOperations {
   }
 
   /** The workspace's publishing settings (defaults when the record cannot be read). */
-  async settings(workspaceId: string): Promise<WorkspaceRecord | null> {
+  async settings(workspaceId: string): Promise<Workspace | null> {
     return await this.deps.workspaces.getWorkspace(workspaceId);
   }
 

@@ -2,40 +2,38 @@ import { z } from "zod";
 import { AppError } from "../../shared/http/app_error.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import {
+  membershipAnswerSchema,
+  type Workspace,
+  type WorkspaceRole,
+  workspaceRoleSchema,
+  workspaceSchema,
+} from "./schemas.ts";
 
-export const membershipSchema = z.object({
-  workspace_id: z.string(),
-  user_id: z.string(),
-  /** null when the user is not a member (or the workspace does not exist) */
-  role: z.enum(["owner", "editor", "viewer"]).nullable(),
-  /** null when the workspace does not exist */
-  workspace_status: z.enum(["active", "deleted"]).nullable(),
-  owner_id: z.string().nullable(),
+export type Membership = z.infer<typeof membershipAnswerSchema>;
+export type { Workspace, WorkspaceRole };
+
+/** A workspace with the user's role in it (MCP's list_workspaces). */
+const userWorkspacesSchema = z.object({
+  workspaces: z.array(z.object({
+    workspace_id: z.string(),
+    name: z.string(),
+    member_role: workspaceRoleSchema,
+  })),
 });
-export type Membership = z.infer<typeof membershipSchema>;
-export type WorkspaceRole = "owner" | "editor" | "viewer";
 
-/** A workspace record as the workspaces service stores it (admin list). */
+/**
+ * The admin list's workspace: the workspaces service's record, its CONTRACT 12 fields
+ * documented with the defaults the store reads an older record with.
+ */
 export const workspaceRecordSchema = z.object({
-  workspace_id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  owner_id: z.string(),
-  status: z.enum(["active", "deleted"]),
-  default_prompt_id: z.string().nullable(),
-  publishing_slots: z.array(z.string()),
-  approval_required: z.boolean().default(false),
-  timezone: z.string().default("UTC"),
-  created_at: z.string(),
-  updated_at: z.string(),
-  deleted_at: z.string().optional(),
+  ...workspaceSchema.shape,
+  approval_required: workspaceSchema.shape.approval_required.default(false),
+  timezone: workspaceSchema.shape.timezone.default("UTC"),
 });
-export type WorkspaceRecord = z.infer<typeof workspaceRecordSchema>;
 
-const statusChangeSchema = z.object({
-  workspace_id: z.string(),
-  status: z.enum(["active", "deleted"]),
-});
+const statusChangeSchema = workspaceSchema.pick({ workspace_id: true, status: true });
+type StatusChange = z.infer<typeof statusChangeSchema>;
 
 /** The typed client other services use to ask the workspaces service about memberships. */
 export class WorkspacesClient {
@@ -48,7 +46,7 @@ export class WorkspacesClient {
   /** The user's role in the workspace and the workspace's status (never null itself). */
   async membership(workspaceId: string, userId: string): Promise<Membership> {
     const found = await this.#client.json(
-      membershipSchema,
+      membershipAnswerSchema,
       "GET",
       `/internal/workspaces/${encodeURIComponent(workspaceId)}/members/${
         encodeURIComponent(userId)
@@ -81,43 +79,33 @@ export class WorkspacesClient {
 
   /** Turns pending invites for `email` into memberships of `userId` (called on confirm). */
   async acceptInvites(email: string, userId: string): Promise<void> {
-    const res = await this.#client.request("POST", "/internal/invites/accept", {
+    await this.#client.send("POST", "/internal/invites/accept", {
       body: { email, user_id: userId },
     });
-    if (!res.ok) {
-      throw new AppError(502, `The workspaces service answered ${res.status} to accept invites`);
-    }
-    await res.body?.cancel();
   }
 
   /** Every workspace the user belongs to, with their role (MCP's list_workspaces). */
   async listForUser(userId: string) {
     return await this.#client.json(
-      z.object({
-        workspaces: z.array(z.object({
-          workspace_id: z.string(),
-          name: z.string(),
-          member_role: z.enum(["owner", "editor", "viewer"]),
-        })),
-      }),
+      userWorkspacesSchema,
       "GET",
       `/internal/users/${encodeURIComponent(userId)}/workspaces`,
     ) ?? { workspaces: [] };
   }
 
   /** One workspace's record (publishing settings included), or null when there is none. */
-  getWorkspace(workspaceId: string): Promise<WorkspaceRecord | null> {
+  getWorkspace(workspaceId: string): Promise<Workspace | null> {
     return this.#client.json(
-      workspaceRecordSchema,
+      workspaceSchema,
       "GET",
       `/internal/workspaces/${encodeURIComponent(workspaceId)}`,
     );
   }
 
   /** Every workspace, soft-deleted ones included (admin list). */
-  async listAll(): Promise<WorkspaceRecord[]> {
+  async listAll(): Promise<Workspace[]> {
     const found = await this.#client.json(
-      z.object({ workspaces: z.array(workspaceRecordSchema) }),
+      z.object({ workspaces: z.array(workspaceSchema) }),
       "GET",
       "/internal/workspaces",
     );
@@ -125,30 +113,22 @@ export class WorkspacesClient {
   }
 
   /** Admin soft delete: `{workspace_id, status: "deleted"}`; AppError 400 already deleted, 404. */
-  softDelete(workspaceId: string): Promise<z.infer<typeof statusChangeSchema>> {
+  softDelete(workspaceId: string): Promise<StatusChange> {
     return this.#statusChange(workspaceId, "soft-delete");
   }
 
   /** Admin recover: `{workspace_id, status: "active"}`; AppError 400 not deleted, 404. */
-  recover(workspaceId: string): Promise<z.infer<typeof statusChangeSchema>> {
+  recover(workspaceId: string): Promise<StatusChange> {
     return this.#statusChange(workspaceId, "recover");
   }
 
-  async #statusChange(workspaceId: string, action: "soft-delete" | "recover") {
-    const res = await this.#client.request(
+  #statusChange(workspaceId: string, action: "soft-delete" | "recover"): Promise<StatusChange> {
+    return this.#client.call(
+      statusChangeSchema,
       "POST",
       `/internal/workspaces/${encodeURIComponent(workspaceId)}/${action}`,
+      { passOn: [400, 404] },
     );
-    const body = await res.json().catch(() => null);
-    if (res.status === 400 || res.status === 404) {
-      const message = typeof body?.error === "string" ? body.error : "Workspace not found";
-      throw new AppError(res.status, message);
-    }
-    const parsed = statusChangeSchema.safeParse(body);
-    if (!res.ok || !parsed.success) {
-      throw new AppError(502, `The workspaces service answered ${res.status} to ${action}`);
-    }
-    return parsed.data;
   }
 
   /** The maintained counters: `total_workspaces` counts every workspace, deleted included. */

@@ -1,5 +1,6 @@
-import { describeZodError, type ServiceApp } from "../../shared/http/service_app.ts";
+import type { ServiceApp } from "../../shared/http/service_app.ts";
 import { AppError } from "../../shared/http/app_error.ts";
+import { internalBody } from "../../shared/http/internal_input.ts";
 import { acceptInvitesBodySchema, MAX_ID_LENGTH } from "./schemas.ts";
 import type { WorkspacesStore } from "./store.ts";
 
@@ -27,9 +28,8 @@ export function mountInternalRoutes(app: ServiceApp, store: WorkspacesStore): vo
   });
 
   app.post("/internal/invites/accept", async (c) => {
-    const parsed = acceptInvitesBodySchema.safeParse(await c.req.json().catch(() => null));
-    if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
-    await store.acceptInvites(parsed.data.email, parsed.data.user_id);
+    const { email, user_id } = await internalBody(c, acceptInvitesBodySchema);
+    await store.acceptInvites(email, user_id);
     return c.body(null, 204);
   });
 
