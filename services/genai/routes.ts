@@ -1,8 +1,8 @@
-import { createRoute, type z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { GenaiOperations } from "./operations.ts";
 import {
-  errorSchema,
   generateBody,
   generateResponse,
   iterateBody,
@@ -11,15 +11,6 @@ import {
   proofreadResponse,
 } from "./schemas.ts";
 
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const err = (description: string) => json(errorSchema, description);
-const body = <T extends z.ZodTypeAny>(schema: T) => ({
-  body: { content: { "application/json": { schema } }, required: true },
-});
-const security = [{ bearer: [] }];
 const tags = ["GenAI"];
 
 /** The answers every AI route shares beyond its own 200, 400 and 404. */

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AccessCache } from "../../shared/access_cache.ts";
 import { AppError, badRequest, unauthorized } from "../../shared/http/app_error.ts";
+import { bearer, body, err, json } from "../../shared/http/openapi.ts";
 import { describeZodError, requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import { randomToken, sha256Hex } from "../../shared/ids.ts";
 import type { IdeasDeps } from "./routes.ts";
@@ -9,7 +10,6 @@ import {
   captureResultSchema,
   captureTokenBody,
   captureTokenSchema,
-  errorSchema,
 } from "./schemas.ts";
 
 export const CAPTURE_HEADER = "X-Capture-Token";
@@ -33,22 +33,15 @@ export interface QuickCaptureOptions {
   access: AccessCache;
 }
 
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const err = (description: string) => json(errorSchema, description);
 const tags = ["Quick capture"];
 
 const createToken = createRoute({
   method: "post",
   path: "/api/quick-capture/token",
   tags,
-  security: [{ bearer: [] }],
+  security: bearer,
   summary: "Create a capture token for a workspace (earlier tokens keep working)",
-  request: {
-    body: { content: { "application/json": { schema: captureTokenBody } }, required: true },
-  },
+  request: body(captureTokenBody),
   responses: {
     201: json(captureTokenSchema, "The token (shown once) and the capture address"),
     400: err("workspace_id missing"),
@@ -61,7 +54,7 @@ const deleteToken = createRoute({
   method: "delete",
   path: "/api/quick-capture/token",
   tags,
-  security: [{ bearer: [] }],
+  security: bearer,
   summary: "Delete the caller's active capture token (older tokens keep working)",
   responses: {
     204: { description: "Deleted, or there was none" },
@@ -93,7 +86,7 @@ export function mountQuickCapture(
       "workspace." + limitText,
     request: {
       headers: z.object({ "x-capture-token": z.string() }),
-      body: { content: { "application/json": { schema: captureBody } }, required: true },
+      ...body(captureBody),
     },
     responses: {
       201: json(captureResultSchema, "Captured"),

@@ -1,5 +1,6 @@
-import { createRoute, type z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { conflict, notFound } from "../../shared/http/app_error.ts";
+import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import { countMetric } from "../../shared/metrics.ts";
 import type { GenaiClient } from "../genai/client.ts";
@@ -7,7 +8,6 @@ import type { WorkspacesClient } from "../workspaces/client.ts";
 import {
   createIdeaBody,
   deletedSchema,
-  errorSchema,
   ideaListSchema,
   ideaSchema,
   idParam,
@@ -24,12 +24,6 @@ export interface IdeasDeps {
   genai: GenaiClient;
 }
 
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const err = (description: string) => json(errorSchema, description);
-const security = [{ bearer: [] }];
 const tags = ["Ideas"];
 
 export const IDEA_NOT_FOUND = "Idea not found";
@@ -44,9 +38,7 @@ const createIdea = createRoute({
   tags,
   security,
   summary: "Capture an idea; its title is generated from the text",
-  request: {
-    body: { content: { "application/json": { schema: createIdeaBody } }, required: true },
-  },
+  request: body(createIdeaBody),
   responses: {
     201: json(ideaSchema, "The idea, status `new`"),
     400: err("workspace_id or title blank"),
@@ -92,7 +84,7 @@ const updateIdea = createRoute({
   summary: "Update an idea (any of title, description, source_url, tags; status is ignored)",
   request: {
     params: idParam,
-    body: { content: { "application/json": { schema: updateIdeaBody } }, required: true },
+    ...body(updateIdeaBody),
   },
   responses: {
     200: json(ideaSchema, "The idea"),
@@ -125,7 +117,7 @@ const changeStatus = createRoute({
   summary: "Change an idea's status (only `new` to `converted`)",
   request: {
     params: idParam,
-    body: { content: { "application/json": { schema: statusBody } }, required: true },
+    ...body(statusBody),
   },
   responses: {
     200: json(ideaSchema, "The idea"),
@@ -140,15 +132,15 @@ const changeStatus = createRoute({
 export function mountIdeaRoutes(app: ServiceApp, { store, workspaces, genai }: IdeasDeps): void {
   app.openapi(createIdea, async (c) => {
     const caller = requireCaller(c);
-    const body = c.req.valid("json");
-    await workspaces.requireMember(body.workspace_id, caller.user_id);
-    const title = await genai.title(body.title);
+    const input = c.req.valid("json");
+    await workspaces.requireMember(input.workspace_id, caller.user_id);
+    const title = await genai.title(input.title);
     const idea = await store.create({
-      workspace_id: body.workspace_id,
+      workspace_id: input.workspace_id,
       title,
-      description: body.title,
-      tags: body.tags,
-      source_url: body.source_url,
+      description: input.title,
+      tags: input.tags,
+      source_url: input.source_url,
       created_by: caller.user_id,
     });
     countMetric("IdeaCaptured");
@@ -200,10 +192,10 @@ export function mountIdeaRoutes(app: ServiceApp, { store, workspaces, genai }: I
   app.openapi(changeStatus, async (c) => {
     const caller = requireCaller(c);
     const { id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    await workspaces.requireMember(body.workspace_id, caller.user_id);
-    const to = body.status as "new" | "converted";
-    const result = await store.changeStatus(body.workspace_id, id, to);
+    const input = c.req.valid("json");
+    await workspaces.requireMember(input.workspace_id, caller.user_id);
+    const to = input.status as "new" | "converted";
+    const result = await store.changeStatus(input.workspace_id, id, to);
     if (result.kind === "not_found") throw notFound(IDEA_NOT_FOUND);
     if (result.kind === "conflict") throw conflict(transitionMessage(result.current, to));
     return c.json(result.idea, 200);

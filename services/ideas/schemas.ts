@@ -90,7 +90,6 @@ export const ideaListSchema = z.object({
 }).openapi("IdeaList");
 
 export const deletedSchema = z.object({ deleted: z.literal(true) });
-export const errorSchema = z.object({ error: z.string() }).openapi("Error");
 
 // Quick capture
 

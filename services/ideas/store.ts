@@ -113,9 +113,7 @@ export class IdeasStore {
       if (wanted.some((t) => !idea.tags.includes(t))) continue;
       out.push(idea);
     }
-    return out.sort((a, b) =>
-      a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0
-    );
+    return out;
   }
 
   /** Applies `change` to the stored idea in one checked commit; null when it is unknown. */
@@ -178,31 +176,23 @@ export class IdeasStore {
 
   /** The only move allowed is `new` to `converted`; anything else is a conflict. */
   async changeStatus(workspaceId: string, ideaId: string, to: IdeaStatus): Promise<StatusChange> {
-    const key = ideaKey(workspaceId, ideaId);
-    return await retryCommit<StatusChange>(async () => {
-      const entry = await this.kv.get<Idea>(key);
-      const idea = entry.value;
-      if (!idea) return { ok: true, value: { kind: "not_found" } };
-      if (!(idea.status === "new" && to === "converted")) {
-        return { ok: true, value: { kind: "conflict", current: idea.status } };
-      }
-      const next: Idea = { ...idea, status: to, updated_at: nowIso() };
-      const res = await this.kv.atomic().check(entry).set(key, next).commit();
-      return res.ok ? { ok: true, value: { kind: "changed", idea: next } } : { ok: false };
-    });
+    if (to === "converted") return await this.convert(workspaceId, ideaId);
+    const idea = await this.get(workspaceId, ideaId);
+    return idea ? { kind: "conflict", current: idea.status } : { kind: "not_found" };
   }
 
   /**
-   * A post was created from the idea: `converted` with `linked_post_id`. Repeating it for the
-   * same post changes nothing (queue deliveries and retries are at least once).
+   * `new` to `converted`, the one status move there is. With `postId` (a post was created from
+   * the idea) the idea links to it, and repeating the move for the same post changes nothing
+   * (queue deliveries and retries are at least once).
    */
-  async convert(workspaceId: string, ideaId: string, postId: string): Promise<StatusChange> {
+  async convert(workspaceId: string, ideaId: string, postId?: string): Promise<StatusChange> {
     const key = ideaKey(workspaceId, ideaId);
     return await retryCommit<StatusChange>(async () => {
       const entry = await this.kv.get<Idea>(key);
       const idea = entry.value;
       if (!idea) return { ok: true, value: { kind: "not_found" } };
-      if (idea.status === "converted" && idea.linked_post_id === postId) {
+      if (postId && idea.status === "converted" && idea.linked_post_id === postId) {
         return { ok: true, value: { kind: "changed", idea } };
       }
       if (idea.status !== "new") {
@@ -211,7 +201,7 @@ export class IdeasStore {
       const next: Idea = {
         ...idea,
         status: "converted",
-        linked_post_id: postId,
+        ...(postId ? { linked_post_id: postId } : {}),
         updated_at: nowIso(),
       };
       const res = await this.kv.atomic().check(entry).set(key, next).commit();

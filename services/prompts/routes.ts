@@ -1,11 +1,11 @@
-import { createRoute, type z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
+import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import {
   createPromptBody,
   deletedSchema,
-  errorSchema,
   idParam,
   type Prompt,
   promptListSchema,
@@ -25,16 +25,7 @@ export const PROMPT_NOT_FOUND = "Prompt not found";
 export const NOT_CREATOR = "Only the prompt's creator can change it";
 export const LAST_PROMPT = "Cannot delete your last prompt in this workspace";
 
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const err = (description: string) => json(errorSchema, description);
-const security = [{ bearer: [] }];
 const tags = ["Prompts"];
-const body = <T extends z.ZodTypeAny>(schema: T) => ({
-  body: { content: { "application/json": { schema } }, required: true },
-});
 
 const createPrompt = createRoute({
   method: "post",

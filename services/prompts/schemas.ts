@@ -88,4 +88,3 @@ export const promptListSchema = z.object({
   count: z.number().int(),
 }).openapi("PromptList");
 export const deletedSchema = z.object({ deleted: z.literal(true) });
-export const errorSchema = z.object({ error: z.string() }).openapi("Error");

@@ -10,6 +10,9 @@ import {
   workspaceQuerySchema,
 } from "./schemas.ts";
 
+/** Either PUT body: the list under the kind's own name. */
+type PutListBody = { workspace_id: string } & Partial<Record<ListKind, ListItem[]>>;
+
 const TAGS: Record<ListKind, string> = { audiences: "Audiences", languages: "Languages" };
 
 /** The audience and language lists (spec: Audiences and languages): one pair of routes each. */
@@ -54,9 +57,7 @@ export function mountListRoutes(app: ServiceApp, { store }: RouteDeps): void {
       }),
       async (c) => {
         const caller = requireCaller(c);
-        // Either body: the list is under the kind's own name.
-        const input: { workspace_id: string } & Partial<Record<ListKind, ListItem[]>> = c.req
-          .valid("json");
+        const input: PutListBody = c.req.valid("json");
         const items = await store.saveList(
           kind,
           input.workspace_id,
