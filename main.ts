@@ -1,13 +1,10 @@
 /** `deno task start`: every service in one process (CONTRACT section 1). */
 import { startAllInOne } from "./infra/all_in_one.ts";
-import { loadOrExit } from "./shared/config.ts";
-import { parseGatewayConfig } from "./services/gateway/config.ts";
 import { registerQueueCron, stopWithin } from "./infra/lifecycle.ts";
 
 if (import.meta.main) {
   let started!: () => void;
   registerQueueCron("all-in-one queues", new Promise<void>((resolve) => started = resolve));
-  loadOrExit(() => parseGatewayConfig(Deno.env.toObject()));
   const stack = await startAllInOne(Deno.env.toObject()).catch((err) => {
     console.error(err instanceof Error ? err.message : String(err));
     Deno.exit(1);

@@ -24,8 +24,9 @@ export async function startAllInOne(
   options: { quiet?: boolean } = {},
 ): Promise<RunningStack> {
   const base = parseBaseConfig(env);
-  if (!env.INTERNAL_SECRET) base.internalSecret = await instanceSecret(base.dataDir);
-  const gatewayConfig = { ...parseGatewayConfig(env), base };
+  if (!base.internalSecretGiven) base.internalSecret = await instanceSecret(base.dataDir);
+  const gatewayConfig = parseGatewayConfig(env, base);
+  const log = (name: string) => createLogger(name, { level: base.logLevel });
   const directory = new ServiceDirectory();
   const services: ServiceInstance[] = [];
   for (const [name, factory] of Object.entries(SERVICE_FACTORIES)) {
@@ -33,19 +34,19 @@ export async function startAllInOne(
       env,
       base,
       directory,
-      logger: createLogger(name),
+      logger: log(name),
     });
     services.push(service);
   }
   const gateway = createGateway({
     config: gatewayConfig,
     directory,
-    logger: createLogger("gateway"),
-    extraRoutes: await fileAssetRoutesFromEnv(env, base, createLogger("assets")),
+    logger: log("gateway"),
+    extraRoutes: await fileAssetRoutesFromEnv(env, base, log("assets")),
   });
   const server = Deno.serve({
     port: base.port,
-    hostname: env.HOST ?? "0.0.0.0",
+    hostname: base.host,
     onListen: () => {},
   }, gateway.fetch);
   // Services are registered only once started, so /healthz stays 503 until all are ready.
@@ -55,7 +56,7 @@ export async function startAllInOne(
   }
   const port = server.addr.port;
   if (!options.quiet) {
-    createLogger("gateway").info("listening", { port, public_url: base.publicUrl });
+    log("gateway").info("listening", { port, public_url: base.publicUrl });
   }
   return {
     url: `http://127.0.0.1:${port}`,

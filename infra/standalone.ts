@@ -14,11 +14,11 @@ export async function runStandalone(name: ServiceName, factory: ServiceFactory) 
   const env = Deno.env.toObject();
   const base = loadOrExit(() => parseBaseConfig(env, { requireSecret: true }));
   const directory = new ServiceDirectory().registerUrls(base.serviceUrls);
-  const logger = createLogger(name);
+  const logger = createLogger(name, { level: base.logLevel });
   const service = await factory({ env, base, directory, logger });
   directory.register(name, service.fetch);
   let ready = false;
-  const server = Deno.serve({ port: base.port, onListen: () => {} }, (req) => {
+  const server = Deno.serve({ port: base.port, hostname: base.host, onListen: () => {} }, (req) => {
     if (new URL(req.url).pathname === "/healthz") {
       return Response.json(ready ? { status: "ok" } : { status: "starting" }, {
         status: ready ? 200 : 503,

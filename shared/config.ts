@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LOG_LEVELS, type LogLevel } from "./log.ts";
 
 /** Raised when an environment variable is malformed; `message` is the one line to print. */
 export class ConfigError extends Error {}
@@ -25,6 +26,13 @@ const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
 /** Settings every service reads. Service configs extend this with their own variables. */
 export const baseEnvShape = {
   PORT: port.default(8000),
+  HOST: z.preprocess(emptyToUndefined, z.string().min(1).default("0.0.0.0")),
+  LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).default("info")),
+  /** The hosted login's client: auth accepts it, the gateway checks it as the JWT audience. */
+  OAUTH_CLIENT_ID: z.preprocess(
+    emptyToUndefined,
+    z.string().min(1).max(200).default("content-pipeline"),
+  ),
   DATA_DIR: z.string().min(1).default("./data"),
   PUBLIC_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   STAGE: z.string().default("prod"),
@@ -48,10 +56,16 @@ export { emptyToUndefined, httpUrl, port };
 
 export interface BaseConfig {
   port: number;
+  /** The address the server listens on (`HOST`) */
+  host: string;
+  logLevel: LogLevel;
+  oauthClientId: string;
   dataDir: string;
   publicUrl: string;
   stage: string;
   internalSecret: string;
+  /** false: INTERNAL_SECRET was not set and `internalSecret` is a random one */
+  internalSecretGiven: boolean;
   outboxFile: string;
   serviceUrls: Partial<Record<ServiceName, string>>;
 }
@@ -91,10 +105,14 @@ export function parseBaseConfig(
   }
   return {
     port: raw.PORT,
+    host: raw.HOST,
+    logLevel: raw.LOG_LEVEL,
+    oauthClientId: raw.OAUTH_CLIENT_ID,
     dataDir: raw.DATA_DIR,
     publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
     stage: raw.STAGE,
     internalSecret: raw.INTERNAL_SECRET ?? crypto.randomUUID() + crypto.randomUUID(),
+    internalSecretGiven: raw.INTERNAL_SECRET !== undefined,
     outboxFile: raw.OUTBOX_FILE ?? `${raw.DATA_DIR}/outbox.jsonl`,
     serviceUrls,
   };

@@ -1,5 +1,6 @@
 /** JSON-line logging: the only place that writes to the console. */
-export type LogLevel = "debug" | "info" | "warn" | "error";
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = typeof LOG_LEVELS[number];
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface Logger {
@@ -10,17 +11,18 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
-function readLevel(): LogLevel {
-  try {
-    const v = Deno.env.get("LOG_LEVEL");
-    if (v && v in ORDER) return v as LogLevel;
-  } catch { /* no env permission */ }
-  return "info";
+export interface LoggerOptions {
+  /** The least severe level written (`LOG_LEVEL`, read into the base config); `info` unless set */
+  level?: LogLevel;
+  /** Fields every line of this logger carries */
+  fields?: Record<string, unknown>;
 }
 
-const threshold = ORDER[readLevel()];
-
-export function createLogger(service: string, base: Record<string, unknown> = {}): Logger {
+export function createLogger(
+  service: string,
+  { level: least = "info", fields: base = {} }: LoggerOptions = {},
+): Logger {
+  const threshold = ORDER[least];
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < threshold) return;
     const line = JSON.stringify({
@@ -39,7 +41,7 @@ export function createLogger(service: string, base: Record<string, unknown> = {}
     info: (m, f) => write("info", m, f),
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
-    child: (fields) => createLogger(service, { ...base, ...fields }),
+    child: (fields) => createLogger(service, { level: least, fields: { ...base, ...fields } }),
   };
 }
 

@@ -9,6 +9,8 @@ const admin = { email: "bench-admin@example.test", password: "Bench-Passw0rd!" }
 const stack = await startAllInOne({
   PORT: "0",
   HOST: "127.0.0.1",
+  // Quiet unless LOG_LEVEL is given: the first stdout line is read as the answer.
+  LOG_LEVEL: Deno.env.get("LOG_LEVEL") ?? "warn",
   DATA_DIR: dataDir,
   PUBLIC_URL: "http://127.0.0.1:8000",
   ADMIN_EMAIL: admin.email,

@@ -4,7 +4,7 @@
  * p50/p99. Target: at least 100 captures/s and p99 under 1 s, which only holds if captures
  * wait for their own AI call and never queue behind one another's.
  */
-// Quiet by default: the logger reads LOG_LEVEL when first imported, so the stack comes after.
+// Quiet by default: the test stack passes this process's LOG_LEVEL on to its logger.
 if (!Deno.env.get("LOG_LEVEL")) Deno.env.set("LOG_LEVEL", "warn");
 const { startFakeChatCompletions } = await import("../../tests/fakes/chat_completions.ts");
 const { api, startTestStack } = await import("../../tests/helpers/stack.ts");

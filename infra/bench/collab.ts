@@ -49,6 +49,8 @@ async function serve(dataDir: string, mode: string) {
   const stack = await startAllInOne({
     PORT: "0",
     HOST: "127.0.0.1",
+    // Quiet unless LOG_LEVEL is given: the first stdout line is read as the answer.
+    LOG_LEVEL: Deno.env.get("LOG_LEVEL") ?? "warn",
     DATA_DIR: dataDir,
     PUBLIC_URL: "http://127.0.0.1:8000",
     ADMIN_EMAIL: ADMIN.email,

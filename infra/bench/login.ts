@@ -11,7 +11,7 @@
  *
  * BENCH_SECONDS (default 10) and BENCH_RATE (default 30 logins/s) change the load.
  */
-// Quiet by default: the logger reads LOG_LEVEL when first imported, so the stack comes after.
+// Quiet by default: the test stack passes this process's LOG_LEVEL on to its logger.
 if (!Deno.env.get("LOG_LEVEL")) Deno.env.set("LOG_LEVEL", "warn");
 const { api, startTestStack } = await import("../../tests/helpers/stack.ts");
 const { signupConfirmed } = await import("../../tests/helpers/users.ts");

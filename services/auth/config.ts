@@ -13,10 +13,6 @@ export const DEFAULT_GOOGLE_ISSUER = "https://accounts.google.com";
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 
 export const authEnvShape = {
-  OAUTH_CLIENT_ID: z.preprocess(
-    emptyToUndefined,
-    z.string().min(1).max(200).default("content-pipeline"),
-  ),
   OAUTH_REDIRECT_URIS: optionalString,
   RECAPTCHA_SECRET: optionalString,
   RECAPTCHA_VERIFY_URL: z.preprocess(
@@ -115,7 +111,7 @@ export function parseAuthConfig(
   }
   return {
     base,
-    clientId: raw.OAUTH_CLIENT_ID,
+    clientId: base.oauthClientId,
     redirectUris,
     recaptchaSecret: raw.RECAPTCHA_SECRET ?? null,
     recaptchaVerifyUrl: raw.RECAPTCHA_VERIFY_URL,

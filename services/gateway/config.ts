@@ -1,9 +1,8 @@
-import { z } from "zod";
-import { type BaseConfig, ConfigError, parseBaseConfig, parseEnv } from "../../shared/config.ts";
+import { type BaseConfig, ConfigError } from "../../shared/config.ts";
 
 export interface GatewayConfig {
+  /** `base.oauthClientId` is the audience the gateway checks on every JWT. */
   base: BaseConfig;
-  oauthClientId: string;
   /**
    * TRUSTED_PROXIES: addresses of the reverse proxies in front of the gateway. Only a request
    * from one of them has its X-Forwarded-For believed for the client address (login throttle,
@@ -15,12 +14,11 @@ export interface GatewayConfig {
 
 const IP_ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$/;
 
+/** The gateway's settings; a malformed value throws a ConfigError naming the variable. */
 export function parseGatewayConfig(
   env: Record<string, string | undefined>,
-  opts: { requireSecret?: boolean } = {},
+  base: BaseConfig,
 ): GatewayConfig {
-  const base = parseBaseConfig(env, opts);
-  const raw = parseEnv({ OAUTH_CLIENT_ID: z.string().min(1).default("content-pipeline") }, env);
   const trustedProxies = (env.TRUSTED_PROXIES ?? "").split(",").map((s) => s.trim())
     .filter(Boolean);
   for (const address of trustedProxies) {
@@ -30,5 +28,5 @@ export function parseGatewayConfig(
       );
     }
   }
-  return { base, oauthClientId: raw.OAUTH_CLIENT_ID, trustedProxies };
+  return { base, trustedProxies };
 }

@@ -1,17 +1,23 @@
 /** `deno task start:gateway`: the gateway alone, finding each service through `<NAME>_URL`. */
-import { loadOrExit } from "../../shared/config.ts";
+import { loadOrExit, parseBaseConfig } from "../../shared/config.ts";
 import { createLogger } from "../../shared/log.ts";
 import { ServiceDirectory } from "../../shared/service_directory.ts";
 import { parseGatewayConfig } from "./config.ts";
 import { createGateway } from "./mod.ts";
 import { fileAssetRoutesFromEnv } from "../../shared/assets/file_routes.ts";
 
-const config = loadOrExit(() => parseGatewayConfig(Deno.env.toObject(), { requireSecret: true }));
-const logger = createLogger("gateway");
+const env = Deno.env.toObject();
+const config = loadOrExit(() =>
+  parseGatewayConfig(env, parseBaseConfig(env, { requireSecret: true }))
+);
+const logger = createLogger("gateway", { level: config.base.logLevel });
 const directory = new ServiceDirectory().registerUrls(config.base.serviceUrls);
 const extraRoutes = await loadOrExit(() =>
-  fileAssetRoutesFromEnv(Deno.env.toObject(), config.base, createLogger("assets"))
+  fileAssetRoutesFromEnv(env, config.base, createLogger("assets", { level: config.base.logLevel }))
 );
 const gateway = createGateway({ config, directory, logger, extraRoutes });
-const server = Deno.serve({ port: config.base.port, onListen: () => {} }, gateway.fetch);
+const server = Deno.serve(
+  { port: config.base.port, hostname: config.base.host, onListen: () => {} },
+  gateway.fetch,
+);
 logger.info("listening", { port: server.addr.port, services: config.base.serviceUrls });

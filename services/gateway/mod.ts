@@ -49,7 +49,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     new InternalClient(name, directory.handler(name), config.base.internalSecret);
   const verifier = new TokenVerifier({
     issuer: config.base.publicUrl,
-    audience: config.oauthClientId,
+    audience: config.base.oauthClientId,
     loadJwks: async () => {
       const res = await internal("auth").request("GET", "/.well-known/jwks.json");
       if (!res.ok) throw new AppError(503, "The auth service is not available");

@@ -4,7 +4,6 @@ import { GenaiClient } from "../genai/client.ts";
 import { IdeasClient } from "../ideas/client.ts";
 import { PostsClient } from "../posts/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
-import { parseMcpConfig } from "./config.ts";
 import { mountMcpRoutes } from "./routes.ts";
 
 /**
@@ -12,8 +11,7 @@ import { mountMcpRoutes } from "./routes.ts";
  * own (no KV, no queue): every tool is a call to the workspaces, ideas, posts and genai
  * services through their internal clients.
  */
-export const createMcpService: ServiceFactory = ({ env, base, directory, logger }) => {
-  parseMcpConfig(env, base);
+export const createMcpService: ServiceFactory = ({ base, directory, logger }) => {
   const secret = base.internalSecret;
   let ready = false;
   const app = createServiceApp({ logger, internalSecret: secret });

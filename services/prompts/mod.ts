@@ -2,14 +2,12 @@ import { createServiceApp, mountServiceInternals } from "../../shared/http/servi
 import { openServiceKv } from "../../shared/kv.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
-import { parsePromptsConfig } from "./config.ts";
 import { mountPromptsInternal } from "./internal.ts";
 import { mountPromptRoutes } from "./routes.ts";
 import { PromptsStore } from "./store.ts";
 
 /** The prompts service: prompt templates per creator and workspace. It has no queue jobs. */
-export const createPromptsService: ServiceFactory = async ({ env, base, directory, logger }) => {
-  parsePromptsConfig(env, base);
+export const createPromptsService: ServiceFactory = async ({ base, directory, logger }) => {
   const kv = await openServiceKv(base.dataDir, "prompts");
   const store = new PromptsStore(kv);
   let ready = false;

@@ -32,14 +32,15 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
   const services = [];
   try {
     for (const [name, factory] of Object.entries(SERVICE_FACTORIES)) {
-      const service = await factory!({ env, base, directory, logger: createLogger(name) });
+      const logger = createLogger(name, { level: base.logLevel });
+      const service = await factory!({ env, base, directory, logger });
       services.push(service);
       directory.register(name as ServiceName, service.fetch);
     }
     const gateway = createGateway({
-      config: { ...parseGatewayConfig(env), base },
+      config: parseGatewayConfig(env, base),
       directory,
-      logger: createLogger("gateway"),
+      logger: createLogger("gateway", { level: base.logLevel }),
     });
     const res = await gateway.request("/api/openapi.json");
     if (!res.ok) throw new Error(`GET /api/openapi.json answered ${res.status}`);

@@ -6,7 +6,6 @@ import { emptyToUndefined, parseEnv } from "../../shared/config.ts";
 export const DEFAULT_DIST_DIR = new URL("./dist/", import.meta.url).pathname;
 
 export const webEnvShape = {
-  OAUTH_CLIENT_ID: z.preprocess(emptyToUndefined, z.string().min(1).default("content-pipeline")),
   WEB_DIST_DIR: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
   RECAPTCHA_SITE_KEY: z.preprocess(emptyToUndefined, z.string().min(1).max(200).optional()),
 };
@@ -32,7 +31,7 @@ export function parseWebConfig(
   const raw = parseEnv(webEnvShape, env);
   return {
     base,
-    oauthClientId: raw.OAUTH_CLIENT_ID,
+    oauthClientId: base.oauthClientId,
     distDir: (raw.WEB_DIST_DIR ?? DEFAULT_DIST_DIR).replace(/\/+$/, ""),
     recaptchaSiteKey: raw.RECAPTCHA_SITE_KEY ?? null,
   };

@@ -3,7 +3,6 @@ import { openServiceKv } from "../../shared/kv.ts";
 import { withReadCache } from "../../shared/kv_cache.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
-import { parseWorkspacesConfig } from "./config.ts";
 import { mountInternalRoutes } from "./internal_routes.ts";
 import { mountListRoutes, mountWorkspaceRoutes } from "./routes.ts";
 import { WorkspacesStore } from "./store.ts";
@@ -13,9 +12,8 @@ import { WorkspacesStore } from "./store.ts";
  * lists; the membership API every workspace-scoped service checks against. It has no queue.
  */
 export const createWorkspacesService: ServiceFactory = async (
-  { env, base, directory, logger },
+  { base, directory, logger },
 ) => {
-  parseWorkspacesConfig(env, base);
   // This process is the only writer of its KV file, so hot reads are served from a cache.
   const kv = withReadCache(await openServiceKv(base.dataDir, "workspaces"));
   const store = new WorkspacesStore(kv);

@@ -38,6 +38,8 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     ADMIN_PASSWORD: TEST_ADMIN.password,
     ADMIN_NAME: TEST_ADMIN.name,
     AI_CALLS_PER_MINUTE: "0",
+    // The stack runs in this process: a LOG_LEVEL given to it (benches set "warn") applies.
+    ...(Deno.env.get("LOG_LEVEL") ? { LOG_LEVEL: Deno.env.get("LOG_LEVEL")! } : {}),
     ...env,
   };
   const stack = await startAllInOne(fullEnv, { quiet: true });
