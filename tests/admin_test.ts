@@ -28,6 +28,15 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
     const member = await createUser(stack, { name: "Mia Member" });
     const asAdmin = (method: string, path: string, body?: unknown) =>
       api(stack, method, path, { token: admin.access_token, body });
+    // Each step makes the users and workspaces it changes: no step depends on an earlier one.
+    const memberWorkspace = async (name: string): Promise<string> => {
+      const created = await api(stack, "POST", "/api/workspaces", {
+        token: member.access_token,
+        body: { name },
+      });
+      assert.equal(created.status, 201);
+      return created.body.workspace_id;
+    };
 
     await t.step("every admin route answers 403 Admin access required to a member", async () => {
       for (const [method, path, body] of ADMIN_ROUTES) {
@@ -39,9 +48,8 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
       assert.equal(anonymous.status, 401);
     });
 
-    const pending = await signupConfirmed(stack, { name: "Pat Pending" });
-
     await t.step("the user list derives status and shows a real last_login", async () => {
+      const pending = await signupConfirmed(stack, { name: "Pat Pending" });
       const res = await asAdmin("GET", "/api/admin/users");
       assert.equal(res.status, 200);
       const byId = new Map(res.body.users.map((u: { user_id: string }) => [u.user_id, u]));
@@ -64,6 +72,7 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
     });
 
     await t.step("the status filter keeps pending or approved users; others list all", async () => {
+      await signupConfirmed(stack);
       const onlyPending = await asAdmin("GET", "/api/admin/users?status=pending");
       assert.ok(onlyPending.body.users.length >= 1);
       assert.ok(onlyPending.body.users.every((u: { status: string }) => u.status === "pending"));
@@ -81,6 +90,7 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
     await t.step(
       "approve sets approved, sends one user_approved DM, and is safe twice",
       async () => {
+        const pending = await signupConfirmed(stack);
         const res = await asAdmin("POST", `/api/admin/users/${pending.user_id}/approve`);
         assert.equal(res.status, 200);
         assert.deepEqual(res.body, { status: "approved", user_id: pending.user_id });
@@ -92,7 +102,7 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
         const again = await asAdmin("POST", `/api/admin/users/${pending.user_id}/approve`);
         assert.equal(again.status, 200);
         assert.deepEqual(again.body, { status: "approved", user_id: pending.user_id });
-        await new Promise((r) => setTimeout(r, 300));
+        await settledOutboxLength(stack.outboxFile);
         const dms = (await readOutbox(stack.outboxFile)).filter((l) =>
           l.template === "user_approved" && l.to === pending.email
         );
@@ -138,14 +148,15 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
           body: { refresh_token: target.refresh_token },
         });
         assert.ok([401, 403].includes(refresh.status), "a rejected account cannot refresh");
-        await new Promise((r) => setTimeout(r, 200));
+        await settledOutboxLength(stack.outboxFile);
         const after = await readOutbox(stack.outboxFile);
         assert.equal(after.slice(before).filter((l) => l.to === target.email).length, 0);
       },
     );
 
     await t.step("set role validates the body and takes effect at the next token", async () => {
-      const path = `/api/admin/users/${member.user_id}/role`;
+      const target = await createUser(stack);
+      const path = `/api/admin/users/${target.user_id}/role`;
       const missing = await asAdmin("PUT", path, {});
       assert.equal(missing.status, 400);
       assert.deepEqual(missing.body, { error: "role is required" });
@@ -154,20 +165,19 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
       assert.deepEqual(bad.body, { error: "role must be admin or member" });
       const ok = await asAdmin("PUT", path, { role: "admin" });
       assert.equal(ok.status, 200);
-      assert.deepEqual(ok.body, { status: "updated", user_id: member.user_id, role: "admin" });
-      const old = await api(stack, "GET", "/api/admin/metrics", { token: member.access_token });
+      assert.deepEqual(ok.body, { status: "updated", user_id: target.user_id, role: "admin" });
+      const old = await api(stack, "GET", "/api/admin/metrics", { token: target.access_token });
       assert.equal(old.status, 403, "the old token keeps the old role");
       const fresh = await api(stack, "POST", "/api/auth/refresh", {
-        body: { refresh_token: member.refresh_token },
+        body: { refresh_token: target.refresh_token },
       });
       assert.equal(fresh.status, 200);
-      member.refresh_token = fresh.body.refresh_token;
       const now = await api(stack, "GET", "/api/admin/metrics", {
         token: fresh.body.access_token,
       });
       assert.equal(now.status, 200);
       const back = await asAdmin("PUT", path, { role: "member" });
-      assert.deepEqual(back.body, { status: "updated", user_id: member.user_id, role: "member" });
+      assert.deepEqual(back.body, { status: "updated", user_id: target.user_id, role: "member" });
     });
 
     await t.step("set status disables and enables the login and the refresh", async () => {
@@ -201,16 +211,10 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
       await login(stack, target.email, target.password);
     });
 
-    let workspaceId = "";
     await t.step(
       "the workspace list has every workspace with its owner's name and email",
       async () => {
-        const created = await api(stack, "POST", "/api/workspaces", {
-          token: member.access_token,
-          body: { name: "Member space" },
-        });
-        assert.equal(created.status, 201);
-        workspaceId = created.body.workspace_id;
+        const workspaceId = await memberWorkspace("Member space");
         const res = await asAdmin("GET", "/api/admin/workspaces");
         assert.equal(res.status, 200);
         const row = res.body.workspaces.find((w: { workspace_id: string }) =>
@@ -225,6 +229,7 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
     );
 
     await t.step("delete answers 200 with a body, then 400; deleted ones stay listed", async () => {
+      const workspaceId = await memberWorkspace("To delete");
       const res = await asAdmin("DELETE", `/api/admin/workspaces/${workspaceId}`);
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { workspace_id: workspaceId, status: "deleted" });
@@ -244,6 +249,9 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
     });
 
     await t.step("recover answers 200 active, then 400 not deleted; unknown ids 404", async () => {
+      const workspaceId = await memberWorkspace("To recover");
+      const deleted = await asAdmin("DELETE", `/api/admin/workspaces/${workspaceId}`);
+      assert.equal(deleted.status, 200);
       const res = await asAdmin("POST", `/api/admin/workspaces/${workspaceId}/recover`);
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { workspace_id: workspaceId, status: "active" });
@@ -268,6 +276,7 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
     });
 
     await t.step("metrics are the real counts and follow new posts and ideas", async () => {
+      const workspaceId = await memberWorkspace("Counted");
       const users = (await asAdmin("GET", "/api/admin/users")).body.users;
       const workspaces = (await asAdmin("GET", "/api/admin/workspaces")).body.workspaces;
       const before = await asAdmin("GET", "/api/admin/metrics");
