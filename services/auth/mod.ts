@@ -4,14 +4,18 @@ import { openServiceKv } from "../../shared/kv.ts";
 import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
+import { mountAccountRoutes } from "./account_routes.ts";
 import { Accounts } from "./accounts.ts";
+import { mountAuthorizeRoutes } from "./authorize_routes.ts";
 import { parseAuthConfig } from "./config.ts";
+import { mountDiscoveryRoutes } from "./discovery_routes.ts";
 import { GoogleSignIn } from "./google.ts";
+import { mountGoogleRoutes } from "./google_routes.ts";
 import { mountInternalRoutes } from "./internal_routes.ts";
 import { authJobHandlers, authJobSchema } from "./jobs.ts";
-import { mountOAuthRoutes } from "./oauth_routes.ts";
 import { closePasswordWorkers, dummyHash } from "./passwords.ts";
-import { mountAuthRoutes } from "./routes.ts";
+import { mountSessionRoutes } from "./session_routes.ts";
+import { mountSetupRoutes } from "./setup_routes.ts";
 import { AuthStore } from "./store.ts";
 import { TokenIssuer } from "./tokens.ts";
 
@@ -55,8 +59,12 @@ export const createAuthService: ServiceFactory = async ({ env, base, directory, 
     },
   });
   mountInternalRoutes(app, accounts, () => issuer.rotate());
-  mountAuthRoutes(app, accounts);
-  mountOAuthRoutes(app, accounts, google);
+  mountAccountRoutes(app, accounts);
+  mountSetupRoutes(app, accounts);
+  mountSessionRoutes(app, accounts);
+  mountAuthorizeRoutes(app, accounts, google);
+  mountGoogleRoutes(app, accounts, google);
+  mountDiscoveryRoutes(app, accounts);
 
   return {
     name: "auth",

@@ -1,17 +1,11 @@
-/** The hosted login page (GET/POST /oauth/authorize): plain HTML, every value escaped. */
+/**
+ * The hosted login page (GET/POST /oauth/authorize): plain HTML written with hono's `html` tag,
+ * which escapes every interpolated value.
+ */
+import { html, raw } from "hono/html";
 
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-  "`": "&#96;",
-};
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (ch) => ESCAPES[ch]);
-}
+/** A page or a piece of one (`html` answers a promise only when a value is one). */
+type Markup = ReturnType<typeof html>;
 
 /** Headers for every page: no framing, no scripts, nothing cached, no referrer. */
 export const PAGE_HEADERS: Record<string, string> = {
@@ -43,21 +37,23 @@ text-align:center;text-decoration:none}
 font-size:.9rem}
 .links a{color:#1d4fb0}`;
 
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>`;
+function layout(title: string, body: Markup): Markup {
+  return html`
+    <!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>${title}</title>
+        <style>${raw(STYLE)}</style>
+      </head>
+      <body>
+        <main>
+    ${body}
+        </main>
+      </body>
+    </html>
+  `;
 }
 
 export interface LoginPageOptions {
@@ -76,7 +72,7 @@ export interface LoginPageOptions {
   csrfToken?: string;
 }
 
-export function loginPage(options: LoginPageOptions): string {
+export function loginPage(options: LoginPageOptions): Markup {
   const { params } = options;
   const hidden: [string, string][] = [
     ["response_type", "code"],
@@ -89,24 +85,23 @@ export function loginPage(options: LoginPageOptions): string {
   }
   if (options.csrfToken) hidden.push(["csrf_token", options.csrfToken]);
   const fields = hidden.map(([name, value]) =>
-    `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`
-  ).join("\n");
-  const error = options.error
-    ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>`
-    : "";
+    html`
+      <input type="hidden" name="${name}" value="${value}">
+    `
+  );
+  const error = options.error ? html`<p class="error" role="alert">${options.error}</p>` : "";
   const google = options.googleUrl
-    ? `<p class="or">or</p>
-<a class="button google" href="${escapeHtml(options.googleUrl)}">Sign in with Google</a>`
+    ? html`<p class="or">or</p>
+<a class="button google" href="${options.googleUrl}">Sign in with Google</a>`
     : "";
   return layout(
     "Sign in - Content Pipeline",
-    `<h1>Sign in to Content Pipeline</h1>
+    html`<h1>Sign in to Content Pipeline</h1>
 ${error}
 <form method="post" action="/oauth/authorize">
-${fields}
-<label for="email">Email</label>
+${fields}<label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${
-      escapeHtml(options.email ?? "")
+      options.email ?? ""
     }">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
@@ -118,10 +113,10 @@ ${google}
 }
 
 /** The page shown instead of a redirect when the request itself is bad (400). */
-export function errorPage(message: string): string {
+export function errorPage(message: string): Markup {
   return layout(
     "Sign-in error - Content Pipeline",
-    `<h1>Cannot sign in</h1>
-<p class="error" role="alert">${escapeHtml(message)}</p>`,
+    html`<h1>Cannot sign in</h1>
+<p class="error" role="alert">${message}</p>`,
   );
 }

@@ -46,7 +46,6 @@ export const signupBodySchema = z.object({
 }).openapi("SignupRequest");
 
 export const messageSchema = z.object({ message: z.string() }).openapi("Message");
-export const errorSchema = z.object({ error: z.string() }).openapi("Error");
 
 export const confirmBodySchema = z.object({
   email: emailField,

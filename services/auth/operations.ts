@@ -1,0 +1,306 @@
+/**
+ * What the auth routes do, without HTTP: each operation checks its input against the account
+ * rules (accounts.ts), changes the store and answers a typed result or an `AppError`. The route
+ * files (account_routes.ts, setup_routes.ts, session_routes.ts, authorize_routes.ts,
+ * google_routes.ts) only read the request, call one of these and write the response.
+ */
+import type { z } from "zod";
+import { calculatePKCECodeChallenge } from "oauth4webapi";
+import { AppError } from "../../shared/http/app_error.ts";
+import { timingSafeEqual } from "../../shared/ids.ts";
+import {
+  type Accounts,
+  confirmationCode,
+  EMAIL_EXISTS,
+  INVALID_AUTH_CODE,
+  INVALID_CODE,
+  INVALID_REFRESH,
+  INVALID_RESET_CODE,
+  INVALID_SETUP_TOKEN,
+  SETUP_NOT_NEEDED,
+  TOO_MANY_MAILS,
+} from "./accounts.ts";
+import { hashPassword } from "./passwords.ts";
+import { checkRecaptcha } from "./recaptcha.ts";
+import {
+  type callbackBodySchema,
+  passwordPolicyViolation,
+  type resetPasswordBodySchema,
+  type setupBodySchema,
+  type signupBodySchema,
+  type UserRecord,
+} from "./schemas.ts";
+import type { MailKind } from "./store.ts";
+import type { IssuedTokens } from "./tokens.ts";
+
+/** Tokens and a refresh token that starts a new session. */
+export type SessionTokens = IssuedTokens & { refresh_token: string };
+
+/** 400 naming the first rule of the password policy that `password` breaks. */
+export function requirePasswordPolicy(password: string): void {
+  const violation = passwordPolicyViolation(password);
+  if (violation) throw new AppError(400, violation);
+}
+
+/**
+ * Counts one code mail against the email's and the client address's allowance; 429 beyond
+ * it. A clear 429 rather than a silent 200: the count is kept for every email, registered or
+ * not, so the status still tells nothing about whether an account exists.
+ */
+async function takeMailAllowance(
+  accounts: Accounts,
+  kind: MailKind,
+  email: string,
+  address: string,
+): Promise<void> {
+  if (!(await accounts.deps.store.takeMailAllowance(kind, email, address))) {
+    throw new AppError(429, TOO_MANY_MAILS);
+  }
+}
+
+/**
+ * A new account, pending confirmation, with a code mailed. An email whose account was never
+ * confirmed is not owned by it: this signup replaces its name and password (CONTRACT 11), and
+ * as each replacement mails a code it counts against the confirmation-mail allowance.
+ */
+export async function signUp(
+  accounts: Accounts,
+  body: z.infer<typeof signupBodySchema>,
+  address: string,
+): Promise<void> {
+  const { store, config, logger } = accounts.deps;
+  requirePasswordPolicy(body.password);
+  await checkRecaptcha(
+    { secret: config.recaptchaSecret, verifyUrl: config.recaptchaVerifyUrl, logger },
+    body.recaptcha_token,
+  );
+  const existing = await store.getUserByEmail(body.email);
+  if (existing?.confirmed) throw new AppError(409, EMAIL_EXISTS);
+  const code = confirmationCode();
+  const message = accounts.confirmMessage(body, code);
+  const password_hash = await hashPassword(body.password);
+  if (!existing) {
+    const created = await store.createUser({
+      email: body.email,
+      name: body.name,
+      role: "member",
+      approved: false,
+      status: "pending",
+      confirmed: false,
+      enabled: true,
+      password_hash,
+      google_sub: null,
+    }, { confirmCode: code, message });
+    if (created) return;
+  }
+  const current = existing ?? await store.getUserByEmail(body.email);
+  if (!current || current.confirmed) throw new AppError(409, EMAIL_EXISTS);
+  await takeMailAllowance(accounts, "confirm", body.email, address);
+  const replaced = await store.replaceUnconfirmed(
+    current.user_id,
+    { name: body.name, password_hash },
+    code,
+    message,
+  );
+  if (replaced.kind !== "replaced") throw new AppError(409, EMAIL_EXISTS);
+  logger.info("unconfirmed account replaced by a new signup", { user_id: current.user_id });
+}
+
+/** Confirms the email with its code (404 unknown, 400 wrong); its invites become memberships. */
+export async function confirmEmail(
+  accounts: Accounts,
+  email: string,
+  code: string,
+): Promise<"confirmed" | "already"> {
+  const result = await accounts.deps.store.confirmEmail(email, code);
+  if (result.kind === "unknown") throw new AppError(404, "User not found");
+  if (result.kind === "invalid") throw new AppError(400, INVALID_CODE);
+  await accounts.acceptInvites(result.user);
+  return result.kind === "already" ? "already" : "confirmed";
+}
+
+/**
+ * Mails a new code of `kind` (a confirmation code to an unconfirmed account, a reset code to
+ * any account), counted against the allowance whether or not the account exists (429 beyond
+ * it). Nothing tells the caller whether a mail went out.
+ */
+export async function mailCode(
+  accounts: Accounts,
+  kind: MailKind,
+  email: string,
+  address: string,
+): Promise<void> {
+  const { store } = accounts.deps;
+  await takeMailAllowance(accounts, kind, email, address);
+  const user = await store.getUserByEmail(email);
+  if (!user) return;
+  const code = confirmationCode();
+  if (kind === "reset") {
+    await store.replaceResetCode(user.user_id, code, accounts.resetMessage(user, code));
+  } else if (!user.confirmed) {
+    await store.replaceConfirmCode(user.user_id, code, accounts.confirmMessage(user, code));
+  }
+}
+
+/**
+ * Sets the password with the mailed reset code (400 wrong, used or expired), confirms the email
+ * (its invites become memberships) and revokes every session of the account.
+ */
+export async function resetPassword(
+  accounts: Accounts,
+  body: z.infer<typeof resetPasswordBodySchema>,
+): Promise<void> {
+  const { store, logger } = accounts.deps;
+  requirePasswordPolicy(body.password);
+  const result = await store.resetPassword(
+    body.email,
+    body.code,
+    () => hashPassword(body.password),
+  );
+  if (result.kind === "invalid") throw new AppError(400, INVALID_RESET_CODE);
+  await store.clearLoginFailures(body.email);
+  logger.info("password reset; sessions revoked", { user_id: result.after.user_id });
+  if (!result.before.confirmed) await accounts.acceptInvites(result.after);
+}
+
+/** First run: the one-time setup token makes the first admin (410 once an admin exists). */
+export async function setUpAdmin(
+  accounts: Accounts,
+  body: z.infer<typeof setupBodySchema>,
+): Promise<void> {
+  requirePasswordPolicy(body.password);
+  const { store, logger } = accounts.deps;
+  if (await store.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
+  if (!(await store.takeSetupToken(body.token))) {
+    if (await store.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
+    throw new AppError(401, INVALID_SETUP_TOKEN);
+  }
+  await accounts.ensureAdmin({ email: body.email, name: body.name, password: body.password });
+  logger.info("first admin created through setup");
+}
+
+/** Email and password sign-in: tokens and a new session. */
+export async function signIn(
+  accounts: Accounts,
+  email: string,
+  password: string,
+  address: string,
+): Promise<SessionTokens> {
+  const user = await accounts.authenticate(email, password, address);
+  const tokens = await accounts.tokensFor(user);
+  return { ...tokens, refresh_token: await accounts.deps.store.issueRefreshToken(user.user_id) };
+}
+
+/**
+ * Rotation: new tokens for a refresh token. `refused` when the token is unknown, used or
+ * expired (a reused one revokes its family); a family whose account is gone, unusable (403) or
+ * whose sessions were revoked after it began (401) is revoked.
+ */
+export async function refreshSession(
+  accounts: Accounts,
+  token: string,
+): Promise<{ kind: "refused" } | { kind: "refreshed"; tokens: SessionTokens }> {
+  const { store, logger } = accounts.deps;
+  const rotated = await store.rotateRefreshToken(token);
+  if (rotated.kind !== "rotated") {
+    if (rotated.kind === "reused") logger.warn("refresh token reused; family revoked");
+    return { kind: "refused" };
+  }
+  const user = await store.getUser(rotated.user_id);
+  if (!user) {
+    await store.revokeFamily(rotated.family_id);
+    throw new AppError(401, INVALID_REFRESH);
+  }
+  try {
+    accounts.requireUsable(user);
+    accounts.requireLiveSession(user, rotated.family_id);
+  } catch (err) {
+    await store.revokeFamily(rotated.family_id);
+    throw err;
+  }
+  const tokens = await accounts.tokensFor(user);
+  return { kind: "refreshed", tokens: { ...tokens, refresh_token: rotated.refresh_token } };
+}
+
+/**
+ * The hosted login's code for tokens and a new session: 400 when the code is unknown, used or
+ * expired, its redirect_uri differs, or the PKCE verifier is missing or wrong (CONTRACT 11:
+ * a code without a challenge is never exchanged); 403 when the account is unusable.
+ */
+export async function exchangeCode(
+  accounts: Accounts,
+  body: z.infer<typeof callbackBodySchema>,
+): Promise<SessionTokens> {
+  const { store } = accounts.deps;
+  const record = await store.consumeAuthCode(body.code);
+  if (!record) throw new AppError(400, INVALID_AUTH_CODE);
+  if (record.redirect_uri !== body.redirect_uri) {
+    throw new AppError(400, "redirect_uri does not match the authorization request");
+  }
+  if (!record.code_challenge) throw new AppError(400, INVALID_AUTH_CODE);
+  if (!body.code_verifier) throw new AppError(400, "code_verifier is required");
+  const challenge = await calculatePKCECodeChallenge(body.code_verifier);
+  if (!timingSafeEqual(challenge, record.code_challenge)) {
+    throw new AppError(400, "code_verifier does not match the code_challenge");
+  }
+  const user = await store.getUser(record.user_id);
+  if (!user) throw new AppError(400, INVALID_AUTH_CODE);
+  accounts.requireUsable(user);
+  const tokens = await accounts.tokensFor(user);
+  return { ...tokens, refresh_token: await store.issueRefreshToken(user.user_id) };
+}
+
+/**
+ * The account of a Google identity: found by its subject, else linked by its (verified)
+ * email, else created confirmed and pending approval. A newly confirmed email accepts its
+ * pending invites. An account that was never confirmed did not own the email (CONTRACT 11):
+ * Google's verified email claims it, clearing the password whoever signed up chose and revoking
+ * its sessions. 403 when the email is linked to another Google account.
+ */
+export async function googleAccount(
+  accounts: Accounts,
+  identity: { sub: string; email: string; name: string },
+): Promise<UserRecord> {
+  const { store } = accounts.deps;
+  const bySub = await store.getUserByGoogleSub(identity.sub);
+  if (bySub) return bySub;
+  const byEmail = await store.getUserByEmail(identity.email);
+  if (byEmail) {
+    if (byEmail.confirmed && byEmail.google_sub && byEmail.google_sub !== identity.sub) {
+      throw new AppError(403, "This email is linked to another Google account");
+    }
+    const updated = await store.updateUser(byEmail.user_id, (u) => ({
+      user: u.confirmed ? { ...u, google_sub: identity.sub } : {
+        ...u,
+        name: identity.name,
+        google_sub: identity.sub,
+        confirmed: true,
+        password_hash: null,
+        sessions_revoked_at: Date.now() + 1,
+      },
+    }));
+    if (!updated) throw new AppError(403, "Account not found");
+    if (!updated.before.confirmed) await accounts.acceptInvites(updated.after);
+    return updated.after;
+  }
+  const created = await store.createUser({
+    email: identity.email,
+    name: identity.name,
+    role: "member",
+    approved: false,
+    status: "pending",
+    confirmed: true,
+    enabled: true,
+    password_hash: null,
+    google_sub: identity.sub,
+  });
+  if (!created) {
+    // Someone else created the account in the meantime: use theirs.
+    const again = await store.getUserByGoogleSub(identity.sub) ??
+      await store.getUserByEmail(identity.email);
+    if (!again) throw new Error("The Google account could not be stored");
+    return again;
+  }
+  await accounts.acceptInvites(created);
+  return created;
+}

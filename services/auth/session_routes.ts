@@ -1,0 +1,203 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { AppError } from "../../shared/http/app_error.ts";
+import { bearer, body, err, json } from "../../shared/http/openapi.ts";
+import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
+import { clientAddress } from "../../shared/http/client_address.ts";
+import { type Accounts, INVALID_REFRESH } from "./accounts.ts";
+import { refreshTokenOf, setRefreshCookie, setSvcTokenCookie } from "./cookies.ts";
+import { exchangeCode, refreshSession, type SessionTokens, signIn } from "./operations.ts";
+import {
+  callbackBodySchema,
+  callbackResponseSchema,
+  loginBodySchema,
+  meSchema,
+  refreshBodySchema,
+  ticketSchema,
+  tokenResponseSchema,
+} from "./schemas.ts";
+
+/** Refresh and logout: `refresh_token` in the body, or else the `cp_refresh` cookie. */
+const refreshOrCookieSchema = refreshBodySchema.partial().openapi("RefreshRequest");
+const refreshResponseSchema = tokenResponseSchema.partial({ refresh_token: true })
+  .openapi("RefreshResponse");
+
+/** The caller the gateway verified; 401 `no sub` without one. */
+function verifiedCaller(c: Context<ServiceEnv>) {
+  const caller = c.get("caller");
+  if (!caller?.user_id) throw new AppError(401, "no sub");
+  return caller;
+}
+
+/** The web app's answer: the refresh token goes in the `cp_refresh` cookie, not the JSON. */
+function withRefreshCookie(
+  c: Context<ServiceEnv>,
+  { refresh_token, ...tokens }: SessionTokens,
+  secure: boolean,
+) {
+  setRefreshCookie(c, refresh_token, secure);
+  c.header("cache-control", "no-store");
+  return c.json(tokens, 200);
+}
+
+/**
+ * Sessions: sign-in (`login`, and `callback` for the hosted login's code), `refresh`, `logout`,
+ * the caller's profile (`GET /api/auth/me`) and WebSocket tickets (`POST /api/ws/ticket`).
+ */
+export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
+  const { store, config } = accounts.deps;
+  const secure = config.secureCookie;
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/login",
+      tags: ["Auth"],
+      summary: "Sign in with email and password",
+      request: body(loginBodySchema),
+      responses: {
+        200: json(tokenResponseSchema, "Tokens"),
+        400: err("email or password missing"),
+        401: err("Invalid email or password"),
+        403: err("Email not confirmed, or account disabled or rejected"),
+        429: err(
+          "Too many login tries in 15 minutes for this account from this address, from this address, or for this account",
+        ),
+        503: err("Too many sign-ins are being checked at once; try again shortly"),
+      },
+    }),
+    async (c) => {
+      const { email, password } = c.req.valid("json");
+      return c.json(await signIn(accounts, email, password, clientAddress(c)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/refresh",
+      tags: ["Auth"],
+      summary: "Exchange a refresh token for new tokens (rotation)",
+      description: "The refresh token comes in the body or, when the body has none, in the " +
+        "`cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body.",
+      request: body(refreshOrCookieSchema),
+      responses: {
+        200: json(refreshResponseSchema, "New tokens and a new refresh token"),
+        400: err("refresh_token missing"),
+        401: err("Unknown, used or expired refresh token (a reused one revokes its family)"),
+        403: err("Account disabled or rejected"),
+      },
+    }),
+    async (c) => {
+      const { token, fromCookie } = refreshTokenOf(c, c.req.valid("json"));
+      const outcome = await refreshSession(accounts, token);
+      if (outcome.kind === "refused") {
+        if (fromCookie) setRefreshCookie(c, "", secure);
+        throw new AppError(401, INVALID_REFRESH);
+      }
+      if (!fromCookie) return c.json(outcome.tokens, 200);
+      return withRefreshCookie(c, outcome.tokens, secure);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/logout",
+      tags: ["Auth"],
+      summary: "Revoke a refresh token (and its rotation family)",
+      description: "The refresh token comes in the body or, when the body has none, in the " +
+        "`cp_refresh` cookie; the cookie is cleared either way.",
+      request: body(refreshOrCookieSchema),
+      responses: {
+        204: { description: "Revoked (also when the token was unknown)" },
+        400: err("refresh_token missing"),
+      },
+    }),
+    async (c) => {
+      const { token } = refreshTokenOf(c, c.req.valid("json"));
+      await store.revokeRefreshToken(token);
+      setRefreshCookie(c, "", secure);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/auth/callback",
+      tags: ["Auth"],
+      summary: "Exchange an authorization code from the hosted login for tokens",
+      request: body(callbackBodySchema),
+      responses: {
+        200: {
+          ...json(
+            callbackResponseSchema,
+            "Tokens; also sets the `svc_token` cookie to the id token and the " +
+              "HttpOnly `cp_refresh` cookie (Path=/api/auth) to a new refresh token",
+          ),
+          headers: { "Set-Cookie": { schema: { type: "string" } } },
+        },
+        400: err(
+          "code or redirect_uri missing; code unknown, used or expired; redirect_uri or PKCE mismatch",
+        ),
+        403: err("Account disabled or rejected"),
+      },
+    }),
+    async (c) => {
+      const tokens = await exchangeCode(accounts, c.req.valid("json"));
+      setSvcTokenCookie(c, tokens.id_token, secure);
+      return withRefreshCookie(c, tokens, secure);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/auth/me",
+      tags: ["Auth"],
+      summary: "The caller's own profile (status read live)",
+      security: bearer,
+      responses: {
+        200: json(meSchema, "Profile"),
+        401: err("No sub in the token"),
+        404: err("No profile for this user"),
+      },
+    }),
+    async (c) => {
+      const user = await store.getUser(verifiedCaller(c).user_id);
+      if (!user) throw new AppError(404, "User not found");
+      return c.json(
+        {
+          user_id: user.user_id,
+          email: user.email,
+          name: user.name,
+          role: user.role,
+          status: user.approved && user.status !== "rejected" ? "approved" : "pending",
+          created_at: user.created_at,
+          updated_at: user.updated_at,
+        } as const,
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/ws/ticket",
+      tags: ["Auth"],
+      summary: "Mint a WebSocket ticket (valid 8 hours)",
+      security: bearer,
+      responses: {
+        200: json(ticketSchema, "A UUID v4 ticket"),
+        401: err("No sub in the token"),
+      },
+    }),
+    async (c) => {
+      const { user_id, role, approved } = verifiedCaller(c);
+      const ticket = await store.createWsTicket({ user_id, role, approved });
+      return c.json({ ticket }, 200);
+    },
+  );
+}
