@@ -82,35 +82,6 @@ export interface BackupLine {
   v: unknown;
 }
 
-// ------------------------------------------------------------------ garbage collection
-
-/** `globalThis.gc`: there when the process runs with `--v8-flags=--expose-gc` (the start tasks). */
-const forceGc = (globalThis as { gc?: () => void }).gc;
-/** A full collection per this many bytes processed (bench:backup: 8 MiB keeps both under 256). */
-const GC_EVERY_BYTES = 8 * 1024 * 1024;
-let sinceGc = 0;
-
-/**
- * Counts bytes a backup or restore has processed and runs a full collection every 8 MiB of
- * them (across the process). Streaming leaves every chunk behind as garbage; left to itself V8
- * grows its young generation with the throughput and keeps the discarded buffers' external
- * memory long after, which costs more peak memory than the data in flight. A full collection
- * takes ~25 ms here. Does nothing without `--expose-gc`; never called on request paths.
- */
-export function gcPace(bytes: number): void {
-  if (!forceGc) return;
-  sinceGc += bytes;
-  if (sinceGc < GC_EVERY_BYTES) return;
-  sinceGc = 0;
-  forceGc();
-}
-
-/** A full collection now: the start of a backup or restore drops what idle time left behind. */
-export function gcNow(): void {
-  sinceGc = 0;
-  forceGc?.();
-}
-
 // ------------------------------------------------------------------ keys
 
 function encodeNumber(n: number): number | string {

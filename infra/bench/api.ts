@@ -12,7 +12,6 @@ async function startChild(script: string, args: string[] = []) {
     args: [
       "run",
       "-A",
-      "--v8-flags=--expose-gc",
       new URL(script, import.meta.url).pathname,
       ...args,
     ],

@@ -1,29 +1,56 @@
 /**
- * bench:backup -- backup and restore of 100,000 KV entries and 1,000 assets (100 MiB in all)
- * through the admin API of the all-in-one service. Each phase runs in its own process so its
- * peak RSS (VmHWM) is its own; prints time and peak memory of each. Target: peak RSS under
- * 256 MiB for both (the archive is streamed, never held whole in memory).
+ * bench:backup -- the memory of a populated stack during backup and restore.
  *
- * Env: BENCH_ENTRIES (100000), BENCH_ASSETS (1000), BENCH_ASSET_BYTES (104857),
- * BENCH_V8_FLAGS (none; added to the start tasks' `--expose-gc`, e.g. `--max-old-space-size=128`).
+ * Starts the service as `deno task start` runs it (`deno run -A main.ts`, no V8 flags) in its own
+ * process, populates it through the API (ideas, comments on a few posts, actions with one
+ * attachment each), then reads that process's /proc/<pid>/status: its resting RSS once the
+ * population is in, its peak RSS (VmHWM, reset before each phase through /proc/<pid>/clear_refs,
+ * and sampled as well) while `POST /api/admin/backups` runs, and while a restore of that backup
+ * runs to its end. Target: both peaks under 256 MiB.
+ *
+ * Env (defaults are the full size):
+ * - BENCH_IDEAS (20000), BENCH_COMMENTS (5000), BENCH_POSTS (50, the comments are spread over
+ *   them), BENCH_ACTIONS (200), BENCH_ATTACHMENT_MIB (100, in total, one attachment per action)
+ * - BENCH_CONCURRENCY (8): requests in flight while populating
+ * - BENCH_DATA_DIR: keep the populated DATA_DIR there and reuse it on the next run (populating
+ *   is skipped when it holds a finished population of the same size); unset, a temporary one
+ * - BENCH_ROOT: the checkout whose main.ts runs (another worktree, to measure an older commit)
+ * - BENCH_V8_FLAGS: V8 flags for the service process (none by default, as `deno task start`)
  */
-import { startAllInOne } from "../all_in_one.ts";
-
-const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
-const ASSETS = Number(Deno.env.get("BENCH_ASSETS") ?? 1_000);
-const ASSET_BYTES = Number(Deno.env.get("BENCH_ASSET_BYTES") ?? 104_857);
-/** V8 flags for the phase processes, e.g. `--max-old-space-size=128` (BENCH_V8_FLAGS). */
+const num = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
+const IDEAS = num("BENCH_IDEAS", 20_000);
+const COMMENTS = num("BENCH_COMMENTS", 5_000);
+const POSTS = Math.max(1, num("BENCH_POSTS", 50));
+const ACTIONS = num("BENCH_ACTIONS", 200);
+const ATTACHMENT_MIB = num("BENCH_ATTACHMENT_MIB", 100);
+const CONCURRENCY = Math.max(1, num("BENCH_CONCURRENCY", 8));
+const ROOT = Deno.env.get("BENCH_ROOT") ?? new URL("../..", import.meta.url).pathname;
 const V8_FLAGS = Deno.env.get("BENCH_V8_FLAGS") ?? "";
 const ADMIN = { email: "bench-admin@example.test", password: "Bench-Passw0rd!", name: "Bench" };
+const SIZE_TAG = JSON.stringify({ IDEAS, COMMENTS, POSTS, ACTIONS, ATTACHMENT_MIB });
 
-function peakRssMiB(): number {
-  const status = Deno.readTextFileSync("/proc/self/status");
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
+const MiB = 1024 * 1024;
+
+// ------------------------------------------------------------------ the service process
+
+interface Service {
+  url: string;
+  pid: number;
+  child: Deno.ChildProcess;
 }
 
-function env(dataDir: string, port: number): Record<string, string> {
-  return {
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+async function startService(dataDir: string): Promise<Service> {
+  const port = freePort();
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "",
+    HOME: Deno.env.get("HOME") ?? "",
     PORT: String(port),
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
@@ -33,144 +60,298 @@ function env(dataDir: string, port: number): Record<string, string> {
     ADMIN_PASSWORD: ADMIN.password,
     ADMIN_NAME: ADMIN.name,
     RECAPTCHA_SECRET: "",
+    LOG_LEVEL: "error",
   };
+  const denoDir = Deno.env.get("DENO_DIR");
+  if (denoDir) env.DENO_DIR = denoDir;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []), "main.ts"],
+    cwd: ROOT,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.status.then(() => exited = true);
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline && !exited) {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.body?.cancel();
+      if (res.ok) return { url, pid: child.pid, child };
+    } catch { /* not listening yet */ }
+    await sleep(100);
+  }
+  if (exited) throw new Error("the service exited before it was healthy");
+  child.kill("SIGKILL");
+  throw new Error("the service did not become healthy within 120 s");
 }
 
-async function adminToken(url: string): Promise<string> {
-  const res = await fetch(`${url}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
-  });
-  if (!res.ok) throw new Error(`login failed: ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
-}
-
-/** One phase in this process: start the stack on DATA_DIR, run it, print a JSON line. */
-async function phase(name: "backup" | "restore", dataDir: string, key: string) {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  const stack = await startAllInOne(env(dataDir, port), { quiet: true });
+async function stopService(service: Service) {
   try {
-    const token = await adminToken(stack.url);
-    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    const baseline = peakRssMiB();
-    const started = performance.now();
-    let result: Record<string, unknown>;
-    if (name === "backup") {
-      const res = await fetch(`${stack.url}/api/admin/backups`, { method: "POST", headers });
-      result = await res.json();
-      if (res.status !== 201) throw new Error(`backup failed: ${JSON.stringify(result)}`);
-    } else {
-      const res = await fetch(`${stack.url}/api/admin/backups/restore`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ key }),
-      });
-      const started = await res.json();
-      if (res.status !== 200) throw new Error(`restore failed: ${JSON.stringify(started)}`);
-      for (;;) {
-        await new Promise((r) => setTimeout(r, 200));
-        const job = await (await fetch(`${stack.url}/api/admin/restores/${started.job_id}`, {
-          headers,
-        })).json();
-        if (job.status === "succeeded" || job.status === "failed") {
-          result = job;
-          break;
-        }
-      }
-      if (result.status !== "succeeded") throw new Error(`restore failed: ${result.error}`);
-    }
-    const seconds = (performance.now() - started) / 1000;
-    console.log(JSON.stringify({
-      phase: name,
-      seconds,
-      peak_rss_mib: peakRssMiB(),
-      baseline_rss_mib: baseline,
-      result,
-    }));
-  } finally {
-    await stack.close();
+    service.child.kill("SIGTERM");
+  } catch { /* gone already */ }
+  await service.child.status;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ------------------------------------------------------------------ memory of that process
+
+function status(pid: number): { rss: number; hwm: number } {
+  const text = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
+  return { rss: kb("VmRSS") * 1024, hwm: kb("VmHWM") * 1024 };
+}
+
+/** Resets the process's VmHWM to its current RSS (Linux: `5` into clear_refs); false if refused. */
+function resetPeak(pid: number): boolean {
+  try {
+    Deno.writeTextFileSync(`/proc/${pid}/clear_refs`, "5");
+    return true;
+  } catch {
+    return false;
   }
 }
 
-/** Fills DATA_DIR: ENTRIES KV entries (in the ideas and posts keyspaces) and ASSETS files. */
-async function seed(dataDir: string) {
-  for (const service of ["ideas", "posts"]) {
-    const kv = await Deno.openKv(`${dataDir}/${service}.kv`);
-    const half = Math.ceil(ENTRIES / 2);
-    for (let i = 0; i < half; i += 500) {
-      const op = kv.atomic();
-      for (let j = i; j < Math.min(i + 500, half); j++) {
-        op.set(["bench", service, j], {
-          id: `${service}-${j}`,
-          text: `entry ${j} `.repeat(12),
-          at: new Date(),
-          n: j,
-        });
-      }
-      await op.commit();
-    }
-    kv.close();
+/** Runs `work` while sampling the process's RSS every 20 ms; answers the peak seen. */
+async function peakDuring<T>(pid: number, work: () => Promise<T>) {
+  const reset = resetPeak(pid);
+  let sampled = status(pid).rss;
+  const timer = setInterval(() => {
+    try {
+      sampled = Math.max(sampled, status(pid).rss);
+    } catch { /* exited */ }
+  }, 20);
+  const started = performance.now();
+  try {
+    const result = await work();
+    const seconds = (performance.now() - started) / 1000;
+    const { hwm } = status(pid);
+    return { result, seconds, peak: reset ? Math.max(hwm, sampled) : sampled };
+  } finally {
+    clearInterval(timer);
   }
-  const dir = `${dataDir}/assets/bench`;
-  await Deno.mkdir(dir, { recursive: true });
-  const bytes = new Uint8Array(ASSET_BYTES);
-  for (let i = 0; i < ASSETS; i++) {
+}
+
+/** RSS once the process has been idle a while (the lowest of a few samples over `ms`). */
+async function restingRss(pid: number, ms = 5000): Promise<number> {
+  let low = Infinity;
+  for (let t = 0; t < ms; t += 500) {
+    await sleep(500);
+    low = Math.min(low, status(pid).rss);
+  }
+  return low;
+}
+
+const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;
+
+// ------------------------------------------------------------------ API
+
+class Api {
+  token = "";
+  constructor(readonly url: string) {}
+
+  async login() {
+    const res = await this.call("POST", "/api/auth/login", {
+      email: ADMIN.email,
+      password: ADMIN.password,
+    });
+    this.token = res.access_token;
+  }
+
+  // deno-lint-ignore no-explicit-any
+  async call(method: string, path: string, body?: unknown, expect = [200, 201]): Promise<any> {
+    for (let attempt = 0;; attempt++) {
+      const res = await fetch(`${this.url}${path}`, {
+        method,
+        headers: {
+          ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (res.status === 401 && this.token && attempt === 0) {
+        await this.login(); // the access token ran out during a long population
+        continue;
+      }
+      if (!expect.includes(res.status)) {
+        throw new Error(`${method} ${path}: ${res.status} ${text}`);
+      }
+      return text ? JSON.parse(text) : null;
+    }
+  }
+}
+
+/** Runs `task(i)` for i in [0, n) with CONCURRENCY in flight; reports progress. */
+async function parallel(label: string, n: number, task: (i: number) => Promise<void>) {
+  let next = 0;
+  let done = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      await task(i);
+      if (++done % 2000 === 0) console.error(`  ${label}: ${done}/${n}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  console.error(`  ${label}: ${n} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+const words = ["launch", "pricing", "customer", "story", "roadmap", "hiring", "event", "data"];
+const sentence = (i: number) =>
+  Array.from({ length: 12 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(" ") +
+  ` #${i}`;
+
+async function populate(api: Api) {
+  const me = await api.call("GET", "/api/auth/me");
+  const ws = await api.call("POST", "/api/workspaces", {
+    name: "Bench workspace",
+    description: "bench:backup",
+  });
+  const workspaceId: string = ws.workspace_id;
+  console.error(
+    `populating: ${IDEAS} ideas, ${COMMENTS} comments on ${POSTS} posts, ` +
+      `${ACTIONS} actions with ${ATTACHMENT_MIB} MiB of attachments`,
+  );
+  await parallel("ideas", IDEAS, async (i) => {
+    await api.call("POST", "/api/ideas", {
+      workspace_id: workspaceId,
+      title: `Idea ${i}: ${sentence(i)}`,
+      tags: [words[i % words.length]],
+    });
+  });
+  const posts: string[] = [];
+  for (let i = 0; i < POSTS; i++) {
+    const post = await api.call("POST", "/api/posts", {
+      workspace_id: workspaceId,
+      title: `Post ${i}`,
+      content: sentence(i).repeat(4),
+    });
+    posts.push(post.post_id);
+  }
+  await parallel("comments", COMMENTS, async (i) => {
+    await api.call("POST", `/api/posts/${posts[i % posts.length]}/comments`, {
+      workspace_id: workspaceId,
+      body: `Comment ${i}: ${sentence(i)}`,
+    });
+  });
+  const perAttachment = ACTIONS ? Math.floor(ATTACHMENT_MIB * MiB / ACTIONS) : 0;
+  await parallel("actions", ACTIONS, async (i) => {
+    const action = await api.call("POST", "/api/actions", {
+      workspace_id: workspaceId,
+      title: `Action ${i}`,
+      assignee_id: me.user_id,
+      description: sentence(i),
+    });
+    if (perAttachment === 0) return;
+    const upload = await api.call("POST", `/api/actions/${action.action_id}/attachments`, {
+      workspace_id: workspaceId,
+      filename: `scan-${i}.pdf`,
+      contentType: "application/pdf",
+    });
+    // Random bytes: an attachment (a PDF, an image) barely compresses.
+    const bytes = new Uint8Array(perAttachment);
     for (let o = 0; o < bytes.length; o += 65536) {
       crypto.getRandomValues(bytes.subarray(o, Math.min(o + 65536, bytes.length)));
     }
-    await Deno.writeFile(`${dir}/asset-${i}.bin`, bytes);
+    const res = await fetch(upload.uploadUrl, {
+      method: "PUT",
+      headers: { "content-type": "application/pdf" },
+      body: bytes,
+    });
+    await res.body?.cancel();
+    if (!res.ok) throw new Error(`attachment upload: ${res.status}`);
+  });
+}
+
+// ------------------------------------------------------------------ backup and restore
+
+async function backup(api: Api) {
+  return await api.call("POST", "/api/admin/backups", undefined, [201]);
+}
+
+async function restore(api: Api, key: string) {
+  const started = await api.call("POST", "/api/admin/backups/restore", { key }, [200, 202]);
+  for (let polls = 1;; polls++) {
+    await sleep(200);
+    const job = await api.call("GET", `/api/admin/restores/${started.job_id}`);
+    if (polls % 50 === 0) console.error(`  restore: ${job.status} after ${polls / 5} s`);
+    if (job.status === "succeeded") return job;
+    if (job.status === "failed") throw new Error(`restore failed: ${job.error}`);
   }
 }
 
-async function runChild(phaseName: string, dataDir: string, key = "") {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      // As `deno task start` runs the stack (--expose-gc lets backups collect as they go).
-      `--v8-flags=${["--expose-gc", ...(V8_FLAGS ? [V8_FLAGS] : [])].join(",")}`,
-      new URL(import.meta.url).pathname,
-      phaseName,
-      dataDir,
-      key,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-    env: { LOG_LEVEL: "warn" },
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  const line = text.split("\n").find((l) => l.startsWith('{"phase"'));
-  if (!out.success || !line) throw new Error(`${phaseName} failed:\n${text}`);
-  return JSON.parse(line);
-}
+// ------------------------------------------------------------------ main
 
-if (Deno.args[0] === "backup" || Deno.args[0] === "restore") {
-  await phase(Deno.args[0], Deno.args[1], Deno.args[2] ?? "");
-} else {
-  const dataDir = await Deno.makeTempDir({ prefix: "cps-bench-backup-" });
-  try {
-    console.log(`seeding ${ENTRIES} KV entries and ${ASSETS} assets of ${ASSET_BYTES} bytes...`);
-    await seed(dataDir);
-    const backup = await runChild("backup", dataDir);
-    const b = backup.result;
-    console.log(
-      `backup:  ${backup.seconds.toFixed(1)} s, peak RSS ${backup.peak_rss_mib} MiB ` +
-        `(idle stack ${backup.baseline_rss_mib} MiB) ` +
-        `(${b.item_count} KV entries, ${b.asset_count} assets, ` +
-        `${(b.size_bytes / 1024 / 1024).toFixed(1)} MiB archive)`,
-    );
-    const restore = await runChild("restore", dataDir, b.key);
-    console.log(
-      `restore: ${restore.seconds.toFixed(1)} s, peak RSS ${restore.peak_rss_mib} MiB ` +
-        `(idle stack ${restore.baseline_rss_mib} MiB) ` +
-        `(job ${restore.result.status})`,
-    );
-    const ok = backup.peak_rss_mib < 256 && restore.peak_rss_mib < 256;
-    console.log(ok ? "both under the 256 MiB target" : "OVER the 256 MiB target");
-  } finally {
+async function main() {
+  const keep = Deno.env.get("BENCH_DATA_DIR");
+  const dataDir = keep ?? await Deno.makeTempDir({ prefix: "cps-bench-backup-" });
+  const marker = `${dataDir}/.bench-populated`;
+  const populated = keep !== undefined &&
+    await Deno.readTextFile(marker).then((t) => t === SIZE_TAG, () => false);
+  if (keep && !populated) {
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    await Deno.mkdir(dataDir, { recursive: true });
+  }
+  let service = await startService(dataDir);
+  try {
+    const api = new Api(service.url);
+    await api.login();
+    const fresh = await restingRss(service.pid, 3000);
+    if (populated) {
+      console.error(`reusing the population in ${dataDir}`);
+    } else {
+      const started = performance.now();
+      await populate(api);
+      await Deno.writeTextFile(marker, SIZE_TAG);
+      const seconds = ((performance.now() - started) / 1000).toFixed(0);
+      console.error(`populated in ${seconds} s`);
+    }
+    const resting = await restingRss(service.pid);
+    const b = await peakDuring(service.pid, () => backup(api));
+    const archive = b.result;
+    const r = await peakDuring(service.pid, () => restore(api, archive.key));
+    await stopService(service);
+    // The same data after a restart: what the stack holds at rest without this run's warm-up.
+    service = await startService(dataDir);
+    const restarted = await restingRss(service.pid);
+
+    console.log(
+      `population: ${IDEAS} ideas, ${COMMENTS} comments, ${ACTIONS} actions, ` +
+        `${ATTACHMENT_MIB} MiB of attachments (${
+          populated ? "reused" : "created through the API"
+        })`,
+    );
+    console.log(
+      `resting RSS: ${mib(resting)} after populating ` +
+        `(freshly started before it: ${mib(fresh)}; restarted on the populated data: ` +
+        `${mib(restarted)})`,
+    );
+    console.log(
+      `backup:  ${b.seconds.toFixed(1)} s, peak RSS ${mib(b.peak)} (${archive.item_count} KV ` +
+        `entries, ${archive.asset_count} assets, ${mib(archive.size_bytes)} archive)`,
+    );
+    console.log(`restore: ${r.seconds.toFixed(1)} s, peak RSS ${mib(r.peak)}`);
+    const ok = b.peak < 256 * MiB && r.peak < 256 * MiB;
+    console.log(ok ? "both under the 256 MiB target" : "OVER the 256 MiB target");
+    console.log(JSON.stringify({
+      resting_rss_mib: Math.round(resting / MiB),
+      restarted_rss_mib: Math.round(restarted / MiB),
+      backup_peak_rss_mib: Math.round(b.peak / MiB),
+      restore_peak_rss_mib: Math.round(r.peak / MiB),
+      backup_seconds: Number(b.seconds.toFixed(1)),
+      restore_seconds: Number(r.seconds.toFixed(1)),
+    }));
+  } finally {
+    await stopService(service);
+    if (!keep) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 }
+
+await main();

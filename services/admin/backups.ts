@@ -17,7 +17,7 @@
 import { z } from "zod";
 import { SERVICE_NAMES, type ServiceName } from "../../shared/config.ts";
 import { type AssetStore, keyProblem } from "../../shared/assets/store.ts";
-import { decodeLine, gcNow, LineSplitter, remapLine } from "../../shared/kv_backup.ts";
+import { decodeLine, LineSplitter, remapLine } from "../../shared/kv_backup.ts";
 import { errorMessage } from "../../shared/log.ts";
 import type { UserProfile } from "../auth/client.ts";
 import type { KeyspaceClient } from "./peers.ts";
@@ -75,7 +75,6 @@ export async function writeBackup(
   target: BackupTarget,
 ): Promise<WrittenBackup> {
   const { assets, keyspaces } = deps;
-  gcNow();
   const writer = new ZipWriter(deps.tmpDir);
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
@@ -201,7 +200,6 @@ export async function validateArchive(
 ): Promise<ArchivePlan> {
   const found = await assets.get(key);
   if (!found) throw new RestoreValidationError(`Backup not found: ${key}`);
-  gcNow();
   let total = 0;
   let manifestBytes: Uint8Array | null = null;
   const kvCounts = new Map<ServiceName, number>();
@@ -379,7 +377,6 @@ export async function applyArchive(
   const { assets, keyspaces } = deps;
   const found = await assets.get(key);
   if (!found) throw new Error(`Backup not found: ${key}`);
-  gcNow();
   const contentTypes = new Map(plan.manifest.assets.map((a) => [a.key, a.content_type]));
   const imported = new Set<ServiceName>();
   const encoder = new TextEncoder();

@@ -8,13 +8,14 @@
  * stored), and then written with its CRC and sizes in the local header: the archive is a plain
  * ZIP every tool reads, and a streamed read of it is exact. Memory stays at a few chunks.
  *
- * Reading: fflate's streaming `Unzip`, fed in small slices so one slice can never inflate to
- * more than about 16 MiB, with every entry's data handed to an async sink in order.
+ * Reading: fflate's streaming `Unzip` (archives from other tools too, data descriptors
+ * included), fed in small slices so one slice can never inflate to more than about 17 MiB,
+ * with every entry's data handed to an async sink in order; the next slice is read only once
+ * the sinks have taken the last one's data. Only fflate's public API is used.
  * No Zip64: an archive is limited to 4 GiB and 65,535 entries.
  */
 import { crc32 } from "node:zlib";
 import { Deflate, Unzip, UnzipInflate } from "fflate";
-import { gcPace } from "../../shared/kv_backup.ts";
 
 const LOCAL_HEADER = 0x04034b50;
 const CENTRAL_HEADER = 0x02014b50;
@@ -45,9 +46,10 @@ function dosDateTime(d: Date): { time: number; date: number } {
 }
 
 /**
- * Builds a ZIP as an async sequence of chunks: `add` entries one after the other (each is
- * spooled under `tmpDir` first), then `finish`. Pass `chunks()` to whatever consumes the bytes;
- * it pulls, so nothing runs ahead of the consumer.
+ * Builds a ZIP: call `add` for each entry, one after the other (each is spooled under `tmpDir`
+ * first), then `finish`; each returns a generator of the archive's bytes, and what they yield,
+ * in call order, is the archive. The generators run only as their consumer pulls, so nothing
+ * runs ahead of it.
  */
 export class ZipWriter {
   readonly #entries: WrittenEntry[] = [];
@@ -92,7 +94,6 @@ export class ZipWriter {
       const file = await Deno.open(tmp, { read: true });
       for await (const chunk of file.readable) {
         this.#offset += chunk.length;
-        gcPace(chunk.length);
         yield chunk;
       }
       this.#entries.push(entry);
@@ -147,7 +148,6 @@ async function spool(
       if (chunk.length === 0) continue;
       crc = crc32(chunk, crc);
       size += chunk.length;
-      gcPace(chunk.length);
       if (size > MAX_U32) throw new ZipLimitError("An entry is larger than 4 GiB");
       if (deflater) deflater.push(chunk, false);
       else pending.push(chunk);
@@ -219,11 +219,7 @@ export interface ReadZipOptions {
 }
 
 type ZipEvent =
-  | {
-    kind: "file";
-    name: string;
-    start: (onData: (err: Error | null, data: Uint8Array, final: boolean) => void) => void;
-  }
+  | { kind: "file"; name: string }
   | { kind: "data"; index: number; data: Uint8Array; final: boolean }
   | { kind: "error"; error: unknown };
 
@@ -233,26 +229,30 @@ const SLICE = 16 * 1024;
 /**
  * Reads a ZIP from a stream, entry by entry, awaiting each sink before reading on. Throws a
  * ZipFormatError when the bytes do not start like a ZIP or an entry cannot be decoded.
+ *
+ * Every entry's decoder is started the moment fflate's `Unzip` announces the entry, so its
+ * bytes go straight to the decoder and `Unzip` never buffers an entry's data waiting for
+ * `start()`. The decoded chunks queue in `events` until the sinks have taken them; that queue
+ * holds what one input slice decodes to, at most, since it is drained after every slice.
  */
 export async function readZip(
   source: ReadableStream<Uint8Array>,
   options: ReadZipOptions,
 ): Promise<void> {
   const events: ZipEvent[] = [];
+  let files = 0;
   const unzip = new Unzip((file) => {
-    events.push({
-      kind: "file",
-      name: file.name,
-      start: (onData) => {
-        file.ondata = onData;
-        file.start();
-      },
-    });
+    const index = files++;
+    events.push({ kind: "file", name: file.name });
+    file.ondata = (err, data, final) => {
+      if (err) events.push({ kind: "error", error: err });
+      else events.push({ kind: "data", index, data, final });
+    };
+    file.start();
   });
   unzip.register(UnzipInflate);
-  const sinks: (ZipEntrySink | null)[] = [];
-  let files = 0;
-  let first = true;
+  const sinks: (ZipEntrySink | null | undefined)[] = [];
+  let opened = 0;
 
   const drain = async () => {
     while (events.length) {
@@ -261,22 +261,17 @@ export async function readZip(
         throw new ZipFormatError(`The archive cannot be read: ${errorText(ev.error)}`);
       }
       if (ev.kind === "file") {
-        const index = files++;
-        sinks[index] = await options.open(ev.name);
-        ev.start((err, data, final) => {
-          if (err) events.push({ kind: "error", error: err });
-          else events.push({ kind: "data", index, data, final });
-        });
+        sinks[opened++] = await options.open(ev.name);
         continue;
       }
       options.onBytes?.(ev.data.length);
-      gcPace(ev.data.length);
       const sink = sinks[ev.index];
       if (sink) {
         if (ev.data.length) await sink.write(ev.data);
         if (ev.final) await sink.close();
       }
-      if (ev.final) sinks[ev.index] = null;
+      // A finished entry's sink is forgotten; `undefined` marks it done.
+      if (ev.final) sinks[ev.index] = undefined;
     }
   };
 
@@ -288,6 +283,7 @@ export async function readZip(
     }
   };
 
+  let first = true;
   let head: Uint8Array = new Uint8Array(0);
   for await (let chunk of source) {
     if (first) {
@@ -301,28 +297,16 @@ export async function readZip(
       chunk = head;
     }
     for (let i = 0; i < chunk.length; i += SLICE) {
-      // No copy: fflate keeps the slices of the newest entries only (forgetStartedEntries), so
-      // a view pins at most a couple of source chunks, and copying would double the garbage.
       push(chunk.subarray(i, i + SLICE), false);
-      forgetStartedEntries(unzip);
       await drain();
     }
   }
   if (first) throw new ZipFormatError("The file is not a ZIP archive");
   push(new Uint8Array(0), true);
   await drain();
-  if (sinks.some((s) => s !== null && s !== undefined)) {
+  if (opened !== files || sinks.some((s) => s !== undefined)) {
     throw new ZipFormatError("The archive ends in the middle of an entry");
   }
-}
-
-/**
- * fflate's Unzip keeps, per entry, the bytes that arrived before `start()` (in `k`), and only
- * ever uses the two newest lists; older ones are dropped here so 100,000 entries do not add up.
- */
-function forgetStartedEntries(unzip: Unzip): void {
-  const lists = (unzip as unknown as { k?: unknown[] }).k;
-  if (Array.isArray(lists) && lists.length > 2) lists.length = 2;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

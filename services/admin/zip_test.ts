@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { strToU8, unzipSync, zipSync } from "fflate";
+import { strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough, zipSync } from "fflate";
 import { readZip, ZipFormatError, ZipWriter } from "./zip.ts";
 
 async function build(entries: [string, Uint8Array, boolean][]): Promise<Uint8Array> {
@@ -37,6 +37,12 @@ async function readAll(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
   return out;
 }
 
+function randomBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i += 65536) crypto.getRandomValues(out.subarray(i, i + 65536));
+  return out;
+}
+
 Deno.test("a written archive reads back exactly, streamed and with fflate's unzipSync", async () => {
   // Random bytes with the data-descriptor signature inside, which fools signature scanning.
   const random = new Uint8Array(200_000);
@@ -65,4 +71,70 @@ Deno.test("bytes that are not a ZIP are refused", async () => {
   );
   const truncated = zipSync({ "a.txt": strToU8("x".repeat(10_000)) }, { level: 0 }).slice(0, 200);
   await assert.rejects(() => readAll(truncated), ZipFormatError);
+});
+
+Deno.test("an archive with data descriptors (fflate's streaming Zip) reads back", async () => {
+  const parts: Uint8Array[] = [];
+  const zip = new Zip((err, chunk) => {
+    if (err) throw err;
+    parts.push(chunk);
+  });
+  const text = strToU8("line of text\n".repeat(20_000));
+  const random = crypto.getRandomValues(new Uint8Array(50_000));
+  const deflated = new ZipDeflate("kv/ideas.ndjson", { level: 6 });
+  zip.add(deflated);
+  deflated.push(text.subarray(0, 100_000));
+  deflated.push(text.subarray(100_000), true);
+  const stored = new ZipPassThrough("assets/a.pdf");
+  zip.add(stored);
+  stored.push(random, true);
+  zip.end();
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) at += (bytes.set(p, at), p.length);
+  const read = await readAll(bytes);
+  assert.deepEqual(read.get("kv/ideas.ndjson"), text);
+  assert.deepEqual(read.get("assets/a.pdf"), random);
+});
+
+Deno.test("reading waits for a slow sink: the source is never read far ahead", async () => {
+  // 20 entries of 128 KiB stored; a sink that takes 1 ms per chunk.
+  const entries: [string, Uint8Array, boolean][] = [];
+  for (let i = 0; i < 20; i++) {
+    entries.push([`assets/${i}.bin`, randomBytes(128 * 1024), false]);
+  }
+  const zip = await build(entries);
+  const CHUNK = 64 * 1024;
+  let pulled = 0;
+  let delivered = 0;
+  let worstLead = 0;
+  const source = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled >= zip.length) return controller.close();
+      controller.enqueue(zip.slice(pulled, pulled + CHUNK));
+      pulled += CHUNK;
+    },
+  }, { highWaterMark: 0 });
+  await readZip(source, {
+    open: () => ({
+      async write(chunk) {
+        delivered += chunk.length;
+        worstLead = Math.max(worstLead, pulled - delivered);
+        await new Promise((r) => setTimeout(r, 1));
+      },
+      close() {},
+    }),
+  });
+  assert.equal(delivered, 20 * 128 * 1024);
+  // Headers aside, what was read and not yet delivered is at most about one source chunk.
+  assert.ok(worstLead <= CHUNK + 20 * 100, `read ${worstLead} bytes ahead of the sinks`);
+});
+
+Deno.test("an archive cut in the middle of an entry is refused", async () => {
+  const zip = await build([[
+    "assets/a.bin",
+    crypto.getRandomValues(new Uint8Array(60_000)),
+    false,
+  ]]);
+  await assert.rejects(() => readAll(zip.slice(0, 30_000)), ZipFormatError);
 });
