@@ -10,6 +10,7 @@ import { WebsocketProvider } from "y-websocket";
 import { api, e2e, freePort, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
+import { awarenessFrame } from "../services/collab/testing.ts";
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
@@ -70,21 +71,6 @@ function updateFrame(update: Uint8Array): Uint8Array {
   encoding.writeVarUint(encoder, 0);
   encoding.writeVarUint(encoder, 2);
   encoding.writeVarUint8Array(encoder, update);
-  return encoding.toUint8Array(encoder);
-}
-
-/** An awareness frame (message type 1) setting each client's state. */
-function awarenessFrame(entries: { clientID: number; clock: number; state: unknown }[]) {
-  const inner = encoding.createEncoder();
-  encoding.writeVarUint(inner, entries.length);
-  for (const e of entries) {
-    encoding.writeVarUint(inner, e.clientID);
-    encoding.writeVarUint(inner, e.clock);
-    encoding.writeVarString(inner, JSON.stringify(e.state));
-  }
-  const encoder = encoding.createEncoder();
-  encoding.writeVarUint(encoder, 1);
-  encoding.writeVarUint8Array(encoder, encoding.toUint8Array(inner));
   return encoding.toUint8Array(encoder);
 }
 
@@ -398,7 +384,7 @@ const ADMIN = { email: "dist-collab@example.test", password: "Dist-Passw0rd!", n
 /** Runs `services/<name>/main.ts` as its `start:<name>` task does, as this process's child. */
 function spawnService(name: string, env: Record<string, string>) {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--v8-flags=--expose-gc", `services/${name}/main.ts`],
+    args: ["run", "-A", `services/${name}/main.ts`],
     cwd: new URL("..", import.meta.url).pathname,
     env: { LOG_LEVEL: "error", ...env },
     stdout: "null",
