@@ -35,11 +35,14 @@ export function isDatabaseLocked(err: unknown): boolean {
 /** How long a write waits for another process's lock before the error reaches the caller. */
 const LOCK_WAIT_MS = 10_000;
 
+/** The longest pause between two tries: short, since a live edit waits on it. */
+const LOCK_BACKOFF_CAP_MS = 10;
+
 /**
  * Runs `op` again while it fails with "database is locked": several processes writing one
  * SQLite file (instances sharing DATA_DIR) collide, and SQLite answers the loser at once
  * instead of waiting. A locked write did not happen, so running it again is safe. Backs off
- * with jitter from 1 ms up to 50 ms, for at most LOCK_WAIT_MS.
+ * with jitter from 1 ms up to 10 ms, for at most LOCK_WAIT_MS.
  */
 export async function retryWhileLocked<T>(op: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + LOCK_WAIT_MS;
@@ -48,7 +51,7 @@ export async function retryWhileLocked<T>(op: () => Promise<T>): Promise<T> {
       return await op();
     } catch (err) {
       if (!isDatabaseLocked(err) || Date.now() > deadline) throw err;
-      const cap = Math.min(50, 2 ** attempt);
+      const cap = Math.min(LOCK_BACKOFF_CAP_MS, 2 ** attempt);
       await new Promise((r) => setTimeout(r, 1 + Math.random() * cap));
     }
   }
