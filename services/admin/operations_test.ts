@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { openAssetStore } from "../../shared/assets/config.ts";
 import type { AssetStore } from "../../shared/assets/store.ts";
-import type { Logger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/log.ts";
 import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
 import { ServiceDirectory } from "../../shared/service_directory.ts";
 import { BackupOperations } from "./operations.ts";
@@ -9,13 +9,7 @@ import { KeyspaceClient } from "./peers.ts";
 import { adminJobSchema, backupTimestamp, keyOfTimestamp } from "./schemas.ts";
 import { AdminStore } from "./store.ts";
 
-const quietLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  child: () => quietLogger,
-};
+const quietLogger = createLogger("admin", { level: "error" });
 
 const zip = new Uint8Array([0x50, 0x4b, 0x05, 0x06]);
 
