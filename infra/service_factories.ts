@@ -12,7 +12,7 @@ import { createAdminService } from "../services/admin/mod.ts";
 import { createMcpService } from "../services/mcp/mod.ts";
 import { createWebService } from "../services/web/mod.ts";
 
-/** Every service this build has, by name. Later services add themselves here. */
+/** Every service of the product, by name: what `deno task start` runs in one process. */
 export const SERVICE_FACTORIES: Partial<Record<ServiceName, ServiceFactory>> = {
   auth: createAuthService,
   workspaces: createWorkspacesService,
