@@ -29,6 +29,8 @@ export const DEPLOY_SETTINGS = {
   prefix: "DEPLOY_APP_PREFIX",
   /** The region `--setup` creates apps in: us, eu or global; `us` unless set */
   region: "DEPLOY_REGION",
+  /** The deno binary that runs `deno deploy`; the one running this script unless set */
+  deno: "DEPLOY_DENO",
 } as const;
 
 /** The exit code `deno deploy` gives when the app or database already exists (HTTP 409). */
@@ -340,7 +342,7 @@ async function run(plan: Plan, env: Record<string, string | undefined>): Promise
         console.log(
           `\n[${app.service.name}] ${step.note}\n$ deno ${args.map(shellQuote).join(" ")}`,
         );
-        const { code } = await new Deno.Command(Deno.execPath(), {
+        const { code } = await new Deno.Command(env[DEPLOY_SETTINGS.deno] || Deno.execPath(), {
           args,
           stdin: "null",
           stdout: "inherit",
