@@ -14,13 +14,6 @@ export const NOT_CONFIRMED = "Email not confirmed";
 export const ACCOUNT_DISABLED = "Account is disabled";
 export const ACCOUNT_REJECTED = "Account has been rejected";
 export const INVALID_REFRESH = "Invalid or expired refresh token";
-export const EMAIL_EXISTS = "An account with this email already exists";
-export const INVALID_CODE = "Invalid or expired confirmation code";
-export const INVALID_RESET_CODE = "Invalid, used or expired reset code";
-export const TOO_MANY_MAILS = "Too many requests for this email or address; try again later";
-export const SETUP_NOT_NEEDED = "Setup is already done: an admin account exists";
-export const INVALID_SETUP_TOKEN = "Invalid or used setup token";
-export const INVALID_AUTH_CODE = "Invalid, used or expired authorization code";
 
 /** Renders an outgoing message (shared/delivery's `buildMessage`). */
 export type BuildMessage = (

@@ -5,6 +5,7 @@ import type { ServiceApp } from "../../shared/http/service_app.ts";
 import type { Accounts } from "./accounts.ts";
 import type { GoogleSignIn } from "./google.ts";
 import {
+  authorizeQuery,
   csrfRefusal,
   csrfToken,
   googleUrl,
@@ -14,12 +15,7 @@ import {
   validateAuthorize,
 } from "./login_flow.ts";
 import { errorPage, loginPage } from "./pages.ts";
-import {
-  authorizeFormSchema,
-  authorizeParamsSchema,
-  normalizeEmail,
-  type UserRecord,
-} from "./schemas.ts";
+import { authorizeFormSchema, normalizeEmail, type UserRecord } from "./schemas.ts";
 
 /** The hosted login: `GET /oauth/authorize` shows the form, `POST` signs in and redirects. */
 export function mountAuthorizeRoutes(
@@ -38,7 +34,7 @@ export function mountAuthorizeRoutes(
       path: "/oauth/authorize",
       tags: ["OAuth"],
       summary: "The hosted login page",
-      request: { query: authorizeParamsSchema },
+      request: authorizeQuery,
       responses: {
         200: htmlPage("The login form"),
         400: htmlPage("Unknown client_id, unregistered redirect_uri or bad parameters"),

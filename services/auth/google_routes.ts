@@ -7,6 +7,7 @@ import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import type { Accounts } from "./accounts.ts";
 import { type GoogleSignIn, GoogleSignInError } from "./google.ts";
 import {
+  authorizeQuery,
   csrfToken,
   GOOGLE_STATE_COOKIE,
   googleUrl,
@@ -18,7 +19,7 @@ import {
 } from "./login_flow.ts";
 import { googleAccount } from "./operations.ts";
 import { errorPage, loginPage } from "./pages.ts";
-import { authorizeParamsSchema, type UserRecord } from "./schemas.ts";
+import type { UserRecord } from "./schemas.ts";
 import { GOOGLE_STATE_TTL_MS } from "./store.ts";
 
 /** Google sign-in from the hosted login: `/oauth/google/start` and its callback. */
@@ -39,7 +40,7 @@ export function mountGoogleRoutes(
       path: "/oauth/google/start",
       tags: ["OAuth"],
       summary: "Start Google sign-in from the hosted login page",
-      request: { query: authorizeParamsSchema },
+      request: authorizeQuery,
       responses: {
         302: { description: "Redirect to Google" },
         400: htmlPage("Bad parameters"),

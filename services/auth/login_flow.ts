@@ -10,7 +10,7 @@ import { randomToken, timingSafeEqual } from "../../shared/ids.ts";
 import type { ServiceEnv } from "../../shared/http/service_app.ts";
 import type { GoogleSignIn } from "./google.ts";
 import { type LoginPageOptions, PAGE_HEADERS } from "./pages.ts";
-import type { AuthorizeParams, UserRecord } from "./schemas.ts";
+import { type AuthorizeParams, authorizeParamsSchema, type UserRecord } from "./schemas.ts";
 import type { AuthStore } from "./store.ts";
 
 export type ValidParams = LoginPageOptions["params"];
@@ -29,6 +29,9 @@ export const GOOGLE_STATE_COOKIE = "cp_google_state";
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 export const CROSS_SITE_LOGIN = "Cross-site sign-in refused: submit the form from this site";
 export const STALE_LOGIN_FORM = "The sign-in form expired; reload the page and try again";
+
+/** The hosted login's parameters in the query (GET /oauth/authorize, /oauth/google/start). */
+export const authorizeQuery = { query: authorizeParamsSchema };
 
 /** An HTML page response, for a route's `responses`. */
 export function htmlPage(description: string) {

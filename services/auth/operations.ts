@@ -8,18 +8,7 @@ import type { z } from "zod";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
 import { AppError } from "../../shared/http/app_error.ts";
 import { timingSafeEqual } from "../../shared/ids.ts";
-import {
-  type Accounts,
-  confirmationCode,
-  EMAIL_EXISTS,
-  INVALID_AUTH_CODE,
-  INVALID_CODE,
-  INVALID_REFRESH,
-  INVALID_RESET_CODE,
-  INVALID_SETUP_TOKEN,
-  SETUP_NOT_NEEDED,
-  TOO_MANY_MAILS,
-} from "./accounts.ts";
+import { type Accounts, confirmationCode, INVALID_REFRESH } from "./accounts.ts";
 import { hashPassword } from "./passwords.ts";
 import { checkRecaptcha } from "./recaptcha.ts";
 import {
@@ -33,8 +22,27 @@ import {
 import type { MailKind } from "./store.ts";
 import type { IssuedTokens } from "./tokens.ts";
 
+const EMAIL_EXISTS = "An account with this email already exists";
+const SETUP_NOT_NEEDED = "Setup is already done: an admin account exists";
+const INVALID_AUTH_CODE = "Invalid, used or expired authorization code";
+
 /** Tokens and a refresh token that starts a new session. */
 export type SessionTokens = IssuedTokens & { refresh_token: string };
+
+/** A new member's account: enabled, pending approval. */
+function newMember(
+  fields: Pick<UserRecord, "email" | "name" | "password_hash" | "google_sub">,
+  confirmed: boolean,
+) {
+  return {
+    ...fields,
+    role: "member",
+    approved: false,
+    status: "pending",
+    confirmed,
+    enabled: true,
+  } as const;
+}
 
 /** 400 naming the first rule of the password policy that `password` breaks. */
 export function requirePasswordPolicy(password: string): void {
@@ -54,7 +62,7 @@ async function takeMailAllowance(
   address: string,
 ): Promise<void> {
   if (!(await accounts.deps.store.takeMailAllowance(kind, email, address))) {
-    throw new AppError(429, TOO_MANY_MAILS);
+    throw new AppError(429, "Too many requests for this email or address; try again later");
   }
 }
 
@@ -80,17 +88,10 @@ export async function signUp(
   const message = accounts.confirmMessage(body, code);
   const password_hash = await hashPassword(body.password);
   if (!existing) {
-    const created = await store.createUser({
-      email: body.email,
-      name: body.name,
-      role: "member",
-      approved: false,
-      status: "pending",
-      confirmed: false,
-      enabled: true,
-      password_hash,
-      google_sub: null,
-    }, { confirmCode: code, message });
+    const created = await store.createUser(
+      newMember({ email: body.email, name: body.name, password_hash, google_sub: null }, false),
+      { confirmCode: code, message },
+    );
     if (created) return;
   }
   const current = existing ?? await store.getUserByEmail(body.email);
@@ -114,7 +115,7 @@ export async function confirmEmail(
 ): Promise<"confirmed" | "already"> {
   const result = await accounts.deps.store.confirmEmail(email, code);
   if (result.kind === "unknown") throw new AppError(404, "User not found");
-  if (result.kind === "invalid") throw new AppError(400, INVALID_CODE);
+  if (result.kind === "invalid") throw new AppError(400, "Invalid or expired confirmation code");
   await accounts.acceptInvites(result.user);
   return result.kind === "already" ? "already" : "confirmed";
 }
@@ -157,7 +158,7 @@ export async function resetPassword(
     body.code,
     () => hashPassword(body.password),
   );
-  if (result.kind === "invalid") throw new AppError(400, INVALID_RESET_CODE);
+  if (result.kind === "invalid") throw new AppError(400, "Invalid, used or expired reset code");
   await store.clearLoginFailures(body.email);
   logger.info("password reset; sessions revoked", { user_id: result.after.user_id });
   if (!result.before.confirmed) await accounts.acceptInvites(result.after);
@@ -173,7 +174,7 @@ export async function setUpAdmin(
   if (await store.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
   if (!(await store.takeSetupToken(body.token))) {
     if (await store.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
-    throw new AppError(401, INVALID_SETUP_TOKEN);
+    throw new AppError(401, "Invalid or used setup token");
   }
   await accounts.ensureAdmin({ email: body.email, name: body.name, password: body.password });
   logger.info("first admin created through setup");
@@ -283,17 +284,12 @@ export async function googleAccount(
     if (!updated.before.confirmed) await accounts.acceptInvites(updated.after);
     return updated.after;
   }
-  const created = await store.createUser({
+  const created = await store.createUser(newMember({
     email: identity.email,
     name: identity.name,
-    role: "member",
-    approved: false,
-    status: "pending",
-    confirmed: true,
-    enabled: true,
     password_hash: null,
     google_sub: identity.sub,
-  });
+  }, true));
   if (!created) {
     // Someone else created the account in the meantime: use theirs.
     const again = await store.getUserByGoogleSub(identity.sub) ??
