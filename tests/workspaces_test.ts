@@ -62,7 +62,21 @@ Deno.test("workspaces service", e2e, async (t) => {
     const E = as(stack, editor);
     const V = as(stack, viewer);
     const X = as(stack, outsider);
-    let wsId = "";
+    /** A fresh workspace owned by `owner`, no other member. */
+    const bare = async (name = "Launch Team") => {
+      const res = await O("POST", "/api/workspaces", { name });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body.workspace_id as string;
+    };
+    /** A fresh workspace with `viewer` (viewer) and then `editor` (editor) added. */
+    const team = async (name?: string) => {
+      const id = await bare(name);
+      for (const [user, role] of [[viewer, "viewer"], [editor, "editor"]] as const) {
+        const add = await O("POST", `/api/workspaces/${id}/members`, { email: user.email, role });
+        assert.equal(add.status, 201, JSON.stringify(add.body));
+      }
+      return id;
+    };
 
     await t.step("create answers 201 with the spec's fields and an owner membership", async () => {
       const res = await O("POST", "/api/workspaces", { name: "  Launch Team  " });
@@ -76,7 +90,6 @@ Deno.test("workspaces service", e2e, async (t) => {
       assert.deepEqual(res.body.publishing_slots, []);
       assert.match(res.body.created_at, TIMESTAMP);
       assert.match(res.body.updated_at, TIMESTAMP);
-      wsId = res.body.workspace_id;
       const withDesc = await O("POST", "/api/workspaces", {
         name: "x".repeat(100),
         description: "d",
@@ -98,6 +111,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     });
 
     await t.step("get answers the workspace with member_count and member_role", async () => {
+      const wsId = await bare();
       const res = await O("GET", `/api/workspaces/${wsId}`);
       assert.equal(res.status, 200);
       assert.deepEqual(
@@ -111,6 +125,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     await t.step(
       "get refuses non-members, unknown ids and non-member admins with 403",
       async () => {
+        const wsId = await bare();
         assertError(await X("GET", `/api/workspaces/${wsId}`), 403, "Not a workspace member");
         assertError(
           await O("GET", "/api/workspaces/01HZZZZZZZZZZZZZZZZZZZZZZZ"),
@@ -125,6 +140,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     await t.step(
       "add member adds a registered user (201) with the default role viewer",
       async () => {
+        const wsId = await bare();
         const res = await O("POST", `/api/workspaces/${wsId}/members`, {
           email: `  ${viewer.email.toUpperCase()} `,
         });
@@ -152,6 +168,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     );
 
     await t.step("add member: 409 member, 400 email/role, 403 viewer and non-member", async () => {
+      const wsId = await team();
       const path = `/api/workspaces/${wsId}/members`;
       assertError(
         await O("POST", path, { email: viewer.email }),
@@ -188,6 +205,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     await t.step(
       "add member invites an unregistered email; inviting it again answers 201 and the last role wins",
       async () => {
+        const wsId = await team();
         const email = uniqueEmail("Invitee").toUpperCase();
         const res = await E("POST", `/api/workspaces/${wsId}/members`, { email, role: "editor" });
         assert.equal(res.status, 201);
@@ -224,6 +242,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     );
 
     await t.step("an invited email becomes a member when it signs up and confirms", async () => {
+      const wsId = await team();
       const email = uniqueEmail("joiner");
       const second = await O("POST", "/api/workspaces", { name: "Second" });
       const invited = await O("POST", `/api/workspaces/${wsId}/members`, {
@@ -259,6 +278,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     });
 
     await t.step("list members answers every member with email and name (any member)", async () => {
+      const wsId = await team();
       const res = await V("GET", `/api/workspaces/${wsId}/members`);
       assert.equal(res.status, 200);
       const members = res.body.members as Record<string, string>[];
@@ -284,6 +304,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     });
 
     await t.step("list answers my active workspaces with member_role only", async () => {
+      const wsId = await team();
       const res = await E("GET", "/api/workspaces");
       assert.equal(res.status, 200);
       const mine = res.body.workspaces.find((w: { workspace_id: string }) =>
@@ -291,13 +312,15 @@ Deno.test("workspaces service", e2e, async (t) => {
       );
       assert.equal(mine.member_role, "editor");
       assert.deepEqual(Object.keys(mine).sort(), [...WORKSPACE_KEYS, "member_role"].sort());
-      const none = await X("GET", "/api/workspaces");
+      // A fresh account: the shared outsider joins workspaces in other steps.
+      const none = await as(stack, await createUser(stack))("GET", "/api/workspaces");
       assert.deepEqual(none.body, { workspaces: [] });
     });
 
     await t.step(
       "update: an editor changes the settable fields and gets the workspace",
       async () => {
+        const wsId = await team();
         const res = await E("PUT", `/api/workspaces/${wsId}`, {
           name: " Renamed ",
           description: "About us",
@@ -321,6 +344,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     await t.step(
       "update: 403 viewer and non-member (even for an unknown id), 400 bad fields",
       async () => {
+        const wsId = await team();
         assertError(
           await V("PUT", `/api/workspaces/${wsId}`, { name: "x" }),
           403,
@@ -349,6 +373,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     await t.step(
       "transfer: non-owner 403, non-member target 400, owner moves ownership",
       async () => {
+        const wsId = await team();
         assertError(
           await E("PUT", `/api/workspaces/${wsId}`, { owner_id: editor.user_id }),
           403,
@@ -380,6 +405,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     );
 
     await t.step("remove member: 400 owner leaving, 403s, 404 non-member target, 204", async () => {
+      const wsId = await team();
       const path = (id: string) => `/api/workspaces/${wsId}/members/${id}`;
       assertError(await O("DELETE", path(owner.user_id)), 400);
       assertError(await X("DELETE", path(viewer.user_id)), 403, "Not a workspace member");
@@ -411,6 +437,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     });
 
     await t.step("audiences and languages answer the defaults until saved", async () => {
+      const wsId = await team();
       const aud = await V("GET", `/api/audiences?workspaceId=${wsId}`);
       assert.equal(aud.status, 200);
       assert.deepEqual(aud.body, { items: DEFAULT_AUDIENCES });
@@ -419,6 +446,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     });
 
     await t.step("any member overwrites a list; it is returned as saved, even empty", async () => {
+      const wsId = await team();
       const items = [
         { id: "cfo", name: "CFO", extra: "dropped" },
         { id: "cfo", name: "" },
@@ -440,6 +468,12 @@ Deno.test("workspaces service", e2e, async (t) => {
     });
 
     await t.step("lists: 400 missing workspace id or invalid list, 403 non-member", async () => {
+      const wsId = await team();
+      const two = [{ id: "a", name: "A" }, { id: "b", name: "B" }];
+      assert.equal(
+        (await V("PUT", "/api/audiences", { workspace_id: wsId, audiences: two })).status,
+        200,
+      );
       assertError(await V("GET", "/api/audiences"), 400, "workspaceId is required");
       assertError(await V("GET", "/api/languages?workspaceId="), 400, "workspaceId is required");
       assertError(
@@ -487,6 +521,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     await t.step(
       "internal membership API answers roles, statuses and nulls (always 200)",
       async () => {
+        const wsId = await team("Renamed");
         const m = await internalJson(
           stack,
           "GET",
@@ -537,6 +572,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     );
 
     await t.step("internal invite acceptance is idempotent and validates its body", async () => {
+      const wsId = await team();
       const email = uniqueEmail("direct");
       await O("POST", `/api/workspaces/${wsId}/members`, { email });
       const first = await stack.internal("workspaces", "POST", "/internal/invites/accept", {
@@ -561,6 +597,7 @@ Deno.test("workspaces service", e2e, async (t) => {
     });
 
     await t.step("delete: 403 editor and non-member, 204 owner, then 404 everywhere", async () => {
+      const wsId = await team();
       assertError(
         await E("DELETE", `/api/workspaces/${wsId}`),
         403,
@@ -597,6 +634,8 @@ Deno.test("workspaces service", e2e, async (t) => {
     });
 
     await t.step("admin internal API: list all, soft-delete, recover, stats", async () => {
+      const wsId = await team();
+      assert.equal((await O("DELETE", `/api/workspaces/${wsId}`)).status, 204);
       const all = await internalJson(stack, "GET", "/internal/workspaces");
       const deleted = all.body.workspaces.find((w: { workspace_id: string }) =>
         w.workspace_id === wsId
