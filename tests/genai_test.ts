@@ -29,68 +29,104 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     const outsider = await createUser(stack, { name: "Oscar Outsider" });
     const call = (user: TestUser, op: string, body: unknown) =>
       api(stack, "POST", `/api/genai/${op}`, { token: user.access_token, body });
-    const ws: string = (await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "Drafting" },
-    })).body.workspace_id;
-    const otherWs: string = (await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "Elsewhere" },
-    })).body.workspace_id;
-    ai.reset();
-    ai.script({ content: "Remote work wins" });
-    const idea = (await api(stack, "POST", "/api/ideas", {
-      token: owner.access_token,
-      body: { workspace_id: ws, title: IDEA_TEXT, tags: ["remote", "Writing", "teams"] },
-    })).body;
-    assert.equal(idea.title, "Remote work wins");
-    const ideaId: string = idea.idea_id;
-
-    /** Generates as the owner and answers the messages the fake model received. */
-    const generate = async (body: Record<string, unknown>) => {
-      ai.reset();
-      ai.script({ content: "A drafted post" });
-      const res = await call(owner, "generate", { workspace_id: ws, idea_id: ideaId, ...body });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.deepEqual(res.body, { content: "A drafted post", idea_id: ideaId });
-      assert.equal(ai.requests.length, 1);
-      assert.equal(ai.requests[0].model, "draft-model");
-      return ai.requests[0].messages;
-    };
-
-    await t.step("persona only: the built-in persona and template, nothing else", async () => {
-      assert.deepEqual(await generate({}), [
-        { role: "system", content: DEFAULT_PERSONA },
-        { role: "user", content: DEFAULT_USER },
-      ]);
-    });
-
-    const createPrompt = async (body: Record<string, unknown>) => {
-      const res = await api(stack, "POST", "/api/prompts", {
+    const newWorkspace = async (name: string) => {
+      const res = await api(stack, "POST", "/api/workspaces", {
         token: owner.access_token,
-        body: { workspace_id: ws, ...body },
+        body: { name },
       });
       assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.body.prompt_id as string;
+      return res.body.workspace_id as string;
     };
-    const savedId = await createPrompt({
-      name: "Ana",
-      system_instruction: "You are Ana, a CTO who writes plainly.",
-      user_template: "Write about {idea_title} ({idea_description}) for {audience}, " +
-        "tone {tone}, in {language}, {length}. Keep {unknown_thing}.",
-      tone: "casual",
-      default_audience: "engineers",
-      default_language: "Spanish",
-    });
+
+    /**
+     * A fresh workspace (and another one of the owner's) holding the idea and the saved prompt
+     * "Ana", with `createPrompt` and `generate` bound to it: each step starts from its own.
+     */
+    const fixture = async () => {
+      const ws = await newWorkspace("Drafting");
+      const otherWs = await newWorkspace("Elsewhere");
+      ai.reset();
+      ai.script({ content: "Remote work wins" });
+      const idea = (await api(stack, "POST", "/api/ideas", {
+        token: owner.access_token,
+        body: { workspace_id: ws, title: IDEA_TEXT, tags: ["remote", "Writing", "teams"] },
+      })).body;
+      assert.equal(idea.title, "Remote work wins");
+      const ideaId: string = idea.idea_id;
+      const createPrompt = async (body: Record<string, unknown>) => {
+        const res = await api(stack, "POST", "/api/prompts", {
+          token: owner.access_token,
+          body: { workspace_id: ws, ...body },
+        });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        return res.body.prompt_id as string;
+      };
+      /** Generates as the owner and answers the messages the fake model received. */
+      const generate = async (body: Record<string, unknown>) => {
+        ai.reset();
+        ai.script({ content: "A drafted post" });
+        const res = await call(owner, "generate", { workspace_id: ws, idea_id: ideaId, ...body });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual(res.body, { content: "A drafted post", idea_id: ideaId });
+        assert.equal(ai.requests.length, 1);
+        assert.equal(ai.requests[0].model, "draft-model");
+        return ai.requests[0].messages;
+      };
+      const savedId = await createPrompt({
+        name: "Ana",
+        system_instruction: "You are Ana, a CTO who writes plainly.",
+        user_template: "Write about {idea_title} ({idea_description}) for {audience}, " +
+          "tone {tone}, in {language}, {length}. Keep {unknown_thing}.",
+        tone: "casual",
+        default_audience: "engineers",
+        default_language: "Spanish",
+      });
+      return { ws, otherWs, ideaId, savedId, createPrompt, generate };
+    };
     const SAVED_SYSTEM = "You are Ana, a CTO who writes plainly.";
     const SAVED_BRIEF = "For this post:\n" +
       "- Audience: engineers\n- Tone: casual\n- Language: write the post in Spanish";
     const SAVED_USER = `Write about Remote work wins (${IDEA_TEXT}) for engineers, tone casual, ` +
       "in Spanish, the length that suits the idea. Keep {unknown_thing}.";
 
+    /** Eight examples: five in `ws` share tags with the idea's, one is in `otherWs`. */
+    const addExamples = async (ws: string, otherWs: string) => {
+      const examples: [string, string[]][] = [
+        ["Cooking", ["food"]],
+        ["Teams", ["teams"]],
+        ["Remote writing", ["remote", "writing"]],
+        ["All three", ["REMOTE", "writing", "teams"]],
+        ["Untagged", []],
+        ["Writing", ["writing "]],
+        ["Other workspace", ["remote", "writing", "teams"]],
+        ["Newest untagged", []],
+      ];
+      for (const [title, tags] of examples) {
+        const res = await api(stack, "POST", "/api/examples", {
+          token: owner.access_token,
+          body: {
+            workspace_id: title === "Other workspace" ? otherWs : ws,
+            title,
+            content: `${title} body`,
+            tags,
+          },
+        });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+      }
+    };
+
+    await t.step("persona only: the built-in persona and template, nothing else", async () => {
+      const { generate } = await fixture();
+      assert.deepEqual(await generate({}), [
+        { role: "system", content: DEFAULT_PERSONA },
+        { role: "user", content: DEFAULT_USER },
+      ]);
+    });
+
     await t.step(
       "a saved prompt (prompt_id) is the system message and its filled template the last user one",
       async () => {
+        const { generate, savedId } = await fixture();
         assert.deepEqual(await generate({ prompt_id: savedId }), [
           { role: "system", content: SAVED_SYSTEM },
           { role: "user", content: SAVED_BRIEF },
@@ -100,6 +136,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     );
 
     await t.step("without prompt_id the caller's default prompt is used", async () => {
+      const { ws, savedId, createPrompt, generate } = await fixture();
       const defaultId = await createPrompt({
         name: "Default",
         system_instruction: "You are the default voice.",
@@ -130,6 +167,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     await t.step(
       "overrides.system_instruction replaces the saved and built-in personas",
       async () => {
+        const { generate, savedId } = await fixture();
         const override = { system_instruction: "You are a pirate." };
         assert.deepEqual(await generate({ prompt_id: savedId, overrides: override }), [
           { role: "system", content: "You are a pirate." },
@@ -142,6 +180,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     );
 
     await t.step("per-call audience, tone, language and length beat the prompt's", async () => {
+      const { generate, savedId } = await fixture();
       const messages = await generate({
         prompt_id: savedId,
         overrides: { system_instruction: "You are a pirate." },
@@ -167,6 +206,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("each length preset asks for its target size", async () => {
+      const { generate, savedId } = await fixture();
       for (const [length, target] of Object.entries(LENGTH_PRESETS)) {
         const [, brief, user] = await generate({ prompt_id: savedId, length });
         assert.equal(brief.content, `${SAVED_BRIEF}\n- Length: ${target}`, length);
@@ -175,6 +215,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("an unknown length gives exactly the prompt that no length gives", async () => {
+      const { generate, savedId } = await fixture();
       const none = await generate({ prompt_id: savedId });
       for (const length of ["gigantic", "SHORT", "", null, 3, true, ["short"]]) {
         assert.deepEqual(await generate({ prompt_id: savedId, length }), none, String(length));
@@ -182,6 +223,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("audience, tone and language are cut at 200, 100 and 50 characters", async () => {
+      const { generate, savedId } = await fixture();
       const [, brief, user] = await generate({
         prompt_id: savedId,
         audience: "a".repeat(201),
@@ -200,28 +242,8 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     await t.step(
       "the 5 examples sharing most tags go before a template without {examples}",
       async () => {
-        const examples: [string, string[]][] = [
-          ["Cooking", ["food"]],
-          ["Teams", ["teams"]],
-          ["Remote writing", ["remote", "writing"]],
-          ["All three", ["REMOTE", "writing", "teams"]],
-          ["Untagged", []],
-          ["Writing", ["writing "]],
-          ["Other workspace", ["remote", "writing", "teams"]],
-          ["Newest untagged", []],
-        ];
-        for (const [title, tags] of examples) {
-          const res = await api(stack, "POST", "/api/examples", {
-            token: owner.access_token,
-            body: {
-              workspace_id: title === "Other workspace" ? otherWs : ws,
-              title,
-              content: `${title} body`,
-              tags,
-            },
-          });
-          assert.equal(res.status, 201, JSON.stringify(res.body));
-        }
+        const { ws, otherWs, generate, savedId } = await fixture();
+        await addExamples(ws, otherWs);
         const messages = await generate({ prompt_id: savedId });
         const block = [
           "Example 1: All three\nAll three body",
@@ -243,6 +265,8 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     );
 
     await t.step("a template with {examples} gets them in place", async () => {
+      const { ws, otherWs, createPrompt, generate } = await fixture();
+      await addExamples(ws, otherWs);
       const inlineId = await createPrompt({
         name: "Inline",
         system_instruction: "Inline voice.",
@@ -257,6 +281,8 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("generate stores nothing", async () => {
+      const { ws, ideaId, generate } = await fixture();
+      await generate({});
       const posts = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
         token: owner.access_token,
       });
@@ -271,6 +297,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     await t.step(
       "generate refuses: 400 missing ids, 403 non-member, 404 idea or prompt",
       async () => {
+        const { ws, otherWs, ideaId } = await fixture();
         ai.reset();
         const noWs = await call(owner, "generate", { idea_id: ideaId });
         assert.deepEqual([noWs.status, noWs.body], [400, { error: "workspace_id is required" }]);
@@ -301,6 +328,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     );
 
     await t.step("iterate rewrites with the saved persona, or the editor persona", async () => {
+      const { ws, savedId } = await fixture();
       ai.reset();
       ai.script({ content: "Shorter text" }, { content: "Edited" }, { content: "Edited" });
       const res = await call(owner, "iterate", {
@@ -342,6 +370,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("iterate cuts instruction at 2000 and current_content at 40000", async () => {
+      const { ws } = await fixture();
       ai.reset();
       ai.script({ content: "ok" });
       const res = await call(owner, "iterate", {
@@ -358,6 +387,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("iterate and proofread refuse: 400 a required field missing, 403", async () => {
+      const { ws } = await fixture();
       ai.reset();
       for (
         const [op, body, field] of [
@@ -386,6 +416,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     await t.step(
       "proofread asks for JSON and takes a fenced array, ranges kept in the content",
       async () => {
+        const { ws } = await fixture();
         const content = "Their going to love it.";
         ai.reset();
         ai.script({
@@ -411,6 +442,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     );
 
     await t.step("unparsable proofread output gives [] plus the service's own checks", async () => {
+      const { ws } = await fixture();
       const content = "x".repeat(2_990) + " #a #b #c #d #e #f " + "🚀".repeat(11);
       ai.reset();
       ai.script({ content: "Looks great to me!" }, { content: '{"range":[0,1]}' });
@@ -439,6 +471,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("proofread cuts content at 40000 characters", async () => {
+      const { ws } = await fixture();
       ai.reset();
       ai.script({ content: JSON.stringify([{ range: [0, 50_000], type: "tone", message: "m" }]) });
       const res = await call(owner, "proofread", {
@@ -455,6 +488,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("two throttled attempts are retried and the third answers", async () => {
+      const { ws, ideaId } = await fixture();
       ai.reset();
       ai.script({ status: 429 }, { status: 429 }, { content: "After retries" });
       const res = await call(owner, "generate", { workspace_id: ws, idea_id: ideaId });
@@ -466,6 +500,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("four throttled attempts give up with 500 and an error body", async () => {
+      const { ws, ideaId } = await fixture();
       for (const op of ["generate", "iterate", "proofread"]) {
         ai.reset();
         ai.script({ status: 429 }, { status: 429 }, { status: 429 }, { status: 429 }, {
@@ -484,6 +519,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("a non-throttling backend error is not retried: 500 at once", async () => {
+      const { ws, ideaId } = await fixture();
       ai.reset();
       ai.script({ status: 400 }, { content: "never asked" });
       const res = await call(owner, "generate", { workspace_id: ws, idea_id: ideaId });
@@ -493,6 +529,8 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("GenaiClient runs the same operations for a caller over /internal", async () => {
+      const { ws, otherWs, ideaId, savedId } = await fixture();
+      await addExamples(ws, otherWs);
       const genaiService = stack.services.find((s) => s.name === "genai");
       assert.ok(genaiService);
       const directory = new ServiceDirectory().register("genai", genaiService.fetch);
