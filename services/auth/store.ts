@@ -69,6 +69,16 @@ const mailLimitKey = (kind: MailKind, scope: "email" | "address", value: string)
 const adminKey = (userId: string) => ["users_by_role", "admin", userId];
 const ADMINS_PREFIX = ["users_by_role", "admin"];
 const SETUP_TOKEN_KEY = ["setup_token"];
+/** How many instances' setup links stay valid at once. */
+const SETUP_TOKENS_KEPT = 16;
+
+/** `token_hash` is the shape one instance wrote before several could. */
+type SetupTokensRecord = { token_hashes?: string[]; token_hash?: string };
+
+function setupHashes(record: SetupTokensRecord | null): string[] {
+  if (!record) return [];
+  return record.token_hashes ?? (record.token_hash ? [record.token_hash] : []);
+}
 const CURRENT_SIGNING_KEY = ["signing_key_current"];
 
 const ONE = new Deno.KvU64(1n);
@@ -576,20 +586,31 @@ export class AuthStore {
     }
   }
 
-  /** Keeps only the hash of the one-time setup token (a new one replaces the old). */
+  /**
+   * Keeps the hash of a one-time setup token beside those other instances printed (each
+   * instance that starts with no admin prints its own link; any one of them works, once, and
+   * using it voids the others). At most SETUP_TOKENS_KEPT, the oldest dropped.
+   */
   async saveSetupToken(token: string): Promise<void> {
-    await this.kv.set(SETUP_TOKEN_KEY, { token_hash: await sha256Hex(token) });
+    const hash = await sha256Hex(token);
+    await retryCommit(async () => {
+      const entry = await this.kv.get<SetupTokensRecord>(SETUP_TOKEN_KEY);
+      const hashes = [...setupHashes(entry.value), hash].slice(-SETUP_TOKENS_KEPT);
+      const res = await this.kv.atomic().check(entry).set(SETUP_TOKEN_KEY, { token_hashes: hashes })
+        .commit();
+      return res.ok ? { ok: true, value: undefined } : { ok: false };
+    });
   }
 
   async deleteSetupToken(): Promise<void> {
     await this.kv.delete(SETUP_TOKEN_KEY);
   }
 
-  /** Takes the setup token if `token` is it (single use): false for a wrong or used one. */
+  /** Takes the setup token if `token` is one of them (single use): false for a wrong or used one. */
   async takeSetupToken(token: string): Promise<boolean> {
-    const entry = await this.kv.get<{ token_hash: string }>(SETUP_TOKEN_KEY);
-    if (!entry.value) return false;
-    if (!timingSafeEqual(await sha256Hex(token), entry.value.token_hash)) return false;
+    const entry = await this.kv.get<SetupTokensRecord>(SETUP_TOKEN_KEY);
+    const hash = await sha256Hex(token);
+    if (!setupHashes(entry.value).some((known) => timingSafeEqual(hash, known))) return false;
     const res = await this.kv.atomic().check(entry).delete(entry.key).commit();
     return res.ok;
   }

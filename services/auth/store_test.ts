@@ -238,3 +238,13 @@ Deno.test("expired codes and tickets are refused on read, before KV's own expiry
     assert.equal(await store.getWsTicket(ticket), null);
   });
 });
+
+Deno.test("setup links printed by several instances each work, once, and using one voids the rest", async () => {
+  await withStore(async (store) => {
+    await Promise.all([store.saveSetupToken("token-a"), store.saveSetupToken("token-b")]);
+    assert.equal(await store.takeSetupToken("token-c"), false);
+    assert.equal(await store.takeSetupToken("token-b"), true);
+    assert.equal(await store.takeSetupToken("token-a"), false, "the other instance's link is void");
+    assert.equal(await store.takeSetupToken("token-b"), false, "single use");
+  });
+});
