@@ -53,32 +53,66 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     const viewer = await createUser(stack, { name: "Vera Viewer" });
     const outsider = await createUser(stack, { name: "Oscar Outsider" });
     const admin = await loginAdmin(stack);
-    const ws = await workspace(stack, owner, "Posts workspace");
-    const otherWs = await workspace(stack, owner, "Other workspace");
-    await addMember(stack, owner, ws, editor, "editor");
-    await addMember(stack, owner, ws, viewer, "viewer");
 
     const create = (user: TestUser, body: Record<string, unknown>) =>
       api(stack, "POST", "/api/posts", { token: user.access_token, body });
-    const get = (user: TestUser, id: string, workspaceId = ws) =>
-      api(stack, "GET", `/api/posts/${id}?workspaceId=${workspaceId}`, {
-        token: user.access_token,
-      });
     const put = (user: TestUser, id: string, body: Record<string, unknown>) =>
       api(stack, "PUT", `/api/posts/${id}`, { token: user.access_token, body });
-    const setStatus = (user: TestUser, id: string, status: unknown, workspaceId = ws) =>
-      api(stack, "PUT", `/api/posts/${id}/status`, {
-        token: user.access_token,
-        body: { workspace_id: workspaceId, status },
-      });
-    const del = (user: TestUser, id: string, workspaceId = ws) =>
-      api(stack, "DELETE", `/api/posts/${id}?workspaceId=${workspaceId}`, {
-        token: user.access_token,
-      });
-    const before = await stats(stack);
 
-    let postId = "";
+    /**
+     * A fresh workspace of the owner's (editor and viewer members) and another one, with the
+     * routes that address a post through the first by default: each step starts from its own.
+     */
+    const team = async () => {
+      const ws = await workspace(stack, owner, "Posts workspace");
+      const otherWs = await workspace(stack, owner, "Other workspace");
+      await addMember(stack, owner, ws, editor, "editor");
+      await addMember(stack, owner, ws, viewer, "viewer");
+      const get = (user: TestUser, id: string, workspaceId = ws) =>
+        api(stack, "GET", `/api/posts/${id}?workspaceId=${workspaceId}`, {
+          token: user.access_token,
+        });
+      const setStatus = (user: TestUser, id: string, status: unknown, workspaceId = ws) =>
+        api(stack, "PUT", `/api/posts/${id}/status`, {
+          token: user.access_token,
+          body: { workspace_id: workspaceId, status },
+        });
+      const del = (user: TestUser, id: string, workspaceId = ws) =>
+        api(stack, "DELETE", `/api/posts/${id}?workspaceId=${workspaceId}`, {
+          token: user.access_token,
+        });
+      return { ws, otherWs, get, setStatus, del };
+    };
+    /** `team()` with the editor's draft "First post" ("Hello, network.") in it. */
+    const withPost = async () => {
+      const fixture = await team();
+      const res = await create(editor, {
+        workspace_id: fixture.ws,
+        title: "First post",
+        content: "Hello, network.",
+        tags: ["ai", "devops"],
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return { ...fixture, postId: res.body.post_id as string };
+    };
+    /** Connects a live editor to the post, synced. */
+    const openEditor = async (user: TestUser, ws: string, postId: string) => {
+      const ticket = await api(stack, "POST", "/api/ws/ticket", { token: user.access_token });
+      assert.equal(ticket.status, 200);
+      const doc = new Y.Doc();
+      const provider = new WebsocketProvider(stack.url.replace(/^http/, "ws"), "ws", doc, {
+        params: { ticket: ticket.body.ticket, docId: postId, workspaceId: ws },
+        // deno-lint-ignore no-explicit-any
+        WebSocketPolyfill: WebSocket as any,
+        disableBc: true,
+      });
+      providers.push(provider);
+      await waitFor(() => provider.synced, "the editor to sync");
+      return { provider, text: doc.getText("content") };
+    };
+
     await t.step("create answers 201 with every field of a draft post", async () => {
+      const { ws } = await team();
       const res = await create(editor, {
         workspace_id: ws,
         title: "First post",
@@ -87,7 +121,6 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
       });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       const post = res.body;
-      postId = post.post_id;
       assert.deepEqual(Object.keys(post).sort(), [
         "approved_at",
         "approved_by",
@@ -124,6 +157,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("create with only workspace_id makes an empty draft", async () => {
+      const { ws } = await team();
       const res = await create(viewer, { workspace_id: ws });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.body.title, "");
@@ -132,6 +166,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("create refuses bad input with 400 naming the field", async () => {
+      const { ws } = await team();
       const missing = await create(editor, { title: "x" });
       assert.equal(missing.status, 400);
       assert.equal(missing.body.error, "workspace_id is required");
@@ -150,6 +185,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("create refuses non-members and unknown workspaces with 403", async () => {
+      const { ws } = await team();
       const res = await create(outsider, { workspace_id: ws, title: "x" });
       assert.equal(res.status, 403);
       assert.deepEqual(res.body, { error: "Not a workspace member" });
@@ -162,6 +198,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("get answers the post; membership is checked before existence", async () => {
+      const { postId, get } = await withPost();
       const res = await get(viewer, postId);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.post_id, postId);
@@ -178,6 +215,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("a post addressed through another workspace is not found", async () => {
+      const { otherWs, postId, get, setStatus, del } = await withPost();
       assert.equal((await get(owner, postId, otherWs)).status, 404);
       assert.equal((await put(owner, postId, { workspace_id: otherWs, title: "x" })).status, 404);
       assert.equal((await setStatus(owner, postId, "approved", otherWs)).status, 404);
@@ -188,6 +226,8 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     await t.step(
       "list answers {items, count} newest first, filtered by status and author",
       async () => {
+        const { ws, otherWs, postId } = await withPost();
+        assert.equal((await create(viewer, { workspace_id: ws })).status, 201);
         const third = await create(owner, { workspace_id: ws, title: "Third" });
         assert.equal(third.status, 201);
         const res = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
@@ -244,6 +284,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     );
 
     await t.step("update changes title, tags and scheduled_at; any member may edit", async () => {
+      const { ws, postId } = await withPost();
       await new Promise((r) => setTimeout(r, 5));
       const res = await put(viewer, postId, {
         workspace_id: ws,
@@ -276,6 +317,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("a REST content change is what GET answers afterwards", async () => {
+      const { ws, postId, get } = await withPost();
       const res = await put(editor, postId, { workspace_id: ws, content: "Rewritten text" });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.content, "Rewritten text");
@@ -290,18 +332,12 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     await t.step(
       "a PUT of content reaches a connected editor, and its edits reach GET",
       async () => {
-        const ticket = await api(stack, "POST", "/api/ws/ticket", { token: editor.access_token });
-        assert.equal(ticket.status, 200);
-        const doc = new Y.Doc();
-        const provider = new WebsocketProvider(stack.url.replace(/^http/, "ws"), "ws", doc, {
-          params: { ticket: ticket.body.ticket, docId: postId, workspaceId: ws },
-          // deno-lint-ignore no-explicit-any
-          WebSocketPolyfill: WebSocket as any,
-          disableBc: true,
-        });
-        providers.push(provider);
-        const text = doc.getText("content");
-        await waitFor(() => provider.synced, "the editor to sync");
+        const { ws, postId, get, setStatus } = await withPost();
+        assert.equal(
+          (await put(editor, postId, { workspace_id: ws, content: "Rewritten text" })).status,
+          200,
+        );
+        const { provider, text } = await openEditor(editor, ws, postId);
         assert.equal(text.toString(), "Rewritten text");
         const res = await put(owner, postId, { workspace_id: ws, content: "Pushed from REST" });
         assert.equal(res.status, 200);
@@ -311,11 +347,15 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
           async () => (await get(viewer, postId)).body.content === "Pushed from REST + typed live",
           "the live edit in GET",
         );
+        // A status change answers the live text.
+        const published = await setStatus(viewer, postId, "published");
+        assert.equal(published.body.content, "Pushed from REST + typed live");
         provider.destroy();
       },
     );
 
     await t.step("status moves any to any; published stamps published_at", async () => {
+      const { ws, postId, get, setStatus } = await withPost();
       for (const status of ["in_review", "approved", "scheduled", "draft"]) {
         const res = await setStatus(viewer, postId, status);
         assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -326,7 +366,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
       assert.equal(published.status, 200);
       assert.equal(published.body.status, "published");
       assert.match(published.body.published_at, TIMESTAMP);
-      assert.equal(published.body.content, "Pushed from REST + typed live");
+      assert.equal(published.body.content, "Hello, network.");
       assert.equal((await get(viewer, postId)).body.published_at, published.body.published_at);
       const bad = await setStatus(viewer, postId, "archived");
       assert.equal(bad.status, 400);
@@ -346,8 +386,11 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("admin stats count posts; a published label is not a publication", async () => {
+      const before = await stats(stack);
+      const { postId, setStatus } = await withPost();
+      assert.equal((await setStatus(viewer, postId, "published")).status, 200);
       const now = await stats(stack);
-      assert.equal(now.total_posts, before.total_posts + 3);
+      assert.equal(now.total_posts, before.total_posts + 1);
       // Only LinkedIn publications count (CONTRACT 12; tests/publishing_test.ts).
       assert.equal(now.posts_published_last_30_days, before.posts_published_last_30_days);
       await setStatus(viewer, postId, "draft");
@@ -359,6 +402,13 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("delete: author, owner or platform admin; 403 for anyone else", async () => {
+      const { ws, postId, get, setStatus, del } = await withPost();
+      (await openEditor(editor, ws, postId)).provider.destroy();
+      assert.equal((await setStatus(viewer, postId, "published")).status, 200);
+      const before = await stats(stack);
+      const live = await stack.internal("collab", "GET", `/internal/docs/${postId}/stats`);
+      await live.body?.cancel();
+      assert.equal(live.status, 200, "the post has a live document");
       const refused = await del(viewer, postId);
       assert.equal(refused.status, 403);
       assert.deepEqual(refused.body, { error: "Not authorized to delete this post" });
@@ -399,6 +449,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     });
 
     await t.step("source_idea_id converts the idea and links it to the post", async () => {
+      const { ws, otherWs } = await team();
       const idea = await api(stack, "POST", "/api/ideas", {
         token: editor.access_token,
         body: { workspace_id: ws, title: "An idea worth a post" },
@@ -469,6 +520,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
     );
 
     await t.step("peers read a post by id, and MCP creates and rewrites posts", async () => {
+      const { ws, get } = await team();
       const created = await stack.internal("posts", "POST", "/internal/posts", {
         workspace_id: ws,
         title: "By MCP",
