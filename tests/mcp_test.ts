@@ -88,16 +88,36 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
   };
   try {
     const owner = await createUser(stack, { name: "Olga Owner" });
-    const viewer = await createUser(stack, { name: "Vera Viewer" });
     const outsider = await createUser(stack, { name: "Oscar Outsider" });
-    const ws = await workspace(stack, owner, "MCP workspace");
-    const invite = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
-      token: owner.access_token,
-      body: { email: viewer.email, role: "viewer" },
-    });
-    assert.equal(invite.status, 201, JSON.stringify(invite.body));
     const mcp = await open(owner);
     const outsiderMcp = await open(outsider);
+
+    /** A fresh workspace of the owner's: each step starts from its own. */
+    const fresh = () => workspace(stack, owner, "MCP workspace");
+    /** `fresh()` with two ideas created over MCP: `ideaId` (tagged) and a newer "No tags". */
+    const withIdeas = async () => {
+      const ws = await fresh();
+      const ideas = [];
+      for (
+        const args of [{ title: "why Deno KV: a literal title", tags: ["deno", "kv"] }, {
+          title: "No tags",
+        }]
+      ) {
+        const created = await call(mcp, "create_idea", { workspace_id: ws, ...args });
+        assert.equal(created.isError, false, created.text);
+        ideas.push(created.json.idea_id as string);
+      }
+      return { ws, ideaId: ideas[0] };
+    };
+    /** `withIdeas()` with a post that generate_post drafted from `ideaId` as `content`. */
+    const withPost = async (content = "Generated post about Deno KV.") => {
+      const { ws, ideaId } = await withIdeas();
+      ai.reset();
+      ai.script({ content });
+      const generated = await call(mcp, "generate_post", { workspace_id: ws, idea_id: ideaId });
+      assert.equal(generated.isError, false, generated.text);
+      return { ws, postId: generated.json.post_id as string };
+    };
 
     await t.step("POST /mcp without a valid bearer token of an approved user is 401", async () => {
       const body = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
@@ -177,12 +197,20 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     });
 
     await t.step("list_workspaces gives the caller's workspaces and role", async () => {
-      const own = await call(mcp, "list_workspaces");
+      // Fresh accounts: the shared owner has the other steps' workspaces.
+      const [lister, reader] = await Promise.all([createUser(stack), createUser(stack)]);
+      const ws = await workspace(stack, lister, "MCP workspace");
+      const invite = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
+        token: lister.access_token,
+        body: { email: reader.email, role: "viewer" },
+      });
+      assert.equal(invite.status, 201, JSON.stringify(invite.body));
+      const own = await call(await open(lister), "list_workspaces");
       assert.equal(own.isError, false, own.text);
       assert.deepEqual(own.json, {
         workspaces: [{ workspace_id: ws, name: "MCP workspace", member_role: "owner" }],
       });
-      const viewerMcp = await open(viewer);
+      const viewerMcp = await open(reader);
       const theirs = await call(viewerMcp, "list_workspaces");
       assert.deepEqual(theirs.json.workspaces.map((w: { member_role: string }) => w.member_role), [
         "viewer",
@@ -190,10 +218,10 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
       assert.deepEqual((await call(outsiderMcp, "list_workspaces")).json, { workspaces: [] });
     });
 
-    let ideaId = "";
     await t.step(
       "create_idea stores the title literally, without asking the AI model",
       async () => {
+        const ws = await fresh();
         const before = ai.requests.length;
         const title = "  why   Deno KV? lowercase, odd spacing  ";
         const created = await call(mcp, "create_idea", {
@@ -215,7 +243,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
         assert.equal(created.json.workspace_id, ws);
         assert.match(created.json.created_at, TIMESTAMP);
         assert.equal(ai.requests.length, before, "no AI title was asked for");
-        ideaId = created.json.idea_id;
+        const ideaId = created.json.idea_id;
         const rest = await api(stack, "GET", `/api/ideas/${ideaId}?workspaceId=${ws}`, {
           token: owner.access_token,
         });
@@ -242,6 +270,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     );
 
     await t.step("list_ideas lists the workspace's ideas, filtered by exact status", async () => {
+      const { ws, ideaId } = await withIdeas();
       const all = await call(mcp, "list_ideas", { workspace_id: ws });
       assert.equal(all.isError, false, all.text);
       assert.equal(all.json.ideas.length, 2);
@@ -273,6 +302,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     });
 
     await t.step("update_idea changes status and tags only, and validates both", async () => {
+      const { ws, ideaId } = await withIdeas();
       const tagged = await call(mcp, "update_idea", {
         idea_id: ideaId,
         workspace_id: ws,
@@ -328,6 +358,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     });
 
     await t.step("a non-member is refused by every workspace tool", async () => {
+      const { ws, ideaId } = await withIdeas();
       const calls: [string, Record<string, unknown>][] = [
         ["list_ideas", { workspace_id: ws }],
         ["create_idea", { workspace_id: ws, title: "Intruder idea" }],
@@ -356,6 +387,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     });
 
     await t.step("invalid arguments are refused as tool errors naming the field", async () => {
+      const { ws } = await withIdeas();
       await refused(mcp, "create_idea", { title: "No workspace" }, "workspace_id");
       await refused(mcp, "create_idea", { workspace_id: ws, title: "   " }, "title is required");
       await refused(mcp, "create_idea", { workspace_id: ws, title: "x".repeat(501) }, "title");
@@ -374,8 +406,8 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
       assert.equal(listed.json.ideas.length, 2, "no invalid call wrote anything");
     });
 
-    let postId = "";
     await t.step("generate_post drafts a post from the idea with the REST options", async () => {
+      const { ws, ideaId } = await withIdeas();
       const example = await api(stack, "POST", "/api/examples", {
         token: owner.access_token,
         body: {
@@ -407,7 +439,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
       assert.equal(generated.json.content, "Generated post about Deno KV.");
       assert.equal(generated.json.idea_id, ideaId);
       assert.equal(generated.json.workspace_id, ws);
-      postId = generated.json.post_id;
+      const postId = generated.json.post_id;
 
       assert.equal(ai.requests.length, 1);
       const sent = JSON.stringify(ai.requests[0].messages);
@@ -453,6 +485,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     await t.step(
       "iterate_post replaces the content, which reaches a connected editor",
       async () => {
+        const { ws, postId } = await withPost();
         const ticket = await api(stack, "POST", "/api/ws/ticket", { token: owner.access_token });
         assert.equal(ticket.status, 200);
         const doc = new Y.Doc();
@@ -506,6 +539,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     );
 
     await t.step("proofread_post answers the model's annotations and changes nothing", async () => {
+      const { ws, postId } = await withPost("Shorter: Deno KV rocks.");
       ai.reset();
       const annotation = {
         range: [0, 7],
@@ -534,6 +568,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
       );
     });
     await t.step("create_idea keeps surrounding spaces and refuses a blank title", async () => {
+      const ws = await fresh();
       const spaced = await call(mcp, "create_idea", { workspace_id: ws, title: "  Spaced  " });
       assert.equal(spaced.isError, false, spaced.text);
       assert.equal(spaced.json.title, "  Spaced  ");
