@@ -30,12 +30,13 @@ Deno.test("ideas", e2e, async (t) => {
     const owner = await createUser(stack, { name: "Owner" });
     const member = await createUser(stack, { name: "Member" });
     const outsider = await createUser(stack, { name: "Outsider" });
-    const ws = await workspace(stack, owner, [member]);
     const as = (u: TestUser) => u.access_token;
 
-    let first: Record<string, unknown> = {};
-
-    await t.step("create stores the text as description and the AI's title as title", async () => {
+    /** A fresh workspace of the owner's with the member in it: each step starts from its own. */
+    const fresh = () => workspace(stack, owner, [member]);
+    /** `fresh()` with the owner's first idea, titled by the fake AI "AI made this title". */
+    const withFirst = async () => {
+      const ws = await fresh();
       ai.reset();
       ai.setDefault({ content: "AI made this title" });
       const res = await api(stack, "POST", "/api/ideas", {
@@ -43,16 +44,20 @@ Deno.test("ideas", e2e, async (t) => {
         body: { workspace_id: ws, title: "We should write about remote work. It matters." },
       });
       assert.equal(res.status, 201, JSON.stringify(res.body));
-      first = res.body;
-      assert.equal(res.body.title, "AI made this title");
-      assert.equal(res.body.description, "We should write about remote work. It matters.");
-      assert.equal(res.body.status, "new");
-      assert.equal(res.body.linked_post_id, null);
-      assert.deepEqual(res.body.tags, []);
-      assert.equal(res.body.source_url, "");
-      assert.equal(res.body.workspace_id, ws);
-      assert.equal(res.body.created_by, owner.user_id);
-      assert.match(res.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+      return { ws, first: res.body };
+    };
+
+    await t.step("create stores the text as description and the AI's title as title", async () => {
+      const { ws, first } = await withFirst();
+      assert.equal(first.title, "AI made this title");
+      assert.equal(first.description, "We should write about remote work. It matters.");
+      assert.equal(first.status, "new");
+      assert.equal(first.linked_post_id, null);
+      assert.deepEqual(first.tags, []);
+      assert.equal(first.source_url, "");
+      assert.equal(first.workspace_id, ws);
+      assert.equal(first.created_by, owner.user_id);
+      assert.match(first.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
       assert.equal(ai.requests.length, 1);
       const sent = ai.requests[0].messages.map((m) => m.content).join("\n");
       assert.match(sent, /remote work/);
@@ -60,6 +65,7 @@ Deno.test("ideas", e2e, async (t) => {
     });
 
     await t.step("create answers 400 for a blank workspace_id or title", async () => {
+      const ws = await fresh();
       const noWs = await api(stack, "POST", "/api/ideas", {
         token: as(owner),
         body: { workspace_id: " ", title: "x" },
@@ -83,6 +89,7 @@ Deno.test("ideas", e2e, async (t) => {
     await t.step(
       "every idea route answers 403 to a non-member, even for an unknown workspace",
       async () => {
+        const { ws, first } = await withFirst();
         const id = first.idea_id as string;
         const calls: [string, string, unknown?][] = [
           ["POST", "/api/ideas", { workspace_id: ws, title: "x" }],
@@ -106,6 +113,7 @@ Deno.test("ideas", e2e, async (t) => {
     await t.step(
       "list filters by status, tags (all of them) and author, newest first",
       async () => {
+        const { ws, first } = await withFirst();
         const mk = async (u: TestUser, title: string, tags: string[]) =>
           (await api(stack, "POST", "/api/ideas", {
             token: as(u),
@@ -153,6 +161,7 @@ Deno.test("ideas", e2e, async (t) => {
     await t.step(
       "get answers the idea, 400 without workspaceId, 404 for an unknown id",
       async () => {
+        const { ws, first } = await withFirst();
         const id = first.idea_id as string;
         const res = await api(stack, "GET", `/api/ideas/${id}?workspaceId=${ws}`, {
           token: as(member),
@@ -172,6 +181,7 @@ Deno.test("ideas", e2e, async (t) => {
     );
 
     await t.step("an idea addressed through another workspace is not found", async () => {
+      const { first } = await withFirst();
       const other = await workspace(stack, owner);
       const res = await api(stack, "GET", `/api/ideas/${first.idea_id}?workspaceId=${other}`, {
         token: as(owner),
@@ -182,6 +192,7 @@ Deno.test("ideas", e2e, async (t) => {
     await t.step(
       "update changes the given fields, trims the title and ignores status",
       async () => {
+        const { ws, first } = await withFirst();
         const id = first.idea_id as string;
         const res = await api(stack, "PUT", `/api/ideas/${id}`, {
           token: as(member),
@@ -213,6 +224,7 @@ Deno.test("ideas", e2e, async (t) => {
     await t.step(
       "update answers 400 for a blank or over-500 title or blank workspace_id, 404 unknown",
       async () => {
+        const { ws, first } = await withFirst();
         const id = first.idea_id as string;
         for (const title of ["   ", "x".repeat(501)]) {
           const res = await api(stack, "PUT", `/api/ideas/${id}`, {
@@ -244,6 +256,7 @@ Deno.test("ideas", e2e, async (t) => {
     await t.step(
       "status moves only from new to converted; other moves are 409 with the message",
       async () => {
+        const ws = await fresh();
         const idea = (await api(stack, "POST", "/api/ideas", {
           token: as(owner),
           body: { workspace_id: ws, title: "Status idea" },
@@ -289,6 +302,7 @@ Deno.test("ideas", e2e, async (t) => {
     );
 
     await t.step("delete removes the idea for good, any status; 404 the second time", async () => {
+      const { ws, first } = await withFirst();
       const id = first.idea_id as string;
       const before = await (await stack.internal("ideas", "GET", "/internal/stats")).json();
       const res = await api(stack, "DELETE", `/api/ideas/${id}?workspaceId=${ws}`, {
@@ -313,6 +327,7 @@ Deno.test("ideas", e2e, async (t) => {
     });
 
     await t.step("an over-long id or workspace id is a 400 or 403, never a 500", async () => {
+      const ws = await fresh();
       const long = "x".repeat(3000);
       const res = await api(stack, "GET", `/api/ideas/${long}?workspaceId=${ws}`, {
         token: as(owner),
@@ -328,6 +343,8 @@ Deno.test("ideas", e2e, async (t) => {
     await t.step(
       "internal routes: get, create literally, convert idempotently, MCP update, stats",
       async () => {
+        const ws = await fresh();
+        const before = await (await stack.internal("ideas", "GET", "/internal/stats")).json();
         const created = await stack.internal("ideas", "POST", "/internal/ideas", {
           workspace_id: ws,
           title: "Literal MCP title",
@@ -403,7 +420,7 @@ Deno.test("ideas", e2e, async (t) => {
         const listed = await api(stack, "GET", `/api/ideas?workspaceId=${ws}`, {
           token: as(owner),
         });
-        assert.equal(stats.total_ideas, listed.body.count);
+        assert.equal(stats.total_ideas, before.total_ideas + listed.body.count);
       },
     );
 
