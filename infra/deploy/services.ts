@@ -29,17 +29,10 @@ export interface DeployedService {
   build?: string;
 }
 
-/** Every service that keeps a keyspace (admin exports and imports them all). */
-const KEYSPACE_SERVICES: readonly ServiceName[] = [
-  "auth",
-  "workspaces",
-  "ideas",
-  "actions",
-  "prompts",
-  "posts",
-  "genai",
-  "collab",
-];
+/** Every service that keeps a keyspace (admin exports and imports them all), admin aside. */
+const KEYSPACE_SERVICES: readonly ServiceName[] = SERVICE_NAMES.filter((name) =>
+  !["admin", "mcp", "web"].includes(name)
+);
 
 /** Every app reads these; PUBLIC_URL is the gateway's public address (token issuer, links). */
 const COMMON_REQUIRED = ["INTERNAL_SECRET", "PUBLIC_URL"] as const;
