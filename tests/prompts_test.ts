@@ -11,42 +11,61 @@ Deno.test("prompts", e2e, async (t) => {
     const owner = await createUser(stack, { name: "Owner" });
     const viewer = await createUser(stack, { name: "Viewer" });
     const outsider = await createUser(stack, { name: "Outsider" });
-    const ws = (await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "Prompts WS" },
-    })).body.workspace_id as string;
-    await api(stack, "POST", `/api/workspaces/${ws}/members`, {
-      token: owner.access_token,
-      body: { email: viewer.email, role: "viewer" },
-    });
     const as = (u: TestUser) => u.access_token;
-    const create = (u: TestUser, over: Record<string, unknown> = {}) =>
-      api(stack, "POST", "/api/prompts", {
-        token: as(u),
-        body: {
-          workspace_id: ws,
-          name: "LinkedIn thought leader",
-          system_instruction: "You write crisp posts.",
-          user_template: "Write about {idea_title}. Examples: {examples}",
-          tone: "educational",
-          ...over,
-        },
-      });
 
-    let viewerPrompt: Record<string, unknown> = {};
+    /**
+     * A fresh workspace of the owner's with the viewer in it, and `create` making prompts there:
+     * each step starts from its own.
+     */
+    const fresh = async () => {
+      const res = await api(stack, "POST", "/api/workspaces", {
+        token: owner.access_token,
+        body: { name: "Prompts WS" },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const ws = res.body.workspace_id as string;
+      const add = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
+        token: owner.access_token,
+        body: { email: viewer.email, role: "viewer" },
+      });
+      assert.equal(add.status, 201, JSON.stringify(add.body));
+      const create = (u: TestUser, over: Record<string, unknown> = {}) =>
+        api(stack, "POST", "/api/prompts", {
+          token: as(u),
+          body: {
+            workspace_id: ws,
+            name: "LinkedIn thought leader",
+            system_instruction: "You write crisp posts.",
+            user_template: "Write about {idea_title}. Examples: {examples}",
+            tone: "educational",
+            ...over,
+          },
+        });
+      return { ws, create };
+    };
+    /** `fresh()` with the viewer's prompt (audience CTOs, English) and the owner's plain one. */
+    const withPrompts = async () => {
+      const fixture = await fresh();
+      const res = await fixture.create(viewer, {
+        default_audience: "CTOs",
+        default_language: "English",
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const plain = await fixture.create(owner, { tone: undefined });
+      assert.equal(plain.status, 201, JSON.stringify(plain.body));
+      return { ...fixture, viewerPrompt: res.body, ownerPrompt: plain.body };
+    };
 
     await t.step(
       "any member, even a viewer, creates a prompt; is_default starts false",
       async () => {
-        const res = await create(viewer, { default_audience: "CTOs", default_language: "English" });
-        assert.equal(res.status, 201, JSON.stringify(res.body));
-        viewerPrompt = res.body;
-        assert.equal(res.body.is_default, false);
-        assert.equal(res.body.tone, "educational");
-        assert.equal(res.body.default_audience, "CTOs");
-        assert.equal(res.body.default_language, "English");
-        assert.equal(res.body.created_by, viewer.user_id);
-        assert.equal(res.body.workspace_id, ws);
+        const { ws, viewerPrompt: res, ownerPrompt: plain } = await withPrompts();
+        assert.equal(res.is_default, false);
+        assert.equal(res.tone, "educational");
+        assert.equal(res.default_audience, "CTOs");
+        assert.equal(res.default_language, "English");
+        assert.equal(res.created_by, viewer.user_id);
+        assert.equal(res.workspace_id, ws);
         for (
           const f of [
             "prompt_id",
@@ -57,17 +76,16 @@ Deno.test("prompts", e2e, async (t) => {
             "updated_at",
           ]
         ) {
-          assert.ok(f in res.body, `${f} missing`);
+          assert.ok(f in res, `${f} missing`);
         }
-        const plain = await create(owner, { tone: undefined });
-        assert.equal(plain.status, 201);
-        assert.equal(plain.body.default_audience, null);
+        assert.equal(plain.default_audience, null);
       },
     );
 
     await t.step(
       "create answers 400 for a missing field and names the tones alphabetically",
       async () => {
+        const { create } = await fresh();
         for (const field of ["workspace_id", "name", "system_instruction", "user_template"]) {
           const res = await create(owner, { [field]: "  " });
           assert.equal(res.status, 400, field);
@@ -83,6 +101,7 @@ Deno.test("prompts", e2e, async (t) => {
     );
 
     await t.step("list holds only the caller's own prompts in the workspace", async () => {
+      const { ws, create } = await withPrompts();
       await create(viewer, { name: "Second" });
       const mine = await api(stack, "GET", `/api/prompts?workspaceId=${ws}`, { token: as(viewer) });
       assert.equal(mine.status, 200);
@@ -104,6 +123,7 @@ Deno.test("prompts", e2e, async (t) => {
     await t.step(
       "get answers any prompt of the workspace to any member; 400, 403, 404",
       async () => {
+        const { ws, viewerPrompt } = await withPrompts();
         const id = viewerPrompt.prompt_id;
         const res = await api(stack, "GET", `/api/prompts/${id}?workspaceId=${ws}`, {
           token: as(owner),
@@ -128,6 +148,7 @@ Deno.test("prompts", e2e, async (t) => {
     await t.step(
       "update is creator-only (403 even for the owner), strips text and validates tone",
       async () => {
+        const { ws, viewerPrompt } = await withPrompts();
         const id = viewerPrompt.prompt_id;
         const put = (u: TestUser, body: Record<string, unknown>) =>
           api(stack, "PUT", `/api/prompts/${id}`, {
@@ -169,6 +190,8 @@ Deno.test("prompts", e2e, async (t) => {
     await t.step(
       "set default is creator-only and leaves exactly one default per creator",
       async () => {
+        const { ws, create } = await withPrompts();
+        assert.equal((await create(viewer, { name: "Second" })).status, 201);
         const list =
           (await api(stack, "GET", `/api/prompts?workspaceId=${ws}`, { token: as(viewer) }))
             .body.items as { prompt_id: string }[];
@@ -207,6 +230,7 @@ Deno.test("prompts", e2e, async (t) => {
     );
 
     await t.step("concurrent set-default calls never leave two defaults", async () => {
+      const { ws, create } = await fresh();
       const ids: string[] = [];
       for (let i = 0; i < 6; i++) {
         ids.push((await create(viewer, { name: `C${i}` })).body.prompt_id);
@@ -235,6 +259,8 @@ Deno.test("prompts", e2e, async (t) => {
     await t.step(
       "delete is creator-only, 404 unknown, and 409 for the caller's last prompt",
       async () => {
+        const { ws, create } = await withPrompts();
+        assert.equal((await create(viewer, { name: "Second" })).status, 201);
         const ownerPrompts = (await api(stack, "GET", `/api/prompts?workspaceId=${ws}`, {
           token: as(owner),
         })).body.items as { prompt_id: string }[];
@@ -292,6 +318,12 @@ Deno.test("prompts", e2e, async (t) => {
     );
 
     await t.step("internal routes give a prompt by id and a user's default prompt", async () => {
+      const { ws, ownerPrompt } = await withPrompts();
+      const made = await api(stack, "PUT", `/api/prompts/${ownerPrompt.prompt_id}/default`, {
+        token: as(owner),
+        body: { workspace_id: ws },
+      });
+      assert.equal(made.status, 200, "the owner's prompt is their default");
       const items =
         (await api(stack, "GET", `/api/prompts?workspaceId=${ws}`, { token: as(owner) }))
           .body.items as { prompt_id: string }[];
