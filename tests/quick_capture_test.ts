@@ -34,30 +34,42 @@ Deno.test("quick capture", e2e, async (t) => {
     const owner = await createUser(stack, { name: "Owner" });
     const member = await createUser(stack, { name: "Member" });
     const outsider = await createUser(stack, { name: "Outsider" });
-    const ws = (await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "QC" },
-    })).body.workspace_id as string;
-    await api(stack, "POST", `/api/workspaces/${ws}/members`, {
-      token: owner.access_token,
-      body: { email: member.email, role: "viewer" },
-    });
 
-    let memberToken = "";
+    /** A fresh workspace of the owner's with the member in it: each step starts from its own. */
+    const fresh = async () => {
+      const res = await api(stack, "POST", "/api/workspaces", {
+        token: owner.access_token,
+        body: { name: "QC" },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const ws = res.body.workspace_id as string;
+      const add = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
+        token: owner.access_token,
+        body: { email: member.email, role: "viewer" },
+      });
+      assert.equal(add.status, 201, JSON.stringify(add.body));
+      return ws;
+    };
+    /** `fresh()` with a capture token of the member's for it. */
+    const withToken = async () => {
+      const ws = await fresh();
+      return { ws, memberToken: (await newToken(stack, member, ws)).token };
+    };
 
     await t.step("creating a token answers a random token and the capture address", async () => {
+      const ws = await fresh();
       const a = await newToken(stack, member, ws);
       const b = await newToken(stack, member, ws);
       assert.equal(a.api_url, `${stack.env.PUBLIC_URL}/api/quick-capture`);
       assert.notEqual(a.token, b.token);
       // base64url of at least 16 random bytes (128 bits) is at least 22 characters
       assert.ok(a.token.length >= 22, `token ${a.token} is too short`);
-      memberToken = b.token;
     });
 
     await t.step(
       "token creation: 400 without workspace_id, 403 for a non-member, 401 without JWT",
       async () => {
+        const ws = await fresh();
         const noWs = await api(stack, "POST", "/api/quick-capture/token", {
           token: member.access_token,
           body: {},
@@ -80,6 +92,7 @@ Deno.test("quick capture", e2e, async (t) => {
     );
 
     await t.step("a capture creates an idea by the token's user with the AI title", async () => {
+      const { ws, memberToken } = await withToken();
       ai.reset();
       ai.setDefault({ content: "Captured by AI" });
       const res = await capture(stack, memberToken, {
@@ -100,6 +113,7 @@ Deno.test("quick capture", e2e, async (t) => {
     });
 
     await t.step("the store keeps only the token's hash", async () => {
+      const { memberToken } = await withToken();
       const kv = await Deno.openKv(`${stack.dataDir}/ideas.kv`);
       try {
         let sawHash = false;
@@ -117,6 +131,7 @@ Deno.test("quick capture", e2e, async (t) => {
     });
 
     await t.step("checks run in order: header, token, membership, title", async () => {
+      const { memberToken } = await withToken();
       const noHeader = await capture(stack, null, { title: "" });
       assert.equal(noHeader.status, 401);
       assert.ok(noHeader.body.error);
@@ -133,6 +148,7 @@ Deno.test("quick capture", e2e, async (t) => {
     });
 
     await t.step("a revoked token is refused with 401", async () => {
+      const ws = await fresh();
       const { token } = await newToken(stack, owner, ws);
       const kv = await Deno.openKv(`${stack.dataDir}/ideas.kv`);
       try {
@@ -150,6 +166,7 @@ Deno.test("quick capture", e2e, async (t) => {
     await t.step(
       "a new token leaves earlier ones working; delete removes only the active one",
       async () => {
+        const { ws, memberToken } = await withToken();
         const older = await newToken(stack, member, ws);
         const active = await newToken(stack, member, ws);
         assert.equal((await capture(stack, older.token, { title: "older works" })).status, 201);
@@ -177,6 +194,7 @@ Deno.test("quick capture", e2e, async (t) => {
     await t.step(
       "a capture succeeds with the fallback title while the AI backend errors",
       async () => {
+        const { ws, memberToken } = await withToken();
         ai.reset();
         ai.setDefault({ status: 500 });
         const text = "The backend is down today. Still, this idea must survive.";
@@ -197,6 +215,7 @@ Deno.test("quick capture", e2e, async (t) => {
     await t.step(
       "a capture succeeds with the fallback title when the AI is slower than 5 s",
       async () => {
+        const { ws, memberToken } = await withToken();
         ai.reset();
         ai.setDefault({ delayMs: 8_000, content: "Too late" });
         const started = Date.now();
@@ -213,6 +232,7 @@ Deno.test("quick capture", e2e, async (t) => {
     await t.step(
       "a token whose user left the workspace is refused with 403 before the title check",
       async () => {
+        const ws = await fresh();
         const { token } = await newToken(stack, member, ws);
         const removed = await api(
           stack,
