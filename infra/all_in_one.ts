@@ -6,7 +6,7 @@ import { createGateway } from "../services/gateway/mod.ts";
 import { parseGatewayConfig } from "../services/gateway/config.ts";
 import { SERVICE_FACTORIES } from "./service_factories.ts";
 import { fileAssetRoutesFromEnv } from "../shared/assets/file_routes.ts";
-import { DENO_DEPLOY_KV, ensurePrivateDir, PRIVATE_FILE_MODE } from "../shared/kv.ts";
+import { ensurePrivateDir, isLocalDataDir, PRIVATE_FILE_MODE } from "../shared/kv.ts";
 
 export interface RunningStack {
   url: string;
@@ -77,9 +77,7 @@ export async function startAllInOne(
  */
 async function instanceSecret(dataDir: string): Promise<string> {
   const fresh = crypto.randomUUID() + crypto.randomUUID();
-  if (dataDir === ":memory:" || dataDir === DENO_DEPLOY_KV || /^https?:/.test(dataDir)) {
-    return fresh;
-  }
+  if (!isLocalDataDir(dataDir)) return fresh;
   await ensurePrivateDir(dataDir);
   const path = `${dataDir}/internal_secret`;
   try {

@@ -27,6 +27,11 @@ export async function openServiceKv(dataDir: string, service: string): Promise<D
 /** The DATA_DIR value that means "the KV database Deno Deploy attached to this app". */
 export const DENO_DEPLOY_KV = "deno-deploy";
 
+/** Whether DATA_DIR names a directory on this machine (not memory, Deploy's KV or KV Connect). */
+export function isLocalDataDir(dataDir: string): boolean {
+  return dataDir !== ":memory:" && dataDir !== DENO_DEPLOY_KV && !/^https?:/.test(dataDir);
+}
+
 /** Whether `err` is SQLite's "database is locked" (another process holds the write lock). */
 export function isDatabaseLocked(err: unknown): boolean {
   return err instanceof Error && /database (table )?is locked|SQLITE_BUSY/i.test(err.message);

@@ -1,3 +1,4 @@
+import { isLocalDataDir } from "../../shared/kv.ts";
 import { z } from "zod";
 import { type BaseConfig, parseEnv } from "../../shared/config.ts";
 import { type AssetsConfig, parseAssetsUrl } from "../../shared/assets/config.ts";
@@ -23,6 +24,8 @@ export function parseAdminConfig(
   return {
     assets: parseAssetsUrl(env, base),
     restoreMaxBytes: raw.RESTORE_MAX_BYTES,
-    tmpDir: base.dataDir === ":memory:" ? "/tmp/cps-admin" : `${base.dataDir}/tmp`,
+    // Spooled archives: beside the data, or the system's temporary directory when the data is
+    // not on this machine (Deno Deploy, KV Connect).
+    tmpDir: isLocalDataDir(base.dataDir) ? `${base.dataDir}/tmp` : "/tmp/cps-admin",
   };
 }
