@@ -48,7 +48,7 @@ async function listenToPost(stack: TestStack, user: TestUser, postId: string, wo
 
 Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => {
   const stack = await startTestStack();
-  let listener: Awaited<ReturnType<typeof listenToPost>> | null = null;
+  const listeners: { close(): void }[] = [];
   try {
     const owner = await createUser(stack, { name: "Olga Owner" });
     const author = await createUser(stack, { name: "Anna Author" });
@@ -56,60 +56,111 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     const other = await createUser(stack, { name: "Otto Other" });
     const outsider = await createUser(stack, { name: "Oscar Outsider" });
     const admin = await loginAdmin(stack);
-    const wsRes = await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "Comments workspace" },
-    });
-    const ws: string = wsRes.body.workspace_id;
-    const otherWsRes = await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "Elsewhere" },
-    });
-    const otherWs: string = otherWsRes.body.workspace_id;
-    for (
-      const [user, role] of [[author, "editor"], [commenter, "viewer"], [other, "viewer"]] as const
-    ) {
-      const res = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
+    const newWorkspace = async (name: string) => {
+      const res = await api(stack, "POST", "/api/workspaces", {
         token: owner.access_token,
-        body: { email: user.email, role },
+        body: { name },
       });
       assert.equal(res.status, 201, JSON.stringify(res.body));
-    }
-    const postRes = await api(stack, "POST", "/api/posts", {
-      token: author.access_token,
-      body: { workspace_id: ws, title: "Commented post", content: "Some text to discuss" },
-    });
-    assert.equal(postRes.status, 201);
-    const postId: string = postRes.body.post_id;
-    const base = `/api/posts/${postId}/comments`;
-    listener = await listenToPost(stack, other, postId, ws);
-    const live = listener;
+      return res.body.workspace_id as string;
+    };
 
-    const addComment = (user: TestUser, body: Record<string, unknown>, path = base) =>
-      api(stack, "POST", path, { token: user.access_token, body });
-    const list = (user: TestUser, workspaceId = ws) =>
-      api(stack, "GET", `${base}?workspaceId=${workspaceId}`, { token: user.access_token });
-    const resolve = (user: TestUser, commentId: string) =>
-      api(stack, "POST", `${base}/${commentId}/resolve`, {
-        token: user.access_token,
-        body: { workspace_id: ws },
+    /**
+     * A fresh workspace (author editor, commenter and other viewers) and another one of the
+     * owner's, the author's post with `other` listening on it, and the comment routes bound to
+     * that post: each step starts from its own.
+     */
+    const fresh = async () => {
+      const ws = await newWorkspace("Comments workspace");
+      const otherWs = await newWorkspace("Elsewhere");
+      for (
+        const [user, role] of [[author, "editor"], [commenter, "viewer"], [
+          other,
+          "viewer",
+        ]] as const
+      ) {
+        const res = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
+          token: owner.access_token,
+          body: { email: user.email, role },
+        });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+      }
+      const postRes = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: ws, title: "Commented post", content: "Some text to discuss" },
       });
-    const reply = (user: TestUser, commentId: string, body: unknown) =>
-      api(stack, "POST", `${base}/${commentId}/replies`, {
-        token: user.access_token,
-        body: { workspace_id: ws, body },
-      });
-    const delComment = (user: TestUser, commentId: string, path = base) =>
-      api(stack, "DELETE", `${path}/${commentId}?workspaceId=${ws}`, { token: user.access_token });
-    const delReply = (user: TestUser, commentId: string, replyId: string) =>
-      api(stack, "DELETE", `${base}/${commentId}/replies/${replyId}?workspaceId=${ws}`, {
-        token: user.access_token,
-      });
+      assert.equal(postRes.status, 201);
+      const postId: string = postRes.body.post_id;
+      const base = `/api/posts/${postId}/comments`;
+      const live = await listenToPost(stack, other, postId, ws);
+      listeners.push(live);
 
-    let commentId = "";
+      const addComment = (user: TestUser, body: Record<string, unknown>, path = base) =>
+        api(stack, "POST", path, { token: user.access_token, body });
+      const list = (user: TestUser, workspaceId = ws) =>
+        api(stack, "GET", `${base}?workspaceId=${workspaceId}`, { token: user.access_token });
+      const resolve = (user: TestUser, commentId: string) =>
+        api(stack, "POST", `${base}/${commentId}/resolve`, {
+          token: user.access_token,
+          body: { workspace_id: ws },
+        });
+      const reply = (user: TestUser, commentId: string, body: unknown) =>
+        api(stack, "POST", `${base}/${commentId}/replies`, {
+          token: user.access_token,
+          body: { workspace_id: ws, body },
+        });
+      const delComment = (user: TestUser, commentId: string, path = base) =>
+        api(stack, "DELETE", `${path}/${commentId}?workspaceId=${ws}`, {
+          token: user.access_token,
+        });
+      const delReply = (user: TestUser, commentId: string, replyId: string) =>
+        api(stack, "DELETE", `${base}/${commentId}/replies/${replyId}?workspaceId=${ws}`, {
+          token: user.access_token,
+        });
+      /** Adds a comment and answers its id. */
+      const commented = async (user: TestUser, body: Record<string, unknown>) => {
+        const res = await addComment(user, { workspace_id: ws, ...body });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        return res.body.comment_id as string;
+      };
+      /** Replies and answers the new reply's id. */
+      const replied = async (user: TestUser, commentId: string, body: string) => {
+        const res = await reply(user, commentId, body);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body.replies.at(-1).reply_id as string;
+      };
+      return {
+        ws,
+        otherWs,
+        postId,
+        base,
+        live,
+        addComment,
+        list,
+        resolve,
+        reply,
+        delComment,
+        delReply,
+        commented,
+        replied,
+      };
+    };
+    /** `fresh()` with the commenter's comment anchored on "Some text" (mark-1). */
+    const withComment = async () => {
+      const fixture = await fresh();
+      const commentId = await fixture.commented(commenter, {
+        body: "Could this be shorter?",
+        mark_id: "mark-1",
+        text_excerpt: "Some text",
+      });
+      return { ...fixture, commentId };
+    };
+    const PAGE_COMMENT = { body: "Overall: good" };
+
     await t.step(
       "add answers 201 with the comment, broadcasts `created`, DMs the post's author",
       async () => {
+        const { ws, postId, live, addComment } = await fresh();
         const res = await addComment(commenter, {
           workspace_id: ws,
           body: "Could this be shorter?",
@@ -118,7 +169,7 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
         });
         assert.equal(res.status, 201, JSON.stringify(res.body));
         const c = res.body;
-        commentId = c.comment_id;
+        const commentId = c.comment_id;
         assert.equal(c.post_id, postId);
         assert.equal(c.workspace_id, ws);
         assert.equal(c.mark_id, "mark-1");
@@ -154,11 +205,11 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
       },
     );
 
-    let pageComment = "";
     await t.step("a page-level comment has no anchor", async () => {
-      const res = await addComment(author, { workspace_id: ws, body: "Overall: good" });
+      const { ws, live, addComment } = await fresh();
+      const res = await addComment(author, { workspace_id: ws, ...PAGE_COMMENT });
       assert.equal(res.status, 201);
-      pageComment = res.body.comment_id;
+      const pageComment = res.body.comment_id;
       assert.equal("mark_id" in res.body, false);
       assert.equal("text_excerpt" in res.body, false);
       await live.expect("created", pageComment);
@@ -167,6 +218,7 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     await t.step(
       "add refuses bad input (400), non-members (403) then unknown posts (404)",
       async () => {
+        const { ws, otherWs, addComment } = await fresh();
         const noBody = await addComment(commenter, { workspace_id: ws });
         assert.deepEqual([noBody.status, noBody.body], [400, { error: "body is required" }]);
         const blank = await addComment(commenter, { workspace_id: ws, body: "   " });
@@ -193,6 +245,8 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     );
 
     await t.step("list answers every comment in insertion order with {items, count}", async () => {
+      const { ws, otherWs, base, commentId, commented, list } = await withComment();
+      const pageComment = await commented(author, PAGE_COMMENT);
       const res = await list(other);
       assert.equal(res.status, 200);
       assert.equal(res.body.count, 2);
@@ -217,6 +271,7 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     await t.step(
       "resolve toggles, broadcasts `resolved` then `unresolved`, and sends no DM",
       async () => {
+        const { base, commentId, live, list, resolve } = await withComment();
         const linesBefore = await settledOutboxLength(stack.outboxFile);
         const resolved = await resolve(other, commentId);
         assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
@@ -232,8 +287,7 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
         assert.equal(reopened.body.resolved_at, null);
         assert.equal(reopened.body.resolved_by, null);
         await live.expect("unresolved", commentId);
-        await new Promise((r) => setTimeout(r, 300));
-        assert.equal((await readOutbox(stack.outboxFile)).length, linesBefore);
+        assert.equal(await settledOutboxLength(stack.outboxFile), linesBefore);
         const unknown = await resolve(other, "no-such-comment");
         assert.deepEqual([unknown.status, unknown.body], [404, { error: "Comment not found" }]);
         const noWs = await api(stack, "POST", `${base}/${commentId}/resolve`, {
@@ -245,17 +299,17 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
       },
     );
 
-    let replyId = "";
     await t.step(
       "reply answers the whole comment, broadcasts `reply_added`, DMs the comment's author",
       async () => {
+        const { commentId, live, list, reply } = await withComment();
         const res = await reply(other, commentId, "Agreed, trim it");
         assert.equal(res.status, 200, JSON.stringify(res.body));
         assert.equal(res.body.comment_id, commentId);
         assert.equal(res.body.body, "Could this be shorter?");
         assert.equal(res.body.replies.length, 1);
         const r = res.body.replies[0];
-        replyId = r.reply_id;
+        const replyId = r.reply_id;
         assert.deepEqual(Object.keys(r).sort(), [
           "body",
           "created_at",
@@ -281,12 +335,15 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     );
 
     await t.step("the comment's author replying to their own comment gets no DM", async () => {
+      const { commentId, live, reply, replied } = await withComment();
+      await replied(other, commentId, "Agreed, trim it");
       const res = await reply(commenter, commentId, "Will do");
       assert.equal(res.status, 200);
       assert.equal(res.body.replies.length, 2);
       const ownReply = res.body.replies[1].reply_id;
       await live.expect("reply_added", commentId, 2);
-      await new Promise((r) => setTimeout(r, 300));
+      // Whatever the reply queued has landed once the outbox stops growing.
+      await settledOutboxLength(stack.outboxFile);
       const lines = await readOutbox(stack.outboxFile);
       assert.equal(lines.some((l) => l.data.reply_id === ownReply), false);
       const blank = await reply(other, commentId, "");
@@ -299,6 +356,9 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     });
 
     await t.step("a reply is deleted by its own author or a privileged caller only", async () => {
+      const { postId, commentId, live, list, delReply, replied } = await withComment();
+      const replyId = await replied(other, commentId, "Agreed, trim it");
+      await replied(commenter, commentId, "Will do");
       // The comment's author is not the reply's author.
       const byCommentAuthor = await delReply(commenter, commentId, replyId);
       assert.deepEqual([byCommentAuthor.status, byCommentAuthor.body], [403, {
@@ -328,6 +388,8 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     await t.step(
       "a comment is deleted by its author or a privileged caller, with its replies",
       async () => {
+        const { commentId, live, list, reply, delComment, commented } = await withComment();
+        const pageComment = await commented(author, PAGE_COMMENT);
         await reply(author, commentId, "one more reply");
         const refused = await delComment(other, commentId);
         assert.deepEqual([refused.status, refused.body], [403, {
@@ -356,6 +418,9 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     await t.step(
       "the workspace owner and a platform admin who is a member may delete any comment",
       async () => {
+        const { ws, live, list, addComment, reply, delComment, delReply, commented } =
+          await fresh();
+        const pageComment = await commented(author, PAGE_COMMENT);
         const byOwner = await delComment(owner, pageComment);
         assert.deepEqual([byOwner.status, byOwner.body], [200, { deleted: true }]);
         await live.expect("deleted", pageComment);
@@ -373,7 +438,7 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
       },
     );
   } finally {
-    listener?.close();
+    for (const listener of listeners) listener.close();
     await stack.close();
   }
 });
