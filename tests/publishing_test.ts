@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startFakeLinkedIn } from "./fakes/linkedin.ts";
-import { waitForOutbox } from "./helpers/outbox.ts";
+import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox.ts";
 import { processEnv, startServiceProcess } from "./helpers/process_stack.ts";
 import { api, e2e, freePort, startTestStack, TEST_ADMIN, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
@@ -65,53 +65,82 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     const owner = await createUser(stack, { name: "Olga Owner" });
     const author = await createUser(stack, { name: "Anna Author" });
     const viewer = await createUser(stack);
-    const ws = await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "Publishing" },
-    });
-    const wsId = ws.body.workspace_id;
-    for (const [u, role] of [[author, "editor"], [viewer, "viewer"]] as const) {
-      await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
-        token: owner.access_token,
-        body: { email: u.email, role },
-      });
-    }
-    await api(stack, "PUT", `/api/workspaces/${wsId}`, {
-      token: owner.access_token,
-      body: { approval_required: true, timezone: "Europe/Zurich" },
-    });
 
-    /** A post by the author, approved by the owner. */
-    const approvedPost = async (content: string) => {
-      const p = await api(stack, "POST", "/api/posts", {
-        token: author.access_token,
-        body: { workspace_id: wsId, title: "T " + content.slice(0, 10), content },
-      });
-      await api(stack, "POST", `/api/posts/${p.body.post_id}/review-requests`, {
-        token: author.access_token,
-        body: { workspace_id: wsId, reviewer_ids: [owner.user_id] },
-      });
-      const ok = await api(stack, "POST", `/api/posts/${p.body.post_id}/reviews`, {
+    /**
+     * A fresh workspace of the owner's (author editor, viewer viewer, approval required, Zurich
+     * time) with the routes bound to it: each step starts from its own.
+     */
+    const fresh = async () => {
+      const ws = await api(stack, "POST", "/api/workspaces", {
         token: owner.access_token,
-        body: { workspace_id: wsId, decision: "approve" },
+        body: { name: "Publishing" },
       });
-      assert.equal(ok.body.status, "approved");
-      return p.body.post_id as string;
+      assert.equal(ws.status, 201, JSON.stringify(ws.body));
+      const wsId = ws.body.workspace_id as string;
+      for (const [u, role] of [[author, "editor"], [viewer, "viewer"]] as const) {
+        const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
+          token: owner.access_token,
+          body: { email: u.email, role },
+        });
+        assert.equal(added.status, 201, JSON.stringify(added.body));
+      }
+      const set = await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+        token: owner.access_token,
+        body: { approval_required: true, timezone: "Europe/Zurich" },
+      });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+
+      /** A post by the author, approved by the owner. */
+      const approvedPost = async (content: string) => {
+        const p = await api(stack, "POST", "/api/posts", {
+          token: author.access_token,
+          body: { workspace_id: wsId, title: "T " + content.slice(0, 10), content },
+        });
+        await api(stack, "POST", `/api/posts/${p.body.post_id}/review-requests`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, reviewer_ids: [owner.user_id] },
+        });
+        const ok = await api(stack, "POST", `/api/posts/${p.body.post_id}/reviews`, {
+          token: owner.access_token,
+          body: { workspace_id: wsId, decision: "approve" },
+        });
+        assert.equal(ok.body.status, "approved");
+        return p.body.post_id as string;
+      };
+      const getPost = async (id: string) =>
+        (await api(stack, "GET", `/api/posts/${id}?workspaceId=${wsId}`, {
+          token: author.access_token,
+        })).body;
+      const schedule = (id: string, at?: string) =>
+        api(stack, "POST", `/api/posts/${id}/schedule`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, at },
+        });
+      const publishNow = (id: string) =>
+        api(stack, "POST", `/api/posts/${id}/publish`, {
+          token: author.access_token,
+          body: { workspace_id: wsId },
+        });
+      return { wsId, approvedPost, getPost, schedule, publishNow };
     };
-    const getPost = async (id: string) =>
-      (await api(stack, "GET", `/api/posts/${id}?workspaceId=${wsId}`, {
-        token: author.access_token,
-      })).body;
-    const schedule = (id: string, at?: string) =>
-      api(stack, "POST", `/api/posts/${id}/schedule`, {
-        token: author.access_token,
-        body: { workspace_id: wsId, at },
-      });
-    const publishNow = (id: string) =>
-      api(stack, "POST", `/api/posts/${id}/publish`, {
-        token: author.access_token,
-        body: { workspace_id: wsId },
-      });
+    /** `fresh()` with LinkedIn connected by the author. */
+    const connected = async () => {
+      const fixture = await fresh();
+      const { back } = await connectLinkedIn(stack, author, fixture.wsId);
+      assert.equal(back.status, 302);
+      return fixture;
+    };
+    /** Publishes an approved post now and waits until it is published. */
+    const published = async (fixture: Awaited<ReturnType<typeof fresh>>, content: string) => {
+      const id = await fixture.approvedPost(content);
+      assert.equal((await fixture.publishNow(id)).status, 202);
+      await waitFor(
+        async () => (await fixture.getPost(id)).status === "published",
+        "publication",
+        30_000,
+      );
+      return id;
+    };
     const metric = async () => {
       const admin = await loginAdmin(stack);
       const res = await api(stack, "GET", "/api/admin/metrics", { token: admin.access_token });
@@ -119,6 +148,7 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     };
 
     await t.step("schedule before connecting: 409 LinkedIn is not connected", async () => {
+      const { wsId, approvedPost, schedule } = await fresh();
       const id = await approvedPost("Not yet");
       const res = await schedule(id, new Date(Date.now() + 60_000).toISOString());
       assert.deepEqual([res.status, res.body.error], [409, "LinkedIn is not connected"]);
@@ -136,6 +166,7 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     });
 
     await t.step("connect: scopes, a state bound to the caller, callback, replay 400", async () => {
+      const { wsId } = await fresh();
       const byViewer = await api(stack, "POST", `/api/workspaces/${wsId}/linkedin/connect`, {
         token: viewer.access_token,
       });
@@ -168,6 +199,7 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     });
 
     await t.step("schedule rules: 409 unapproved, 400 past, next slot, 400 no slots", async () => {
+      const { wsId, approvedPost, schedule } = await connected();
       const draft = await api(stack, "POST", "/api/posts", {
         token: author.access_token,
         body: { workspace_id: wsId, content: "Draft" },
@@ -216,16 +248,17 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
       assert.equal(edited.body.scheduled_at, null);
     });
 
-    const before = await metric();
-
     await t.step("at scheduled_at: the exact LinkedIn request, escaped, published", async () => {
+      const { wsId, approvedPost, getPost, schedule } = await connected();
+      const before = await metric();
+      const sent = fake.posts().length;
       const text = "Hi @team (v2) [draft] <b> #launch *bold* _it_ ~x~ {a|b} back\\slash";
       const id = await approvedPost(text);
       const at = new Date(Date.now() + 2_000).toISOString();
       const res = await schedule(id, at);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       await waitFor(async () => (await getPost(id)).status === "published", "publication", 60_000);
-      const calls = fake.posts();
+      const calls = fake.posts().slice(sent);
       assert.equal(calls.length, 1);
       const call = calls[0];
       assert.ok(call.headers.authorization.startsWith("Bearer token-"));
@@ -264,6 +297,8 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     });
 
     await t.step("429 twice, then exactly one publication", async () => {
+      const { approvedPost, getPost, publishNow } = await connected();
+      const before = await metric();
       const id = await approvedPost("Retry me");
       fake.failures.push(429, 429);
       const sent = fake.posts().length;
@@ -273,10 +308,11 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
       assert.equal(fake.posts().length - sent, 3);
       await new Promise((r) => setTimeout(r, 1_500));
       assert.equal(fake.posts().length - sent, 3, "no further call");
-      assert.equal(await metric(), before + 2);
+      assert.equal(await metric(), before + 1);
     });
 
     await t.step("a hang is never re-posted: outcome unknown", async () => {
+      const { wsId, approvedPost, getPost, publishNow } = await connected();
       const id = await approvedPost("Hang on");
       fake.failures.push("hang");
       const sent = fake.posts().length;
@@ -300,6 +336,7 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     });
 
     await t.step("426 names LINKEDIN_VERSION", async () => {
+      const { approvedPost, getPost, publishNow } = await connected();
       const id = await approvedPost("Old version");
       fake.failures.push(426);
       await publishNow(id);
@@ -308,6 +345,7 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     });
 
     await t.step("401 marks the connection expired and sends publish_failed", async () => {
+      const { wsId, approvedPost, getPost, publishNow, schedule } = await connected();
       const id = await approvedPost("Expired token");
       fake.failures.push(401);
       await publishNow(id);
@@ -328,21 +366,36 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     });
 
     await t.step("7 days before expiry, whoever connected gets linkedin_expiring", async () => {
+      const { wsId } = await fresh();
+      const url = `${stack.env.PUBLIC_URL}/workspaces/${wsId}/settings`;
       fake.expiresIn = 3 * 86_400;
-      const { back } = await connectLinkedIn(stack, owner, wsId);
-      assert.equal(back.status, 302);
+      try {
+        const { back } = await connectLinkedIn(stack, owner, wsId);
+        assert.equal(back.status, 302);
+      } finally {
+        fake.expiresIn = 60 * 86_400;
+      }
       const dm = await waitForOutbox(
         stack.outboxFile,
         (l) => l.template === "linkedin_expiring" && l.to === owner.email,
       );
-      assert.equal(dm.data.url, `${stack.env.PUBLIC_URL}/workspaces/${wsId}/settings`);
-      await new Promise((r) => setTimeout(r, 1_000));
-      const lines = (await Deno.readTextFile(stack.outboxFile)).split("\n")
-        .filter((l) => l.includes('"linkedin_expiring"'));
+      assert.equal(dm.data.url, url);
+      // Quiet for over three expiry checks (LINKEDIN_EXPIRY_CHECK_MS is 300): none re-reminds.
+      await settledOutboxLength(stack.outboxFile, 1_000);
+      const lines = (await readOutbox(stack.outboxFile))
+        .filter((l) => l.template === "linkedin_expiring" && l.data.url === url);
       assert.equal(lines.length, 1, "reminded once");
     });
 
     await t.step("MCP: list_posts, request_review, schedule_post", async () => {
+      const fixture = await connected();
+      const { wsId } = fixture;
+      await Promise.all([published(fixture, "Published one"), published(fixture, "Published two")]);
+      const slots = await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+        token: owner.access_token,
+        body: { publishing_slots: ["Mon 09:00", "Wed 14:30"] },
+      });
+      assert.equal(slots.status, 200, JSON.stringify(slots.body));
       const listed = await mcpCall(stack, author, "list_posts", {
         workspace_id: wsId,
         status: "published",
@@ -397,6 +450,7 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
     });
 
     await t.step("disconnect: 403 viewer, 204 editor", async () => {
+      const { wsId } = await connected();
       const byViewer = await api(stack, "DELETE", `/api/workspaces/${wsId}/linkedin`, {
         token: viewer.access_token,
       });
