@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
@@ -56,14 +57,6 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
     const other = await createUser(stack, { name: "Otto Other" });
     const outsider = await createUser(stack, { name: "Oscar Outsider" });
     const admin = await loginAdmin(stack);
-    const newWorkspace = async (name: string) => {
-      const res = await api(stack, "POST", "/api/workspaces", {
-        token: owner.access_token,
-        body: { name },
-      });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.body.workspace_id as string;
-    };
 
     /**
      * A fresh workspace (author editor, commenter and other viewers) and another one of the
@@ -71,20 +64,12 @@ Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => 
      * that post: each step starts from its own.
      */
     const fresh = async () => {
-      const ws = await newWorkspace("Comments workspace");
-      const otherWs = await newWorkspace("Elsewhere");
-      for (
-        const [user, role] of [[author, "editor"], [commenter, "viewer"], [
-          other,
-          "viewer",
-        ]] as const
-      ) {
-        const res = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
-          token: owner.access_token,
-          body: { email: user.email, role },
-        });
-        assert.equal(res.status, 201, JSON.stringify(res.body));
-      }
+      const ws = await createWorkspace(stack, owner, "Comments workspace", [
+        [author, "editor"],
+        [commenter, "viewer"],
+        [other, "viewer"],
+      ]);
+      const otherWs = await createWorkspace(stack, owner, "Elsewhere");
       const postRes = await api(stack, "POST", "/api/posts", {
         token: author.access_token,
         body: { workspace_id: ws, title: "Commented post", content: "Some text to discuss" },

@@ -11,6 +11,7 @@ import {
 import { PROOFREADER_PERSONA } from "../services/genai/proofread.ts";
 import { api, e2e, startTestStack, TEST_INTERNAL_SECRET } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 
 const IDEA_TEXT = "Async writing beats meetings for remote teams.";
@@ -29,14 +30,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     const outsider = await createUser(stack, { name: "Oscar Outsider" });
     const call = (user: TestUser, op: string, body: unknown) =>
       api(stack, "POST", `/api/genai/${op}`, { token: user.access_token, body });
-    const newWorkspace = async (name: string) => {
-      const res = await api(stack, "POST", "/api/workspaces", {
-        token: owner.access_token,
-        body: { name },
-      });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.body.workspace_id as string;
-    };
+    const newWorkspace = (name: string) => createWorkspace(stack, owner, name);
 
     /**
      * A fresh workspace (and another one of the owner's) holding the idea and the saved prompt

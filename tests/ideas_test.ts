@@ -1,23 +1,8 @@
 import assert from "node:assert/strict";
-import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
+import { api, e2e, startTestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
-
-async function workspace(stack: TestStack, owner: TestUser, members: TestUser[] = []) {
-  const res = await api(stack, "POST", "/api/workspaces", {
-    token: owner.access_token,
-    body: { name: "Ideas WS" },
-  });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  for (const m of members) {
-    const add = await api(stack, "POST", `/api/workspaces/${res.body.workspace_id}/members`, {
-      token: owner.access_token,
-      body: { email: m.email, role: "editor" },
-    });
-    assert.equal(add.status, 201, JSON.stringify(add.body));
-  }
-  return res.body.workspace_id as string;
-}
 
 Deno.test("ideas", e2e, async (t) => {
   const ai = startFakeChatCompletions({ defaultAnswer: { content: "AI made this title" } });
@@ -33,7 +18,7 @@ Deno.test("ideas", e2e, async (t) => {
     const as = (u: TestUser) => u.access_token;
 
     /** A fresh workspace of the owner's with the member in it: each step starts from its own. */
-    const fresh = () => workspace(stack, owner, [member]);
+    const fresh = () => createWorkspace(stack, owner, "Ideas WS", [[member, "editor"]]);
     /** `fresh()` with the owner's first idea, titled by the fake AI "AI made this title". */
     const withFirst = async () => {
       const ws = await fresh();
@@ -182,7 +167,7 @@ Deno.test("ideas", e2e, async (t) => {
 
     await t.step("an idea addressed through another workspace is not found", async () => {
       const { first } = await withFirst();
-      const other = await workspace(stack, owner);
+      const other = await createWorkspace(stack, owner, "Ideas WS");
       const res = await api(stack, "GET", `/api/ideas/${first.idea_id}?workspaceId=${other}`, {
         token: as(owner),
       });

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import * as Y from "yjs";
-import { WebsocketProvider } from "y-websocket";
+import type { WebsocketProvider } from "y-websocket";
+import { openEditor } from "./helpers/live_editor.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
-import { createUser, login, signupConfirmed, type TestUser } from "./helpers/users.ts";
+import { createUser, login, signupConfirmed } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
@@ -63,15 +64,6 @@ async function refused(
   else assert.match(answer.text, message);
 }
 
-async function workspace(stack: TestStack, owner: TestUser, name: string): Promise<string> {
-  const res = await api(stack, "POST", "/api/workspaces", {
-    token: owner.access_token,
-    body: { name },
-  });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.workspace_id;
-}
-
 Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)", e2e, async (t) => {
   const ai = startFakeChatCompletions();
   const stack = await startTestStack({
@@ -93,7 +85,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     const outsiderMcp = await open(outsider);
 
     /** A fresh workspace of the owner's: each step starts from its own. */
-    const fresh = () => workspace(stack, owner, "MCP workspace");
+    const fresh = () => createWorkspace(stack, owner, "MCP workspace");
     /** `fresh()` with two ideas created over MCP: `ideaId` (tagged) and a newer "No tags". */
     const withIdeas = async () => {
       const ws = await fresh();
@@ -199,7 +191,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
     await t.step("list_workspaces gives the caller's workspaces and role", async () => {
       // Fresh accounts: the shared owner has the other steps' workspaces.
       const [lister, reader] = await Promise.all([createUser(stack), createUser(stack)]);
-      const ws = await workspace(stack, lister, "MCP workspace");
+      const ws = await createWorkspace(stack, lister, "MCP workspace");
       const invite = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
         token: lister.access_token,
         body: { email: reader.email, role: "viewer" },
@@ -486,18 +478,8 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
       "iterate_post replaces the content, which reaches a connected editor",
       async () => {
         const { ws, postId } = await withPost();
-        const ticket = await api(stack, "POST", "/api/ws/ticket", { token: owner.access_token });
-        assert.equal(ticket.status, 200);
-        const doc = new Y.Doc();
-        const provider = new WebsocketProvider(stack.url.replace(/^http/, "ws"), "ws", doc, {
-          params: { ticket: ticket.body.ticket, docId: postId, workspaceId: ws },
-          // deno-lint-ignore no-explicit-any
-          WebSocketPolyfill: WebSocket as any,
-          disableBc: true,
-        });
+        const { provider, text } = await openEditor(stack, owner, ws, postId);
         providers.push(provider);
-        await waitFor(() => provider.synced, "the provider to sync");
-        const text = doc.getText("content");
         assert.equal(text.toString(), "Generated post about Deno KV.");
 
         ai.reset();
@@ -528,7 +510,7 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
           { workspace_id: ws, post_id: "01NOSUCHPOST", instruction: "x" },
           "Post not found",
         );
-        const otherWs = await workspace(stack, owner, "Other workspace");
+        const otherWs = await createWorkspace(stack, owner, "Other workspace");
         await refused(
           mcp,
           "iterate_post",
@@ -588,7 +570,7 @@ Deno.test("MCP AI tools answer a tool error when no AI backend is configured", e
   let client: Client | undefined;
   try {
     const owner = await createUser(stack);
-    const ws = await workspace(stack, owner, "No AI");
+    const ws = await createWorkspace(stack, owner, "No AI");
     client = await connect(stack, owner);
     const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
     assert.equal(idea.isError, false, idea.text);

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import * as Y from "yjs";
-import { WebsocketProvider } from "y-websocket";
+import type { WebsocketProvider } from "y-websocket";
+import { openEditor } from "./helpers/live_editor.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
@@ -13,15 +14,6 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-async function workspace(stack: TestStack, owner: TestUser, name: string): Promise<string> {
-  const res = await api(stack, "POST", "/api/workspaces", {
-    token: owner.access_token,
-    body: { name },
-  });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.workspace_id;
 }
 
 async function addMember(
@@ -64,10 +56,11 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
      * routes that address a post through the first by default: each step starts from its own.
      */
     const team = async () => {
-      const ws = await workspace(stack, owner, "Posts workspace");
-      const otherWs = await workspace(stack, owner, "Other workspace");
-      await addMember(stack, owner, ws, editor, "editor");
-      await addMember(stack, owner, ws, viewer, "viewer");
+      const ws = await createWorkspace(stack, owner, "Posts workspace", [
+        [editor, "editor"],
+        [viewer, "viewer"],
+      ]);
+      const otherWs = await createWorkspace(stack, owner, "Other workspace");
       const get = (user: TestUser, id: string, workspaceId = ws) =>
         api(stack, "GET", `/api/posts/${id}?workspaceId=${workspaceId}`, {
           token: user.access_token,
@@ -95,20 +88,11 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
       return { ...fixture, postId: res.body.post_id as string };
     };
-    /** Connects a live editor to the post, synced. */
-    const openEditor = async (user: TestUser, ws: string, postId: string) => {
-      const ticket = await api(stack, "POST", "/api/ws/ticket", { token: user.access_token });
-      assert.equal(ticket.status, 200);
-      const doc = new Y.Doc();
-      const provider = new WebsocketProvider(stack.url.replace(/^http/, "ws"), "ws", doc, {
-        params: { ticket: ticket.body.ticket, docId: postId, workspaceId: ws },
-        // deno-lint-ignore no-explicit-any
-        WebSocketPolyfill: WebSocket as any,
-        disableBc: true,
-      });
-      providers.push(provider);
-      await waitFor(() => provider.synced, "the editor to sync");
-      return { provider, text: doc.getText("content") };
+    /** A synced live editor on the post, destroyed at the end at the latest. */
+    const liveEditor = async (user: TestUser, ws: string, postId: string) => {
+      const editor = await openEditor(stack, user, ws, postId);
+      providers.push(editor.provider);
+      return editor;
     };
 
     await t.step("create answers 201 with every field of a draft post", async () => {
@@ -337,7 +321,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
           (await put(editor, postId, { workspace_id: ws, content: "Rewritten text" })).status,
           200,
         );
-        const { provider, text } = await openEditor(editor, ws, postId);
+        const { provider, text } = await liveEditor(editor, ws, postId);
         assert.equal(text.toString(), "Rewritten text");
         const res = await put(owner, postId, { workspace_id: ws, content: "Pushed from REST" });
         assert.equal(res.status, 200);
@@ -403,7 +387,7 @@ Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
 
     await t.step("delete: author, owner or platform admin; 403 for anyone else", async () => {
       const { ws, postId, get, setStatus, del } = await withPost();
-      (await openEditor(editor, ws, postId)).provider.destroy();
+      (await liveEditor(editor, ws, postId)).provider.destroy();
       assert.equal((await setStatus(viewer, postId, "published")).status, 200);
       const before = await stats(stack);
       const live = await stack.internal("collab", "GET", `/internal/docs/${postId}/stats`);

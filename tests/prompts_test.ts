@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { api, e2e, startTestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
 
 const TONE_ERROR =
   "tone must be one of: casual, educational, professional, provocative, storytelling";
@@ -18,17 +19,7 @@ Deno.test("prompts", e2e, async (t) => {
      * each step starts from its own.
      */
     const fresh = async () => {
-      const res = await api(stack, "POST", "/api/workspaces", {
-        token: owner.access_token,
-        body: { name: "Prompts WS" },
-      });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      const ws = res.body.workspace_id as string;
-      const add = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
-        token: owner.access_token,
-        body: { email: viewer.email, role: "viewer" },
-      });
-      assert.equal(add.status, 201, JSON.stringify(add.body));
+      const ws = await createWorkspace(stack, owner, "Prompts WS", [[viewer, "viewer"]]);
       const create = (u: TestUser, over: Record<string, unknown> = {}) =>
         api(stack, "POST", "/api/prompts", {
           token: as(u),

@@ -4,6 +4,7 @@ import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox
 import { processEnv, startServiceProcess } from "./helpers/process_stack.ts";
 import { api, e2e, freePort, startTestStack, TEST_ADMIN, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
 import { nextFreeSlot } from "../services/posts/slots.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -71,19 +72,10 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
      * time) with the routes bound to it: each step starts from its own.
      */
     const fresh = async () => {
-      const ws = await api(stack, "POST", "/api/workspaces", {
-        token: owner.access_token,
-        body: { name: "Publishing" },
-      });
-      assert.equal(ws.status, 201, JSON.stringify(ws.body));
-      const wsId = ws.body.workspace_id as string;
-      for (const [u, role] of [[author, "editor"], [viewer, "viewer"]] as const) {
-        const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
-          token: owner.access_token,
-          body: { email: u.email, role },
-        });
-        assert.equal(added.status, 201, JSON.stringify(added.body));
-      }
+      const wsId = await createWorkspace(stack, owner, "Publishing", [
+        [author, "editor"],
+        [viewer, "viewer"],
+      ]);
       const set = await api(stack, "PUT", `/api/workspaces/${wsId}`, {
         token: owner.access_token,
         body: { approval_required: true, timezone: "Europe/Zurich" },

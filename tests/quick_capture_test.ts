@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { sha256Hex } from "../shared/ids.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 
 const capture = (stack: TestStack, token: string | null, body: unknown) =>
@@ -36,20 +37,7 @@ Deno.test("quick capture", e2e, async (t) => {
     const outsider = await createUser(stack, { name: "Outsider" });
 
     /** A fresh workspace of the owner's with the member in it: each step starts from its own. */
-    const fresh = async () => {
-      const res = await api(stack, "POST", "/api/workspaces", {
-        token: owner.access_token,
-        body: { name: "QC" },
-      });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      const ws = res.body.workspace_id as string;
-      const add = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
-        token: owner.access_token,
-        body: { email: member.email, role: "viewer" },
-      });
-      assert.equal(add.status, 201, JSON.stringify(add.body));
-      return ws;
-    };
+    const fresh = () => createWorkspace(stack, owner, "QC", [[member, "viewer"]]);
     /** `fresh()` with a capture token of the member's for it. */
     const withToken = async () => {
       const ws = await fresh();
