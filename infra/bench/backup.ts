@@ -16,6 +16,8 @@
  *   is skipped when it holds a finished population of the same size); unset, a temporary one
  * - BENCH_ROOT: the checkout whose main.ts runs (another worktree, to measure an older commit)
  * - BENCH_V8_FLAGS: V8 flags for the service process (none by default, as `deno task start`)
+ * - BENCH_MALLOC_ARENA_MAX (2, as `deno task start` sets it): the service's MALLOC_ARENA_MAX;
+ *   empty leaves it unset (glibc's default, 8 arenas per core)
  */
 const num = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
 const IDEAS = num("BENCH_IDEAS", 20_000);
@@ -26,6 +28,7 @@ const ATTACHMENT_MIB = num("BENCH_ATTACHMENT_MIB", 100);
 const CONCURRENCY = Math.max(1, num("BENCH_CONCURRENCY", 8));
 const ROOT = Deno.env.get("BENCH_ROOT") ?? new URL("../..", import.meta.url).pathname;
 const V8_FLAGS = Deno.env.get("BENCH_V8_FLAGS") ?? "";
+const MALLOC_ARENA_MAX = Deno.env.get("BENCH_MALLOC_ARENA_MAX") ?? "2";
 const ADMIN = { email: "bench-admin@example.test", password: "Bench-Passw0rd!", name: "Bench" };
 const SIZE_TAG = JSON.stringify({ IDEAS, COMMENTS, POSTS, ACTIONS, ATTACHMENT_MIB });
 
@@ -64,6 +67,7 @@ async function startService(dataDir: string): Promise<Service> {
   };
   const denoDir = Deno.env.get("DENO_DIR");
   if (denoDir) env.DENO_DIR = denoDir;
+  if (MALLOC_ARENA_MAX) env.MALLOC_ARENA_MAX = MALLOC_ARENA_MAX;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []), "main.ts"],
     cwd: ROOT,
@@ -138,11 +142,11 @@ async function peakDuring<T>(pid: number, work: () => Promise<T>) {
 }
 
 /**
- * RSS once the process has been idle a while: after 31 s (auth's password-hashing worker, ~40
- * MiB while it lives, ends 30 s after its last hash), the lowest of the samples over `ms`.
+ * RSS once the process has been idle a while: after 8 s (auth's password-hashing worker, ~40
+ * MiB while it lives, ends 5 s after its last hash), the lowest of the samples over `ms`.
  */
 async function restingRss(pid: number, ms = 4000): Promise<number> {
-  await sleep(31_000);
+  await sleep(8_000);
   let low = Infinity;
   for (let t = 0; t < ms; t += 500) {
     await sleep(500);

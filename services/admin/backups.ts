@@ -100,16 +100,18 @@ export async function writeBackup(
     }
     for (const object of await assets.list("")) {
       if (object.key.startsWith(BACKUP_PREFIX)) continue;
-      const found = await assets.get(object.key);
-      if (!found) continue; // removed since it was listed
-      const counter = { bytes: 0 };
-      yield* writer.add(`assets/${object.key}`, found.body.pipeThrough(countBytes(counter)), {
-        deflate: false,
+      // Read twice (its CRC, then its bytes) rather than spooled: no copy of 100s of MiB.
+      let contentType: string | null = null;
+      const size = yield* writer.addStored(`assets/${object.key}`, async () => {
+        const found = await assets.get(object.key);
+        contentType ??= found?.contentType ?? null;
+        return found?.body ?? null;
       });
+      if (size === null) continue; // removed since it was listed
       manifest.assets.push({
         key: object.key,
-        size: counter.bytes,
-        content_type: found.contentType ?? "application/octet-stream",
+        size,
+        content_type: contentType ?? "application/octet-stream",
       });
     }
     manifest.asset_count = manifest.assets.length;
@@ -130,15 +132,6 @@ function countLines(counter: { entries: number }) {
   return new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) counter.entries++;
-      controller.enqueue(chunk);
-    },
-  });
-}
-
-function countBytes(counter: { bytes: number }) {
-  return new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      counter.bytes += chunk.length;
       controller.enqueue(chunk);
     },
   });

@@ -102,6 +102,56 @@ export class ZipWriter {
     }
   }
 
+  /**
+   * Writes one stored (not deflated) entry without spooling it: `open` is called twice, first
+   * to take the CRC and size (read into one reused buffer), then to stream the bytes after the
+   * header. Answers the entry's size, or null (nothing written) when the first `open` answers
+   * null. Throws when the second read differs from the first (the source changed meanwhile).
+   */
+  async *addStored(
+    name: string,
+    open: () => Promise<ReadableStream<Uint8Array> | null>,
+  ): AsyncGenerator<Uint8Array, number | null> {
+    if (this.#entries.length >= MAX_ENTRIES) {
+      throw new ZipLimitError("The backup has more entries than a ZIP without Zip64 can hold");
+    }
+    const first = await open();
+    if (!first) return null;
+    const { crc, size } = await checksum(first);
+    const nameBytes = new TextEncoder().encode(name);
+    if (this.#offset + size + 30 + nameBytes.length > MAX_U32) {
+      throw new ZipLimitError("The backup is larger than a ZIP without Zip64 can hold (4 GiB)");
+    }
+    const second = await open();
+    if (!second) throw new Error(`${name} was removed while the backup was written`);
+    const entry: WrittenEntry = {
+      name: nameBytes,
+      method: 0,
+      crc,
+      compressedSize: size,
+      size,
+      offset: this.#offset,
+      ...this.#now,
+    };
+    const header = localHeader(entry);
+    this.#offset += header.length;
+    yield header;
+    let again = 0;
+    let read = 0;
+    for await (const chunk of second) {
+      read += chunk.length;
+      if (read > size) break;
+      again = crc32(chunk, again);
+      this.#offset += chunk.length;
+      yield chunk;
+    }
+    if (read !== size || (again >>> 0) !== crc) {
+      throw new Error(`${name} changed while the backup was written`);
+    }
+    this.#entries.push(entry);
+    return size;
+  }
+
   /** The central directory and its end record. */
   *finish(): Generator<Uint8Array> {
     const start = this.#offset;
@@ -120,6 +170,42 @@ export class ZipWriter {
     this.#offset += end.length;
     yield end;
   }
+}
+
+/** CRC-32 and size of a stream, read into one reused buffer where the stream allows it. */
+async function checksum(
+  stream: ReadableStream<Uint8Array>,
+): Promise<{ crc: number; size: number }> {
+  let crc = 0;
+  let size = 0;
+  const add = (chunk: Uint8Array) => {
+    crc = crc32(chunk, crc);
+    size += chunk.length;
+    if (size > MAX_U32) throw new ZipLimitError("An entry is larger than 4 GiB");
+  };
+  let byob: ReadableStreamBYOBReader | null = null;
+  try {
+    byob = stream.getReader({ mode: "byob" });
+  } catch { /* not a byte stream */ }
+  if (!byob) {
+    for await (const chunk of stream) add(chunk);
+    return { crc: crc >>> 0, size };
+  }
+  try {
+    let buf = new Uint8Array(64 * 1024);
+    for (;;) {
+      const { value, done } = await byob.read(buf);
+      if (done || !value) break;
+      add(value);
+      buf = new Uint8Array(value.buffer);
+    }
+  } catch (err) {
+    await byob.cancel(err).catch(() => {});
+    throw err;
+  } finally {
+    byob.releaseLock();
+  }
+  return { crc: crc >>> 0, size };
 }
 
 async function spool(

@@ -74,12 +74,13 @@ export function defaultPoolSize(): number {
 /**
  * Argon2id in module workers (services/auth/password_worker.ts), so a ~100 ms hash never runs
  * on the main thread. Jobs queue FIFO in front of `size` workers, started on first use.
- * Workers idle for IDLE_MS are ended (an idle Worker keeps the process alive); `close()` ends
+ * Workers idle for IDLE_MS are ended (an idle Worker keeps the process alive and holds ~40 MiB,
+ * so it is gone a few seconds after the last sign-in, well before a backup starts); `close()` ends
  * the idle ones now and the busy ones as soon as the queue drains, and the pool starts workers
  * again on the next job.
  */
 export class Argon2Pool {
-  static readonly IDLE_MS = 30_000;
+  static readonly IDLE_MS = 5_000;
   readonly #slots: Slot[] = [];
   readonly #queue: Pending[] = [];
   #nextId = 1;
