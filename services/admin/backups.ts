@@ -22,6 +22,7 @@ import { errorMessage } from "../../shared/log.ts";
 import type { UserProfile } from "../auth/client.ts";
 import type { KeyspaceClient } from "./peers.ts";
 import { BACKUP_PREFIX } from "./schemas.ts";
+import { handoffSink, lentStreamFrom } from "./lent.ts";
 import { readZip, type ZipEntrySink, ZipFormatError, ZipWriter } from "./zip.ts";
 
 export const MANIFEST_NAME = "manifest.json";
@@ -120,7 +121,7 @@ export async function writeBackup(
     yield* writer.finish();
   }
 
-  await assets.put(target.key, ReadableStream.from(archive()), "application/zip");
+  await assets.put(target.key, lentStreamFrom(archive()), "application/zip");
   return {
     item_count: manifest.item_count,
     asset_count: manifest.asset_count,
@@ -335,31 +336,6 @@ export function mapUserIds(
 
 // ------------------------------------------------------------------ apply
 
-/**
- * A sink whose bytes become the body `consume` reads; waits for the consumer (backpressure),
- * and fails as soon as the consumer does.
- */
-function pipeSink(consume: (body: ReadableStream<Uint8Array>) => Promise<unknown>) {
-  const pipe = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = pipe.writable.getWriter();
-  const done = consume(pipe.readable);
-  const early = done.then(() => {
-    throw new Error("The receiver finished before the data was sent");
-  });
-  early.catch(() => {});
-  done.catch(() => {});
-  return {
-    async write(chunk: Uint8Array) {
-      writer.write(chunk).catch(() => {});
-      await Promise.race([writer.ready, early]);
-    },
-    async close() {
-      writer.close().catch(() => {});
-      await done;
-    },
-  };
-}
-
 /** The second pass: replaces every keyspace and the assets with the archive's. */
 export async function applyArchive(
   deps: ArchiveDeps,
@@ -381,7 +357,7 @@ export async function applyArchive(
       const path = classifyPath(name);
       if (path.type === "kv") {
         imported.add(path.service);
-        const sink = pipeSink(async (body) => {
+        const sink = handoffSink(async (body) => {
           const n = await keyspaces.import(path.service, body);
           if (n === null) throw new Error(`The ${path.service} service keeps no keyspace`);
           items += n;
@@ -405,7 +381,7 @@ export async function applyArchive(
       if (path.type === "asset") {
         assetCount++;
         const type = contentTypes.get(path.key) ?? "application/octet-stream";
-        return pipeSink((body) => assets.put(path.key, body, type));
+        return handoffSink((body) => assets.put(path.key, body, type));
       }
       return null;
     },

@@ -46,10 +46,11 @@ function dosDateTime(d: Date): { time: number; date: number } {
 }
 
 /**
- * Builds a ZIP: call `add` for each entry, one after the other (each is spooled under `tmpDir`
- * first), then `finish`; each returns a generator of the archive's bytes, and what they yield,
- * in call order, is the archive. The generators run only as their consumer pulls, so nothing
- * runs ahead of it.
+ * Builds a ZIP: call `add` (spooled under `tmpDir` first) or `addStored` for each entry, one
+ * after the other, then `finish`; each returns a generator of the archive's bytes, and what
+ * they yield, in call order, is the archive. The generators run only as their consumer pulls,
+ * so nothing runs ahead of it. A yielded chunk is lent (a view into a reused buffer): valid
+ * until the generator is resumed, so a consumer that keeps it copies it (`lentStreamFrom`).
  */
 export class ZipWriter {
   readonly #entries: WrittenEntry[] = [];
@@ -91,10 +92,13 @@ export class ZipWriter {
       const header = localHeader(entry);
       this.#offset += header.length;
       yield header;
-      const file = await Deno.open(tmp, { read: true });
-      for await (const chunk of file.readable) {
-        this.#offset += chunk.length;
-        yield chunk;
+      using file = await Deno.open(tmp, { read: true });
+      const buf = new Uint8Array(CHUNK);
+      for (;;) {
+        const n = await file.read(buf);
+        if (n === null) break;
+        this.#offset += n;
+        yield buf.subarray(0, n);
       }
       this.#entries.push(entry);
     } finally {
@@ -138,7 +142,7 @@ export class ZipWriter {
     yield header;
     let again = 0;
     let read = 0;
-    for await (const chunk of second) {
+    for await (const chunk of lentChunks(second, 1)) {
       read += chunk.length;
       if (read > size) break;
       again = crc32(chunk, again);
@@ -172,38 +176,55 @@ export class ZipWriter {
   }
 }
 
+/** Size of the reused buffers a stream or file is read into. */
+const CHUNK = 64 * 1024;
+
+/**
+ * A stream's chunks, read into `buffers` reused buffers where it is a byte stream (a file, a
+ * fetch body): each chunk is lent, valid until `buffers` more have been read (its buffer is
+ * then detached, so a view kept longer reads as empty, never as other bytes). Any other stream
+ * gives its own chunks.
+ */
+export async function* lentChunks(
+  stream: ReadableStream<Uint8Array>,
+  buffers: 1 | 2,
+): AsyncGenerator<Uint8Array> {
+  let byob: ReadableStreamBYOBReader | null = null;
+  try {
+    byob = stream.getReader({ mode: "byob" });
+  } catch { /* not a byte stream */ }
+  if (!byob) {
+    yield* stream;
+    return;
+  }
+  let finished = false;
+  try {
+    const pool = Array.from({ length: buffers }, () => new Uint8Array(CHUNK));
+    for (let i = 0;; i = (i + 1) % buffers) {
+      const { value, done } = await byob.read(pool[i]);
+      if (done || !value) {
+        finished = true;
+        break;
+      }
+      pool[i] = new Uint8Array(value.buffer);
+      yield value;
+    }
+  } finally {
+    if (!finished) await byob.cancel().catch(() => {});
+    byob.releaseLock();
+  }
+}
+
 /** CRC-32 and size of a stream, read into one reused buffer where the stream allows it. */
 async function checksum(
   stream: ReadableStream<Uint8Array>,
 ): Promise<{ crc: number; size: number }> {
   let crc = 0;
   let size = 0;
-  const add = (chunk: Uint8Array) => {
+  for await (const chunk of lentChunks(stream, 1)) {
     crc = crc32(chunk, crc);
     size += chunk.length;
     if (size > MAX_U32) throw new ZipLimitError("An entry is larger than 4 GiB");
-  };
-  let byob: ReadableStreamBYOBReader | null = null;
-  try {
-    byob = stream.getReader({ mode: "byob" });
-  } catch { /* not a byte stream */ }
-  if (!byob) {
-    for await (const chunk of stream) add(chunk);
-    return { crc: crc >>> 0, size };
-  }
-  try {
-    let buf = new Uint8Array(64 * 1024);
-    for (;;) {
-      const { value, done } = await byob.read(buf);
-      if (done || !value) break;
-      add(value);
-      buf = new Uint8Array(value.buffer);
-    }
-  } catch (err) {
-    await byob.cancel(err).catch(() => {});
-    throw err;
-  } finally {
-    byob.releaseLock();
   }
   return { crc: crc >>> 0, size };
 }
@@ -291,7 +312,11 @@ function centralHeader(e: WrittenEntry): Uint8Array {
 /** Raised when the bytes are not a ZIP this reader can follow. */
 export class ZipFormatError extends Error {}
 
-/** Where one entry's bytes go; `null` from `open` skips the entry (its bytes still count). */
+/**
+ * Where one entry's bytes go; `null` from `open` skips the entry (its bytes still count).
+ * A chunk is lent (a view into a reused buffer): it is valid until `write`'s promise settles,
+ * so a sink that keeps bytes copies them.
+ */
 export interface ZipEntrySink {
   write(chunk: Uint8Array): Promise<void> | void;
   close(): Promise<void> | void;
@@ -371,7 +396,9 @@ export async function readZip(
 
   let first = true;
   let head: Uint8Array = new Uint8Array(0);
-  for await (let chunk of source) {
+  // Two buffers: what fflate's Unzip keeps of one chunk (the start of a header cut by the
+  // chunk's end) it copies out when it is handed the next one, before that buffer is reused.
+  for await (let chunk of lentChunks(source, 2)) {
     if (first) {
       // The first four bytes must be a local file header's signature.
       head = concat(head, chunk);

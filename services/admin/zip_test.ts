@@ -9,7 +9,7 @@ async function build(entries: [string, Uint8Array, boolean][]): Promise<Uint8Arr
     const parts: Uint8Array[] = [];
     for (const [name, data, deflate] of entries) {
       for await (const chunk of writer.add(name, ReadableStream.from([data]), { deflate })) {
-        parts.push(chunk);
+        parts.push(chunk.slice()); // lent: valid until the generator resumes
       }
     }
     for (const chunk of writer.finish()) parts.push(chunk);
@@ -152,7 +152,7 @@ Deno.test("a stored entry written from two reads (CRC, then bytes) reads back ex
     const gen = writer.addStored("assets/a.bin", open);
     let step = await gen.next();
     while (!step.done) {
-      parts.push(step.value);
+      parts.push(step.value.slice());
       step = await gen.next();
     }
     assert.equal(step.value, data.length);

@@ -75,15 +75,25 @@ export class FileAssetStore implements AssetStore {
         mode: PRIVATE_FILE_MODE,
       });
       const stream = body instanceof Uint8Array ? ReadableStream.from([body]) : body;
-      await stream.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            size += chunk.byteLength;
-            if (size > maxBytes) throw new AssetTooLargeError(`body is over ${maxBytes} bytes`);
-            controller.enqueue(chunk);
-          },
-        }),
-      ).pipeTo(file.writable);
+      const byob = byobReader(stream);
+      if (byob) {
+        // A byte stream is read into one reused buffer: nothing allocated per chunk.
+        try {
+          size = await writeFromByob(byob, file, maxBytes);
+        } finally {
+          file.close();
+        }
+      } else {
+        await stream.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              size += chunk.byteLength;
+              if (size > maxBytes) throw new AssetTooLargeError(`body is over ${maxBytes} bytes`);
+              controller.enqueue(chunk);
+            },
+          }),
+        ).pipeTo(file.writable);
+      }
       const target = this.path(key);
       const meta = this.metaPath(key);
       await Deno.mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -183,4 +193,38 @@ export class FileAssetStore implements AssetStore {
   private metaPath(key: string): string {
     return join(this.dir, ".meta", ...key.split("/")) + ".json";
   }
+}
+
+function byobReader(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | null {
+  try {
+    return stream.getReader({ mode: "byob" });
+  } catch {
+    return null; // not a byte stream
+  }
+}
+
+/** Reads `reader` into one reused buffer and writes every byte to `file`; answers the size. */
+async function writeFromByob(
+  reader: ReadableStreamBYOBReader,
+  file: Deno.FsFile,
+  maxBytes: number,
+): Promise<number> {
+  let buf = new Uint8Array(64 * 1024);
+  let size = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read(buf);
+      if (done || !value) break;
+      size += value.length;
+      if (size > maxBytes) throw new AssetTooLargeError(`body is over ${maxBytes} bytes`);
+      for (let at = 0; at < value.length;) at += await file.write(value.subarray(at));
+      buf = new Uint8Array(value.buffer);
+    }
+  } catch (err) {
+    await reader.cancel(err).catch(() => {});
+    throw err;
+  } finally {
+    reader.releaseLock();
+  }
+  return size;
 }
