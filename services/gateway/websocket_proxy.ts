@@ -4,19 +4,12 @@ import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
 import { AuthClient } from "../auth/client.ts";
 import { wsQuerySchema } from "../collab/schemas.ts";
+import type { WsAccess } from "../collab/websocket.ts";
 import { PostsClient } from "../posts/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 
 /** What the gateway asks before it relays a socket: the same questions collab asks. */
-export interface WsUpgradeChecks {
-  verifyTicket(ticket: string): Promise<{ user_id: string; expires_at: string } | null>;
-  isActive(userId: string): Promise<boolean>;
-  membership(workspaceId: string, userId: string): Promise<{
-    role: string | null;
-    workspace_status: "active" | "deleted" | null;
-  }>;
-  getPost(postId: string): Promise<{ post_id: string; workspace_id: string } | null>;
-}
+export type WsUpgradeChecks = WsAccess;
 
 export interface WebSocketProxyOptions {
   directory: ServiceDirectory;
