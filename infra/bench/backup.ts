@@ -16,8 +16,9 @@
  *   is skipped when it holds a finished population of the same size); unset, a temporary one
  * - BENCH_ROOT: the checkout whose main.ts runs (another worktree, to measure an older commit)
  * - BENCH_V8_FLAGS: V8 flags for the service process (none by default, as `deno task start`)
- * - BENCH_MALLOC_ARENA_MAX (2, as `deno task start` sets it): the service's MALLOC_ARENA_MAX;
- *   empty leaves it unset (glibc's default, 8 arenas per core)
+ * - glibc malloc tunables: the service gets those `deno task start` sets (MALLOC_ARENA_MAX=2,
+ *   MALLOC_TRIM_THRESHOLD_=131072, MALLOC_MMAP_THRESHOLD_=65536); `MALLOC_*` variables in the
+ *   bench's environment override them, BENCH_MALLOC_DEFAULTS=0 leaves the defaults out
  */
 const num = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
 const IDEAS = num("BENCH_IDEAS", 20_000);
@@ -28,7 +29,10 @@ const ATTACHMENT_MIB = num("BENCH_ATTACHMENT_MIB", 100);
 const CONCURRENCY = Math.max(1, num("BENCH_CONCURRENCY", 8));
 const ROOT = Deno.env.get("BENCH_ROOT") ?? new URL("../..", import.meta.url).pathname;
 const V8_FLAGS = Deno.env.get("BENCH_V8_FLAGS") ?? "";
-const MALLOC_ARENA_MAX = Deno.env.get("BENCH_MALLOC_ARENA_MAX") ?? "2";
+/** As the `start` task in deno.json sets them: fewer arenas, freed memory back to the OS. */
+const MALLOC_DEFAULTS: Record<string, string> = Deno.env.get("BENCH_MALLOC_DEFAULTS") === "0"
+  ? {}
+  : { MALLOC_ARENA_MAX: "2", MALLOC_TRIM_THRESHOLD_: "131072", MALLOC_MMAP_THRESHOLD_: "65536" };
 const ADMIN = { email: "bench-admin@example.test", password: "Bench-Passw0rd!", name: "Bench" };
 const SIZE_TAG = JSON.stringify({ IDEAS, COMMENTS, POSTS, ACTIONS, ATTACHMENT_MIB });
 
@@ -67,7 +71,10 @@ async function startService(dataDir: string): Promise<Service> {
   };
   const denoDir = Deno.env.get("DENO_DIR");
   if (denoDir) env.DENO_DIR = denoDir;
-  if (MALLOC_ARENA_MAX) env.MALLOC_ARENA_MAX = MALLOC_ARENA_MAX;
+  Object.assign(env, MALLOC_DEFAULTS);
+  for (const [name, value] of Object.entries(Deno.env.toObject())) {
+    if (name.startsWith("MALLOC_")) env[name] = value;
+  }
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []), "main.ts"],
     cwd: ROOT,
@@ -142,11 +149,12 @@ async function peakDuring<T>(pid: number, work: () => Promise<T>) {
 }
 
 /**
- * RSS once the process has been idle a while: after 8 s (auth's password-hashing worker, ~40
- * MiB while it lives, ends 5 s after its last hash), the lowest of the samples over `ms`.
+ * RSS once the process has been idle a while: after 31 s (auth's password-hashing worker, ~40
+ * MiB while it lives, ends 5 s after its last hash; V8's memory reducer has run by then), the
+ * lowest of the samples over `ms`.
  */
 async function restingRss(pid: number, ms = 4000): Promise<number> {
-  await sleep(8_000);
+  await sleep(31_000);
   let low = Infinity;
   for (let t = 0; t < ms; t += 500) {
     await sleep(500);
