@@ -70,9 +70,10 @@ async function productFiles(dir = ""): Promise<string[]> {
     const path = dir + entry.name;
     if (entry.isDirectory) {
       if (
-        ["node_modules", "tests", "bench", "src", "dist", "data", "test-results"].includes(
-          entry.name,
-        ) || entry.name.startsWith(".")
+        ["node_modules", "tests", "bench", "deploy", "src", "dist", "data", "test-results"]
+          .includes(
+            entry.name,
+          ) || entry.name.startsWith(".")
       ) continue;
       out.push(...await productFiles(path + "/"));
     } else if (path.endsWith(".ts") && !path.endsWith("_test.ts")) {
