@@ -29,6 +29,8 @@ export interface Mail {
 export interface SmtpOptions {
   /** Longest wait for the connection, the greeting and each reply, in milliseconds. */
   timeoutMs?: number;
+  /** Longest wait for the TCP (or TLS) connection alone; `timeoutMs` when not given. */
+  connectTimeoutMs?: number;
   /** The name given in EHLO. */
   clientName?: string;
   /** Extra trusted certificates (PEM), for servers with a private CA. */
@@ -123,9 +125,11 @@ export function transportOptions(target: SmtpTarget, options: SmtpOptions = {}) 
     requireTLS: !target.secure && hasAuth && !target.insecureAuth,
     auth: hasAuth ? { user: target.username!, pass: target.password ?? "" } : undefined,
     name: options.clientName ?? defaultClientName(),
-    connectionTimeout: timeoutMs,
+    connectionTimeout: options.connectTimeoutMs ?? timeoutMs,
     greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
+    // The idle timer runs from the connect too: a second longer, so that the step timers above
+    // speak first (a silent server is a greeting that never came, not a vague "Timeout").
+    socketTimeout: timeoutMs + 1_000,
     tls: {
       servername: target.host,
       ...(options.caCerts ? { ca: options.caCerts } : {}),
