@@ -57,6 +57,13 @@ export function ulidTime(id: string): number {
 
 /** The account rules shared by the JSON routes and the hosted login page. */
 export class Accounts {
+  /**
+   * The stored hash the configured ADMIN_PASSWORD was last verified against (or made into) by
+   * this process. A restore's `afterImport` re-runs the bootstrap; an imported admin record that
+   * carries this very hash string needs no argon2 call (which would start the hashing worker).
+   */
+  #knownAdminHash: { email: string; password: string; hash: string } | null = null;
+
   constructor(readonly deps: AccountsDeps) {}
 
   confirmMessage(user: { email: string; name: string }, code: string): OutgoingMessage {
@@ -187,6 +194,7 @@ export class Accounts {
         google_sub: null,
       });
       if (created) {
+        this.#remember(admin, created.password_hash);
         this.deps.logger.info("admin account created", { user_id: created.user_id });
         return;
       }
@@ -194,10 +202,11 @@ export class Accounts {
     const current = existing ?? await store.getUserByEmail(admin.email);
     if (!current) throw new Error("The admin account could not be created");
     const samePassword = current.password_hash
-      ? await verifyPassword(admin.password, current.password_hash)
+      ? this.#isKnownAdminHash(admin, current.password_hash) ||
+        await verifyPassword(admin.password, current.password_hash)
       : false;
     const passwordHash = samePassword ? current.password_hash : await hashPassword(admin.password);
-    await store.updateUser(current.user_id, (u) => {
+    const updated = await store.updateUser(current.user_id, (u) => {
       const next: UserRecord = {
         ...u,
         role: "admin",
@@ -213,6 +222,23 @@ export class Accounts {
         next.enabled === u.enabled && next.password_hash === u.password_hash;
       return same ? null : { user: next };
     });
+    if (updated) this.#remember(admin, passwordHash);
     await store.clearLoginFailures(admin.email);
+  }
+
+  /** Whether `hash` is the one this process made from, or verified against, `admin.password`. */
+  #isKnownAdminHash(admin: { email: string; password: string }, hash: string): boolean {
+    const known = this.#knownAdminHash;
+    return known !== null && known.email === admin.email && known.password === admin.password &&
+      known.hash === hash;
+  }
+
+  /** Remembers `hash` as made from (or verified against) the configured admin password. */
+  #remember(admin: { email: string; password: string }, hash: string | null): void {
+    const configured = this.deps.config.admin;
+    if (!hash || configured?.email !== admin.email || configured.password !== admin.password) {
+      return;
+    }
+    this.#knownAdminHash = { email: admin.email, password: admin.password, hash };
   }
 }
