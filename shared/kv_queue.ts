@@ -1,4 +1,4 @@
-import type { QueueDriver, QueueEnvelope } from "./queue.ts";
+import type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
 
 /**
  * A queue on plain KV atomic operations (no `kv.enqueue` / `listenQueue`), for two reasons:

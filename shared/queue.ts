@@ -1,34 +1,10 @@
 import type { z } from "zod";
 import { newId } from "./ids.ts";
 import { kvQueue } from "./kv_queue.ts";
+import type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
 import { errorMessage, type Logger } from "./log.ts";
 
-/**
- * What a queue needs from its storage: enqueue inside an atomic commit, and one listener.
- * Services use `queueDriver` (plain KV atomics, `shared/kv_queue.ts`); `nativeKvQueue` remains
- * for comparison and tests.
- */
-export interface QueueDriver {
-  enqueue(
-    op: Deno.AtomicOperation,
-    value: QueueEnvelope,
-    options: { delay?: number; keysIfUndelivered: Deno.KvKey[] },
-  ): Deno.AtomicOperation;
-  listen(handler: (value: unknown) => Promise<void>): Promise<void>;
-  /**
-   * Runs what is due now and returns (for `Deno.cron` where no process stays alive to listen):
-   * answers how many messages it ran. A driver whose storage delivers by itself answers 0.
-   */
-  drainDue(
-    handler: (value: unknown) => Promise<void>,
-    options: { budgetMs: number },
-  ): Promise<number>;
-}
-
-export interface QueueEnvelope {
-  id: string;
-  body: unknown;
-}
+export type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
 
 /** Retry delays, in milliseconds, before a message becomes a dead letter. */
 export const BACKOFF_SCHEDULE = [1_000, 5_000, 15_000, 60_000, 300_000];

@@ -18,7 +18,8 @@ import { mountPublishingRoutes } from "./publishing_routes.ts";
 import { ReviewOperations, textFingerprint } from "./review.ts";
 import { TokenCipher } from "./token_crypto.ts";
 import { mountReviewRoutes } from "./review_routes.ts";
-import { mountExampleRoutes, mountPostRoutes } from "./routes.ts";
+import { mountPostRoutes } from "./routes.ts";
+import { mountExampleRoutes } from "./example_routes.ts";
 import { PostsStore } from "./store.ts";
 
 /**

@@ -159,5 +159,3 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
     },
   );
 }
-
-export { mountExampleRoutes } from "./example_routes.ts";

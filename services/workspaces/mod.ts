@@ -4,7 +4,9 @@ import { withReadCache } from "../../shared/kv_cache.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { mountInternalRoutes } from "./internal_routes.ts";
-import { mountListRoutes, mountWorkspaceRoutes } from "./routes.ts";
+import { mountWorkspaceRoutes } from "./routes.ts";
+import { mountMemberRoutes } from "./member_routes.ts";
+import { mountListRoutes } from "./list_routes.ts";
 import { WorkspacesStore } from "./store.ts";
 
 /**
@@ -23,6 +25,7 @@ export const createWorkspacesService: ServiceFactory = async (
   mountServiceInternals(app, () => ready, kv);
   mountInternalRoutes(app, store);
   mountWorkspaceRoutes(app, { store, auth });
+  mountMemberRoutes(app, { store, auth });
   mountListRoutes(app, { store, auth });
   return {
     name: "workspaces",

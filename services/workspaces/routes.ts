@@ -2,7 +2,6 @@ import { createRoute } from "@hono/zod-openapi";
 import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { AuthClient } from "../auth/client.ts";
-import { mountMemberRoutes } from "./member_routes.ts";
 import { requireActiveMember } from "./rules.ts";
 import {
   createWorkspaceBodySchema,
@@ -19,7 +18,7 @@ export interface RouteDeps {
   auth: AuthClient;
 }
 
-/** The public workspace routes (spec: Workspaces), their members and invites included. */
+/** The public workspace routes (spec: Workspaces); members and invites are in member_routes.ts. */
 export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps): void {
   app.openapi(
     createRoute({
@@ -132,8 +131,4 @@ export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps
       return c.body(null, 204);
     },
   );
-
-  mountMemberRoutes(app, { store, auth });
 }
-
-export { mountListRoutes } from "./list_routes.ts";
