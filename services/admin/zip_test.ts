@@ -181,3 +181,33 @@ Deno.test("a stored entry whose source changes between its two reads fails the a
     for await (const _ of writer.addStored("assets/a.bin", open)) { /* drain */ }
   }, /changed while the backup was written/);
 });
+
+Deno.test("a deflated entry with corrupt or cut data is refused, and its inflater is closed", async () => {
+  const data = strToU8('{"k":["a"],"v":1}\n'.repeat(20_000));
+  const zip = await build([["kv/auth.ndjson", data, true]]);
+  const corrupt = zip.slice();
+  // Past the 30-byte header and the name: the deflate stream's first bytes.
+  corrupt.fill(0xff, 30 + "kv/auth.ndjson".length, 30 + "kv/auth.ndjson".length + 8);
+  await assert.rejects(() => readAll(corrupt), ZipFormatError);
+  // Cut inside the compressed data: the entry never ends.
+  await assert.rejects(() => readAll(zip.slice(0, 200)), ZipFormatError);
+});
+
+Deno.test("an error from onBytes while inflating comes out as it is", async () => {
+  class TooBig extends Error {}
+  const zip = await build([["kv/a.ndjson", strToU8("x".repeat(1_000_000)), true]]);
+  let total = 0;
+  let closed = false;
+  await assert.rejects(
+    () =>
+      readZip(ReadableStream.from([zip]), {
+        onBytes(n) {
+          total += n;
+          if (total > 100_000) throw new TooBig("past the bound");
+        },
+        open: () => ({ write() {}, close: () => void (closed = true) }),
+      }),
+    TooBig,
+  );
+  assert.equal(closed, false, "an entry that failed is not closed as if complete");
+});
