@@ -49,10 +49,12 @@ export const createAdminService: ServiceFactory = async ({ env, base, directory,
   });
   mountAdminRoutes(app, { admin, backups });
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
-  const sweep = () =>
-    backups.recordFound().catch((err) =>
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweep = () => {
+    sweeping = backups.recordFound().catch((err) =>
       logger.warn("the backup sweep failed", { error: errorMessage(err) })
     );
+  };
   return {
     name: "admin",
     fetch: app.fetch,
@@ -71,14 +73,14 @@ export const createAdminService: ServiceFactory = async ({ env, base, directory,
       );
       // Backups put in the asset store another way are recorded (and so dated) by this sweep:
       // at start and every BACKUP_SWEEP_MS; reading the list never writes.
-      void sweep();
+      sweep();
       sweepTimer = setInterval(sweep, BACKUP_SWEEP_MS);
       ready = true;
     },
-    close: () => {
+    close: async () => {
       if (sweepTimer !== null) clearInterval(sweepTimer);
+      await sweeping; // a sweep in flight finishes before its KV closes
       kv.close();
-      return Promise.resolve();
     },
   };
 };
