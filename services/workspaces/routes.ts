@@ -19,7 +19,7 @@ export interface RouteDeps {
 }
 
 /** The public workspace routes (spec: Workspaces); members and invites are in member_routes.ts. */
-export function mountWorkspaceRoutes(app: ServiceApp, { store, auth }: RouteDeps): void {
+export function mountWorkspaceRoutes(app: ServiceApp, { store }: RouteDeps): void {
   app.openapi(
     createRoute({
       method: "post",
