@@ -3,7 +3,12 @@ import * as decoding from "lib0/decoding";
 import * as Y from "yjs";
 import { WebsocketProvider } from "y-websocket";
 import { MESSAGE_APP_EVENT } from "../services/collab/protocol.ts";
-import { processEnv, type ServiceProcess, startServiceProcess } from "./helpers/process_stack.ts";
+import {
+  killServiceProcesses,
+  processEnv,
+  type ServiceProcess,
+  startServiceProcess,
+} from "./helpers/process_stack.ts";
 import { api, e2e, freePort, TEST_ADMIN } from "./helpers/stack.ts";
 import { ticketFor } from "./helpers/ws.ts";
 
@@ -158,12 +163,7 @@ Deno.test("collab across two instances on one DATA_DIR", e2e, async (t) => {
     );
   } finally {
     for (const p of providers) p.destroy();
-    for (const p of [a, b]) {
-      try {
-        p.process.kill("SIGKILL");
-      } catch { /* already gone */ }
-      await p.process.status;
-    }
+    await killServiceProcesses([a, b]);
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 });

@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
 import { readOutbox } from "./helpers/outbox.ts";
-import { processEnv, type ServiceProcess, startServiceProcess } from "./helpers/process_stack.ts";
+import {
+  killServiceProcesses,
+  processEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  waitFor,
+} from "./helpers/process_stack.ts";
 import { api, e2e, freePort, TEST_ADMIN } from "./helpers/stack.ts";
-import { GOOD_PASSWORD, uniqueEmail } from "./helpers/users.ts";
+import { GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 
 /**
  * Crash recovery (issue 11, item 17): the service runs as its own process (`deno run -A main.ts`)
@@ -11,22 +17,6 @@ import { GOOD_PASSWORD, uniqueEmail } from "./helpers/users.ts";
 
 const DMS = 50;
 const RESTART_BUDGET_MS = 30_000;
-
-async function token(stack: { url: string }, email: string, password: string): Promise<string> {
-  const res = await api(stack, "POST", "/api/auth/login", { body: { email, password } });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.access_token;
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("timed out");
-}
 
 Deno.test(
   "item 17: every DM queued before kill -9 goes out within 30 s of the restart",
@@ -39,7 +29,7 @@ Deno.test(
     let service: ServiceProcess | undefined = await startServiceProcess(env);
     try {
       // An admin's workspace with one approved member, who is assigned every action.
-      const adminToken = await token(service, TEST_ADMIN.email, TEST_ADMIN.password);
+      const adminToken = (await login(service, TEST_ADMIN.email, TEST_ADMIN.password)).access_token;
       const member = uniqueEmail("crash");
       const signup = await api(service, "POST", "/api/auth/signup", {
         body: { email: member, password: GOOD_PASSWORD, name: "Mo Member", recaptcha_token: "t" },
@@ -56,7 +46,7 @@ Deno.test(
         body: { email: member, code },
       });
       assert.equal(confirm.status, 200, JSON.stringify(confirm.body));
-      const memberToken = await token(service, member, GOOD_PASSWORD);
+      const memberToken = (await login(service, member, GOOD_PASSWORD)).access_token;
       const me = await api(service, "GET", "/api/auth/me", { token: memberToken });
       const memberId = me.body.user_id as string;
       const approve = await api(service, "POST", `/api/admin/users/${memberId}/approve`, {
@@ -123,10 +113,7 @@ Deno.test(
           `(${DMS - before.size} were still queued at the kill)`,
       );
     } finally {
-      if (service) {
-        service.process.kill("SIGKILL");
-        await service.process.status;
-      }
+      if (service) await killServiceProcesses([service]);
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     }
   },

@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
 import { readOutbox } from "./helpers/outbox.ts";
-import { processEnv, type ServiceProcess, startServiceProcess } from "./helpers/process_stack.ts";
+import {
+  killServiceProcesses,
+  processEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  waitFor,
+} from "./helpers/process_stack.ts";
 import { api, e2e, freePort, TEST_ADMIN } from "./helpers/stack.ts";
-import { GOOD_PASSWORD, uniqueEmail } from "./helpers/users.ts";
+import { GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 
 /**
  * Many instances, one KV (issue 15): two `main.ts` processes on different ports share one
@@ -42,31 +48,10 @@ async function startPair(extra: Record<string, string> = {}): Promise<Pair> {
     dataDir,
     envA,
     async close() {
-      for (const p of [a, b]) {
-        try {
-          p.process.kill("SIGKILL");
-        } catch { /* already gone */ }
-        await p.process.status;
-      }
+      await killServiceProcesses([a, b]);
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     },
   };
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("timed out");
-}
-
-async function token(at: { url: string }, email: string, password: string): Promise<string> {
-  const res = await api(at, "POST", "/api/auth/login", { body: { email, password } });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.access_token;
 }
 
 /** A confirmed, approved member: signs up on `signupAt`, confirmed and approved on `other`. */
@@ -89,14 +74,18 @@ async function member(
   );
   const confirm = await api(pair.b, "POST", "/api/auth/confirm", { body: { email, code } });
   assert.equal(confirm.status, 200, JSON.stringify(confirm.body));
-  const memberToken = await token(pair.b, email, GOOD_PASSWORD);
+  const memberToken = (await login(pair.b, email, GOOD_PASSWORD)).access_token;
   const me = await api(pair.a, "GET", "/api/auth/me", { token: memberToken });
   assert.equal(me.status, 200, JSON.stringify(me.body));
   const approve = await api(pair.b, "POST", `/api/admin/users/${me.body.user_id}/approve`, {
     token: adminToken,
   });
   assert.equal(approve.status, 200, JSON.stringify(approve.body));
-  return { id: me.body.user_id, email, token: await token(pair.a, email, GOOD_PASSWORD) };
+  return {
+    id: me.body.user_id,
+    email,
+    token: (await login(pair.a, email, GOOD_PASSWORD)).access_token,
+  };
 }
 
 async function workspace(at: { url: string }, ownerToken: string, name: string) {
@@ -122,7 +111,7 @@ async function dmActionIds(outboxFile: string): Promise<string[]> {
 Deno.test("two instances on one DATA_DIR serve as one", e2e, async (t) => {
   const pair = await startPair();
   try {
-    const adminToken = await token(pair.a, TEST_ADMIN.email, TEST_ADMIN.password);
+    const adminToken = (await login(pair.a, TEST_ADMIN.email, TEST_ADMIN.password)).access_token;
 
     await t.step("a token from one instance works on the other, refresh included", async () => {
       const login = await api(pair.a, "POST", "/api/auth/login", {
@@ -308,7 +297,7 @@ Deno.test(
   async () => {
     const pair = await startPair();
     try {
-      const adminToken = await token(pair.a, TEST_ADMIN.email, TEST_ADMIN.password);
+      const adminToken = (await login(pair.a, TEST_ADMIN.email, TEST_ADMIN.password)).access_token;
       const assignee = await member(pair, adminToken, "killed");
       const wsId = await workspace(pair.a, adminToken, "Kill");
       await addMember(pair.a, adminToken, wsId, assignee.email);

@@ -1,4 +1,4 @@
-import { TEST_ADMIN, TEST_INTERNAL_SECRET } from "./stack.ts";
+import { testServiceEnv } from "./stack.ts";
 
 /**
  * The whole service as its own process (`deno run -A main.ts`), for tests that kill it with
@@ -21,15 +21,7 @@ export function processEnv(
   const env: Record<string, string> = {
     PATH: Deno.env.get("PATH") ?? "",
     HOME: Deno.env.get("HOME") ?? "",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    STAGE: "dev",
-    INTERNAL_SECRET: TEST_INTERNAL_SECRET,
-    ADMIN_EMAIL: TEST_ADMIN.email,
-    ADMIN_PASSWORD: TEST_ADMIN.password,
-    ADMIN_NAME: TEST_ADMIN.name,
+    ...testServiceEnv(dataDir, port),
     LOG_LEVEL: "error",
     ...extra,
   };
@@ -60,4 +52,28 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   }
   process.kill("SIGKILL");
   throw new Error("the service did not become healthy within 60 s");
+}
+
+/** Kills each process with SIGKILL (one already gone is fine) and waits for it to end. */
+export async function killServiceProcesses(processes: ServiceProcess[]): Promise<void> {
+  for (const p of processes) {
+    try {
+      p.process.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await p.process.status;
+  }
+}
+
+/** Polls `probe` every 50 ms until it answers something other than undefined. */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("timed out");
 }

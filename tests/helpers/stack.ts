@@ -20,14 +20,9 @@ export interface TestStack {
   close(): Promise<void>;
 }
 
-/**
- * Starts every service in one process on a free loopback port with a fresh DATA_DIR, as
- * `deno task start` does, and waits until /healthz answers 200.
- */
-export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
-  const dataDir = await Deno.makeTempDir({ prefix: "cps-test-" });
-  const port = await freePort();
-  const fullEnv: Record<string, string> = {
+/** What every test stack is started with: loopback, its DATA_DIR, the test secret and admin. */
+export function testServiceEnv(dataDir: string, port: number): Record<string, string> {
+  return {
     PORT: String(port),
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
@@ -37,6 +32,18 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     ADMIN_EMAIL: TEST_ADMIN.email,
     ADMIN_PASSWORD: TEST_ADMIN.password,
     ADMIN_NAME: TEST_ADMIN.name,
+  };
+}
+
+/**
+ * Starts every service in one process on a free loopback port with a fresh DATA_DIR, as
+ * `deno task start` does, and waits until /healthz answers 200.
+ */
+export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
+  const dataDir = await Deno.makeTempDir({ prefix: "cps-test-" });
+  const port = await freePort();
+  const fullEnv: Record<string, string> = {
+    ...testServiceEnv(dataDir, port),
     AI_CALLS_PER_MINUTE: "0",
     // The stack runs in this process: a LOG_LEVEL given to it (benches set "warn") applies.
     ...(Deno.env.get("LOG_LEVEL") ? { LOG_LEVEL: Deno.env.get("LOG_LEVEL")! } : {}),

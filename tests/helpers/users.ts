@@ -19,7 +19,7 @@ export function uniqueEmail(tag = "user"): string {
 
 export const GOOD_PASSWORD = "Correct-H0rse!";
 
-export async function login(stack: TestStack, email: string, password: string) {
+export async function login(stack: { url: string }, email: string, password: string) {
   const res = await api(stack, "POST", "/api/auth/login", { body: { email, password } });
   if (res.status !== 200) {
     throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
