@@ -68,32 +68,40 @@ export async function retryWhileLocked<T>(op: () => Promise<T>): Promise<T> {
  * through: SQLite's WAL mode never locks readers out.
  */
 export function withLockRetry(kv: Deno.Kv): Deno.Kv {
+  const retried =
+    (name: "get" | "getMany" | "set" | "delete" | "enqueue") => (...args: unknown[]) =>
+      retryWhileLocked(() => (kv[name] as (...a: unknown[]) => Promise<unknown>).apply(kv, args));
+  return overrideKv(kv, {
+    get: retried("get"),
+    getMany: retried("getMany"),
+    set: retried("set"),
+    delete: retried("delete"),
+    enqueue: retried("enqueue"),
+    atomic: () => wrapCommit(kv.atomic(), (commit) => retryWhileLocked(commit)),
+  });
+}
+
+/** `kv` with some members replaced; every other member is `kv`'s own (methods bound to it). */
+export function overrideKv(kv: Deno.Kv, overrides: Partial<Record<keyof Deno.Kv, unknown>>) {
   return new Proxy(kv, {
     get(target, prop) {
-      switch (prop) {
-        case "get":
-        case "getMany":
-        case "set":
-        case "delete":
-        case "enqueue":
-          return (...args: unknown[]) =>
-            retryWhileLocked(() =>
-              (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args)
-            );
-        case "atomic":
-          return () => {
-            const op = target.atomic();
-            const commit = op.commit.bind(op);
-            op.commit = () => retryWhileLocked(commit);
-            return op;
-          };
-        default: {
-          const value = Reflect.get(target, prop, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        }
-      }
+      if (Object.hasOwn(overrides, prop)) return overrides[prop as keyof Deno.Kv];
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/** `op` whose `commit` runs through `wrap` (given the original commit). */
+export function wrapCommit(
+  op: Deno.AtomicOperation,
+  wrap: (commit: () => Promise<Deno.KvCommitResult | Deno.KvCommitError>) => Promise<
+    Deno.KvCommitResult | Deno.KvCommitError
+  >,
+): Deno.AtomicOperation {
+  const commit = op.commit.bind(op);
+  op.commit = () => wrap(commit);
+  return op;
 }
 
 /** Only the service's own user may read or enter what it keeps under DATA_DIR. */

@@ -1,3 +1,5 @@
+import { overrideKv, wrapCommit } from "./kv.ts";
+
 /**
  * A read cache in front of a service's own KV, for hot read paths (a workspace Get, the
  * membership check every other service makes), correct with several instances writing one
@@ -73,43 +75,27 @@ export function withReadCache(
     }
   }
 
-  return new Proxy(kv, {
-    get(target, prop) {
-      switch (prop) {
-        case "get":
-          return async (key: Deno.KvKey, options?: { consistency?: Deno.KvConsistencyLevel }) =>
-            (await getMany([key], options))[0];
-        case "getMany":
-          return getMany;
-        case "set":
-          return (key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) =>
-            write(async () => {
-              const res = await target.atomic().set(key, value, options).sum(GENERATION_KEY, 1n)
-                .commit();
-              if (!res.ok) throw new Error("KV set did not commit");
-              return res;
-            });
-        case "delete":
-          return (key: Deno.KvKey) =>
-            write(async () => {
-              await target.atomic().delete(key).sum(GENERATION_KEY, 1n).commit();
-            });
-        case "atomic":
-          return () => {
-            const op = target.atomic();
-            const commit = op.commit.bind(op);
-            op.commit = () =>
-              write(() => {
-                op.sum(GENERATION_KEY, 1n);
-                return commit();
-              });
-            return op;
-          };
-        default: {
-          const value = Reflect.get(target, prop, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        }
-      }
+  return overrideKv(kv, {
+    get: async (key: Deno.KvKey, options?: { consistency?: Deno.KvConsistencyLevel }) =>
+      (await getMany([key], options))[0],
+    getMany,
+    set: (key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) =>
+      write(() =>
+        kv.atomic().set(key, value, options).sum(GENERATION_KEY, 1n).commit() as Promise<
+          Deno.KvCommitResult
+        >
+      ),
+    delete: (key: Deno.KvKey) =>
+      write(async () => {
+        await kv.atomic().delete(key).sum(GENERATION_KEY, 1n).commit();
+      }),
+    atomic: () => {
+      const op = kv.atomic();
+      return wrapCommit(op, (commit) =>
+        write(() => {
+          op.sum(GENERATION_KEY, 1n);
+          return commit();
+        }));
     },
   });
 }
