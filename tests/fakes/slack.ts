@@ -36,6 +36,11 @@ export interface FakeSlack {
    * 429 with Retry-After), `"server_error"` (HTTP 500) or any other string (`{ok: false, error}`).
    */
   postFailures: string[];
+  /**
+   * While true, chat.postMessage calls are recorded but not answered (a Slack that hangs):
+   * the message stays in the middle of its delivery until this turns false.
+   */
+  holdPosts: boolean;
   close(): Promise<void>;
 }
 
@@ -58,7 +63,13 @@ export function startFakeSlack(options: FakeSlackOptions): FakeSlack {
   const calls: SlackCall[] = [];
   const posts: SlackPost[] = [];
   const users: Record<string, string> = { ...options.users };
-  const fake = { calls, posts, users, postFailures: [] as string[] } as unknown as FakeSlack;
+  const fake = {
+    calls,
+    posts,
+    users,
+    postFailures: [] as string[],
+    holdPosts: false,
+  } as unknown as FakeSlack;
 
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     const method = new URL(req.url).pathname.replace(/^\/api\//, "").replace(/^\//, "");
@@ -76,6 +87,7 @@ export function startFakeSlack(options: FakeSlackOptions): FakeSlack {
         return Response.json({ ok: true, user: { id, profile: { email } } });
       }
       case "chat.postMessage": {
+        while (fake.holdPosts) await new Promise((r) => setTimeout(r, 20));
         const failure = fake.postFailures.shift();
         if (failure === "ratelimited") {
           return Response.json({ ok: false, error: "ratelimited" }, {
@@ -98,6 +110,9 @@ export function startFakeSlack(options: FakeSlackOptions): FakeSlack {
   });
 
   fake.apiUrl = `http://127.0.0.1:${server.addr.port}/api`;
-  fake.close = () => server.shutdown();
+  fake.close = () => {
+    fake.holdPosts = false;
+    return server.shutdown();
+  };
   return fake;
 }
