@@ -221,19 +221,54 @@ Deno.test(
         await start.body?.cancel();
       });
 
-      await t.step("a code is exchanged only with its verifier", async () => {
-        const form = await postForm(
-          stack,
-          authorizeParams({ email: user.email, password: user.password }),
-          origin,
-        );
-        assert.equal(form.status, 302, form.text);
-        const code = new URL(form.location!).searchParams.get("code");
-        const without = await api(stack, "POST", "/api/auth/callback", {
-          body: { code, redirect_uri: REDIRECT_URI },
-        });
-        assert.equal(without.status, 400);
-      });
+      await t.step(
+        "a code is exchanged only with its own verifier, never without one",
+        async () => {
+          const form = await postForm(
+            stack,
+            authorizeParams({ email: user.email, password: user.password }),
+            origin,
+          );
+          assert.equal(form.status, 302, form.text);
+          const code = new URL(form.location!).searchParams.get("code");
+          const without = await api(stack, "POST", "/api/auth/callback", {
+            body: { code, redirect_uri: REDIRECT_URI },
+          });
+          assert.equal(without.status, 400);
+          assert.deepEqual(without.body, { error: "code_verifier is required" });
+          // Any other verifier is refused too (the code was issued for PKCE.challenge).
+          const again = await postForm(
+            stack,
+            authorizeParams({ email: user.email, password: user.password }),
+            origin,
+          );
+          assert.equal(again.status, 302, again.text);
+          const wrong = await api(stack, "POST", "/api/auth/callback", {
+            body: {
+              code: new URL(again.location!).searchParams.get("code"),
+              redirect_uri: REDIRECT_URI,
+              code_verifier: (await pkcePair()).verifier,
+            },
+          });
+          assert.equal(wrong.status, 400);
+          assert.deepEqual(wrong.body, {
+            error: "code_verifier does not match the code_challenge",
+          });
+          const third = await postForm(
+            stack,
+            authorizeParams({ email: user.email, password: user.password }),
+            origin,
+          );
+          const right = await api(stack, "POST", "/api/auth/callback", {
+            body: {
+              code: new URL(third.location!).searchParams.get("code"),
+              redirect_uri: REDIRECT_URI,
+              code_verifier: PKCE.verifier,
+            },
+          });
+          assert.equal(right.status, 200, JSON.stringify(right.body));
+        },
+      );
 
       await t.step("a form post from another origin is refused with 403", async () => {
         const res = await postForm(
