@@ -34,7 +34,8 @@ Deno.test("workspace: approval_required, timezone and slot format (CONTRACT 12)"
   try {
     const owner = await createUser(stack);
     const viewer = await createUser(stack);
-    const wsId = await workspaceWith(stack, owner, [[viewer, "viewer"]]);
+    const editor = await createUser(stack);
+    const wsId = await workspaceWith(stack, owner, [[viewer, "viewer"], [editor, "editor"]]);
     const fresh = await api(stack, "GET", `/api/workspaces/${wsId}`, {
       token: owner.access_token,
     });
@@ -66,6 +67,17 @@ Deno.test("workspace: approval_required, timezone and slot format (CONTRACT 12)"
     assert.match(badFlag.body.error, /approval_required/);
     const byViewer = await put({ approval_required: false }, viewer.access_token);
     assert.equal(byViewer.status, 403);
+
+    // owner or editor: the editor sets both back and forth
+    const byEditor = await put({ approval_required: false, timezone: "UTC" }, editor.access_token);
+    assert.equal(byEditor.status, 200, JSON.stringify(byEditor.body));
+    assert.equal(byEditor.body.approval_required, false);
+    assert.equal(byEditor.body.timezone, "UTC");
+    const back = await put(
+      { approval_required: true, timezone: "Europe/Zurich" },
+      editor.access_token,
+    );
+    assert.equal(back.status, 200, JSON.stringify(back.body));
 
     const after = await api(stack, "GET", `/api/workspaces/${wsId}`, {
       token: owner.access_token,
@@ -203,6 +215,14 @@ Deno.test(
         assert.equal(res.body.status, "approved");
         assert.equal(res.body.approved_by, owner.user_id);
         assert.ok(Date.parse(res.body.approved_at) > 0);
+        const dm = await waitForOutbox(
+          stack.outboxFile,
+          (l) =>
+            l.template === "review_decided" && l.to === author.email &&
+            l.data.decision === "approve",
+        );
+        assert.equal(dm.channel, "dm");
+        assert.equal(dm.data.url, url);
         assert.equal((await decide(owner, "approve")).status, 409);
       });
 
@@ -220,6 +240,20 @@ Deno.test(
         assert.equal(res.body.items[0].reviewer_name, "Ed Editor");
         assert.equal(res.body.items[0].note, "Shorter, please");
         assert.equal(res.body.items[1].note, null);
+        assert.equal(res.body.items[1].reviewer_id, owner.user_id);
+        assert.equal(res.body.items[1].reviewer_name, "Olga Owner");
+        assert.deepEqual(Object.keys(res.body.items[0]).sort(), [
+          "created_at",
+          "decision",
+          "note",
+          "review_id",
+          "reviewer_id",
+          "reviewer_name",
+        ]);
+        assert.notEqual(res.body.items[0].review_id, res.body.items[1].review_id);
+        assert.ok(
+          Date.parse(res.body.items[0].created_at) <= Date.parse(res.body.items[1].created_at),
+        );
         const outside = await api(
           stack,
           "GET",
