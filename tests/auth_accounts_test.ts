@@ -82,334 +82,350 @@ async function googleSignIn(stack: TestStack) {
   return exchanged.body as { access_token: string };
 }
 
-Deno.test("accounts: recovery, unconfirmed emails, code mail limits", e2e, async (t) => {
-  const google = await startFakeOidcProvider();
-  const stack = await startTestStack({
-    GOOGLE_CLIENT_ID: google.clientId,
-    GOOGLE_CLIENT_SECRET: google.clientSecret,
-    GOOGLE_ISSUER: google.issuer,
-    OAUTH_REDIRECT_URIS: REDIRECT_URI,
-  });
-  try {
-    const owner = await createUser(stack, { name: "Olive Owner" });
-    const ws = await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "Launch" },
+Deno.test(
+  "issue 11 items 1 and 7: recovery, unconfirmed emails, code mail limits",
+  e2e,
+  async (t) => {
+    const google = await startFakeOidcProvider();
+    const stack = await startTestStack({
+      GOOGLE_CLIENT_ID: google.clientId,
+      GOOGLE_CLIENT_SECRET: google.clientSecret,
+      GOOGLE_ISSUER: google.issuer,
+      OAUTH_REDIRECT_URIS: REDIRECT_URI,
     });
-    assert.equal(ws.status, 201);
-    const wsId = ws.body.workspace_id as string;
+    try {
+      const owner = await createUser(stack, { name: "Olive Owner" });
+      const ws = await api(stack, "POST", "/api/workspaces", {
+        token: owner.access_token,
+        body: { name: "Launch" },
+      });
+      assert.equal(ws.status, 201);
+      const wsId = ws.body.workspace_id as string;
 
-    await t.step(
-      "item 1: an unconfirmed signup does not own its email: the invite stays pending, a new signup replaces it",
-      async () => {
-        const victim = uniqueEmail("victim");
-        const attack = await signup(stack, victim, ATTACKER_PASSWORD, "Mallory");
-        assert.equal(attack.status, 200);
-        const attackerCode = String((await nthMail(stack, victim, "confirm_email", 1)).data.code);
+      await t.step(
+        "item 1: an unconfirmed signup does not own its email: the invite stays pending, a new signup replaces it",
+        async () => {
+          const victim = uniqueEmail("victim");
+          const attack = await signup(stack, victim, ATTACKER_PASSWORD, "Mallory");
+          assert.equal(attack.status, 200);
+          const attackerCode = String((await nthMail(stack, victim, "confirm_email", 1)).data.code);
 
-        const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
-          token: owner.access_token,
-          body: { email: victim, role: "editor" },
-        });
-        assert.equal(added.status, 201, JSON.stringify(added.body));
-        assert.deepEqual(added.body, { status: "invited", email: victim, role: "editor" });
-
-        const again = await signup(stack, victim, GOOD_PASSWORD, "Victor Victim");
-        assert.equal(again.status, 200, JSON.stringify(again.body));
-        const code = String((await nthMail(stack, victim, "confirm_email", 2)).data.code);
-        if (code !== attackerCode) {
-          const old = await api(stack, "POST", "/api/auth/confirm", {
-            body: { email: victim, code: attackerCode },
+          const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
+            token: owner.access_token,
+            body: { email: victim, role: "editor" },
           });
-          assert.equal(old.status, 400, "the replaced code stops working");
+          assert.equal(added.status, 201, JSON.stringify(added.body));
+          assert.deepEqual(added.body, { status: "invited", email: victim, role: "editor" });
+
+          const again = await signup(stack, victim, GOOD_PASSWORD, "Victor Victim");
+          assert.equal(again.status, 200, JSON.stringify(again.body));
+          const code = String((await nthMail(stack, victim, "confirm_email", 2)).data.code);
+          if (code !== attackerCode) {
+            const old = await api(stack, "POST", "/api/auth/confirm", {
+              body: { email: victim, code: attackerCode },
+            });
+            assert.equal(old.status, 400, "the replaced code stops working");
+          }
+          const confirmed = await api(stack, "POST", "/api/auth/confirm", {
+            body: { email: victim, code },
+          });
+          assert.equal(confirmed.status, 200);
+
+          const attacker = await api(stack, "POST", "/api/auth/login", {
+            body: { email: victim, password: ATTACKER_PASSWORD },
+          });
+          assert.equal(attacker.status, 401);
+
+          const tokens = await login(stack, victim, GOOD_PASSWORD);
+          const me = await api(stack, "GET", "/api/auth/me", { token: tokens.access_token });
+          assert.equal(me.body.name, "Victor Victim");
+          await approve(stack, me.body.user_id);
+          const fresh = await login(stack, victim, GOOD_PASSWORD);
+          const mine = await api(stack, "GET", "/api/workspaces", { token: fresh.access_token });
+          assert.equal(mine.status, 200);
+          const joined = mine.body.workspaces.find((w: { workspace_id: string }) =>
+            w.workspace_id === wsId
+          );
+          assert.equal(joined?.member_role, "editor");
+          const members = await api(stack, "GET", `/api/workspaces/${wsId}/members`, {
+            token: owner.access_token,
+          });
+          const member = members.body.members.find((m: { email: string }) => m.email === victim);
+          assert.equal(member.user_id, me.body.user_id);
+          assert.equal(member.name, "Victor Victim");
+
+          // A confirmed account still owns its email.
+          const third = await signup(stack, victim, ATTACKER_PASSWORD, "Mallory");
+          assert.equal(third.status, 409);
+        },
+      );
+
+      await t.step(
+        "item 1: Google sign-in with the verified email claims an unconfirmed account: password cleared, invite becomes the claimer's",
+        async () => {
+          const victim = uniqueEmail("gvictim");
+          assert.equal((await signup(stack, victim, ATTACKER_PASSWORD, "Mallory")).status, 200);
+          const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
+            token: owner.access_token,
+            body: { email: victim },
+          });
+          assert.equal(added.status, 201);
+          assert.equal(added.body.status, "invited");
+
+          google.user = { sub: `sub-${victim}`, email: victim, email_verified: true, name: "Gina" };
+          const tokens = await googleSignIn(stack);
+          const me = await api(stack, "GET", "/api/auth/me", { token: tokens.access_token });
+          assert.equal(me.body.email, victim);
+          assert.equal(me.body.name, "Gina");
+
+          const attacker = await api(stack, "POST", "/api/auth/login", {
+            body: { email: victim, password: ATTACKER_PASSWORD },
+          });
+          assert.equal(attacker.status, 401, "the password the attacker chose is gone");
+
+          const members = await api(stack, "GET", `/api/workspaces/${wsId}/members`, {
+            token: owner.access_token,
+          });
+          const member = members.body.members.find((m: { email: string }) => m.email === victim);
+          assert.equal(member?.user_id, me.body.user_id);
+          assert.equal(member?.role, "viewer");
+        },
+      );
+
+      await t.step(
+        "item 7: tries are per code and resend-confirmation is limited per email (429, nothing sent)",
+        async () => {
+          const email = uniqueEmail("tries");
+          assert.equal((await signup(stack, email, GOOD_PASSWORD, "Tess")).status, 200);
+          const first = String((await nthMail(stack, email, "confirm_email", 1)).data.code);
+          for (let i = 0; i < 5; i++) {
+            const wrong = await api(stack, "POST", "/api/auth/confirm", {
+              body: { email, code: wrongCode(first, i) },
+            });
+            assert.equal(wrong.status, 400);
+          }
+          const dead = await api(stack, "POST", "/api/auth/confirm", {
+            body: { email, code: first },
+          });
+          assert.equal(dead.status, 400, "five wrong tries killed the code");
+
+          // Three resends in the window each issue a new code (the old one stops working).
+          for (let n = 2; n <= 4; n++) {
+            const resend = await api(stack, "POST", "/api/auth/resend-confirmation", {
+              body: { email },
+            });
+            assert.equal(resend.status, 200);
+            await nthMail(stack, email, "confirm_email", n);
+          }
+          const refused = await api(stack, "POST", "/api/auth/resend-confirmation", {
+            body: { email },
+          });
+          assert.equal(refused.status, 429);
+          assert.ok(refused.body.error);
+          assert.equal(await mailCount(stack, email, "confirm_email"), 4, "nothing more was sent");
+          // An email without an account is counted alike: the status says nothing of existence.
+          const ghost = uniqueEmail("ghost");
+          const statuses = [];
+          for (let i = 0; i < 4; i++) {
+            statuses.push(
+              (await api(stack, "POST", "/api/auth/resend-confirmation", {
+                body: { email: ghost },
+              }))
+                .status,
+            );
+          }
+          assert.deepEqual(statuses, [200, 200, 200, 429]);
+
+          const last = String((await nthMail(stack, email, "confirm_email", 4)).data.code);
+          if (last !== first) {
+            // A resend gives a new code with its own tries; the killed code stays dead.
+            const revived = await api(stack, "POST", "/api/auth/confirm", {
+              body: { email, code: first },
+            });
+            assert.equal(revived.status, 400, "the killed code does not come back");
+          }
+          const ok = await api(stack, "POST", "/api/auth/confirm", { body: { email, code: last } });
+          assert.equal(ok.status, 200, "the newest code still works");
+        },
+      );
+
+      await t.step("item 7: resend-confirmation is limited per client address", async () => {
+        // Every request of this test comes from 127.0.0.1: fresh emails exhaust the address.
+        let refusedAt = -1;
+        for (let i = 0; i < 12 && refusedAt < 0; i++) {
+          const res = await api(stack, "POST", "/api/auth/resend-confirmation", {
+            body: { email: uniqueEmail("addr") },
+          });
+          if (res.status === 429) refusedAt = i;
+          else assert.equal(res.status, 200);
         }
-        const confirmed = await api(stack, "POST", "/api/auth/confirm", {
-          body: { email: victim, code },
+        assert.ok(refusedAt >= 0 && refusedAt <= 10, `refused at ${refusedAt}`);
+        const another = await api(stack, "POST", "/api/auth/resend-confirmation", {
+          body: { email: uniqueEmail("addr") },
         });
-        assert.equal(confirmed.status, 200);
-
-        const attacker = await api(stack, "POST", "/api/auth/login", {
-          body: { email: victim, password: ATTACKER_PASSWORD },
+        assert.equal(another.status, 429);
+        // The address limit is per kind of mail: password resets still go out.
+        const forgot = await api(stack, "POST", "/api/auth/forgot-password", {
+          body: { email: uniqueEmail("addr") },
         });
-        assert.equal(attacker.status, 401);
+        assert.equal(forgot.status, 200);
+      });
 
-        const tokens = await login(stack, victim, GOOD_PASSWORD);
-        const me = await api(stack, "GET", "/api/auth/me", { token: tokens.access_token });
-        assert.equal(me.body.name, "Victor Victim");
-        await approve(stack, me.body.user_id);
-        const fresh = await login(stack, victim, GOOD_PASSWORD);
-        const mine = await api(stack, "GET", "/api/workspaces", { token: fresh.access_token });
-        assert.equal(mine.status, 200);
-        const joined = mine.body.workspaces.find((w: { workspace_id: string }) =>
-          w.workspace_id === wsId
-        );
-        assert.equal(joined?.member_role, "editor");
-        const members = await api(stack, "GET", `/api/workspaces/${wsId}/members`, {
-          token: owner.access_token,
-        });
-        const member = members.body.members.find((m: { email: string }) => m.email === victim);
-        assert.equal(member.user_id, me.body.user_id);
-        assert.equal(member.name, "Victor Victim");
+      await t.step(
+        "item 1 (forgot/reset): the emailed code sets the password, confirms, and revokes every refresh token",
+        async () => {
+          const user = await createUser(stack, { name: "Rita Reset" });
+          const other = await login(stack, user.email, user.password);
+          const unknown = await api(stack, "POST", "/api/auth/forgot-password", {
+            body: { email: uniqueEmail("nobody") },
+          });
+          const known = await api(stack, "POST", "/api/auth/forgot-password", {
+            body: { email: user.email.toUpperCase() },
+          });
+          assert.equal(unknown.status, 200);
+          assert.equal(known.status, 200);
+          assert.equal(known.body.message, unknown.body.message);
+          const mail = await nthMail(stack, user.email, "password_reset", 1);
+          assert.match(String(mail.data.code), /^\d{6}$/);
+          assert.match(mail.text, new RegExp(String(mail.data.code)));
 
-        // A confirmed account still owns its email.
-        const third = await signup(stack, victim, ATTACKER_PASSWORD, "Mallory");
-        assert.equal(third.status, 409);
-      },
-    );
+          const weak = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email: user.email, code: mail.data.code, password: "weak" },
+          });
+          assert.equal(weak.status, 400);
+          assert.match(weak.body.error, /Password/);
+          const missing = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email: user.email, password: "New-Passw0rd!" },
+          });
+          assert.equal(missing.status, 400);
+          assert.match(missing.body.error, /code/);
 
-    await t.step(
-      "item 1: Google sign-in with the verified email claims an unconfirmed account: password cleared, invite becomes the claimer's",
-      async () => {
-        const victim = uniqueEmail("gvictim");
-        assert.equal((await signup(stack, victim, ATTACKER_PASSWORD, "Mallory")).status, 200);
-        const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
-          token: owner.access_token,
-          body: { email: victim },
-        });
-        assert.equal(added.status, 201);
-        assert.equal(added.body.status, "invited");
+          const reset = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email: user.email, code: mail.data.code, password: "New-Passw0rd!" },
+          });
+          assert.equal(reset.status, 200, JSON.stringify(reset.body));
+          assert.ok(reset.body.message);
+          for (const token of [user.refresh_token, other.refresh_token]) {
+            const refreshed = await api(stack, "POST", "/api/auth/refresh", {
+              body: { refresh_token: token },
+            });
+            assert.equal(refreshed.status, 401, "every session was revoked");
+          }
+          const oldPw = await api(stack, "POST", "/api/auth/login", {
+            body: { email: user.email, password: user.password },
+          });
+          assert.equal(oldPw.status, 401);
+          const fresh = await login(stack, user.email, "New-Passw0rd!");
+          const refreshed = await api(stack, "POST", "/api/auth/refresh", {
+            body: { refresh_token: fresh.refresh_token },
+          });
+          assert.equal(refreshed.status, 200, "a session started after the reset works");
+          const used = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email: user.email, code: mail.data.code, password: "Other-Passw0rd!" },
+          });
+          assert.equal(used.status, 400, "a used code is refused");
+        },
+      );
 
-        google.user = { sub: `sub-${victim}`, email: victim, email_verified: true, name: "Gina" };
-        const tokens = await googleSignIn(stack);
-        const me = await api(stack, "GET", "/api/auth/me", { token: tokens.access_token });
-        assert.equal(me.body.email, victim);
-        assert.equal(me.body.name, "Gina");
+      await t.step(
+        "item 1 (forgot/reset): resetting an unconfirmed account confirms it",
+        async () => {
+          const email = uniqueEmail("unconf");
+          assert.equal((await signup(stack, email, ATTACKER_PASSWORD, "Mallory")).status, 200);
+          const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
+            token: owner.access_token,
+            body: { email },
+          });
+          assert.equal(added.body.status, "invited");
+          await api(stack, "POST", "/api/auth/forgot-password", { body: { email } });
+          const mail = await nthMail(stack, email, "password_reset", 1);
+          const reset = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email, code: mail.data.code, password: "New-Passw0rd!" },
+          });
+          assert.equal(reset.status, 200);
+          const tokens = await login(stack, email, "New-Passw0rd!");
+          const me = await api(stack, "GET", "/api/auth/me", { token: tokens.access_token });
+          const members = await api(stack, "GET", `/api/workspaces/${wsId}/members`, {
+            token: owner.access_token,
+          });
+          assert.ok(
+            members.body.members.some((m: { user_id: string }) => m.user_id === me.body.user_id),
+            "the pending invite became a membership",
+          );
+        },
+      );
 
-        const attacker = await api(stack, "POST", "/api/auth/login", {
-          body: { email: victim, password: ATTACKER_PASSWORD },
-        });
-        assert.equal(attacker.status, 401, "the password the attacker chose is gone");
-
-        const members = await api(stack, "GET", `/api/workspaces/${wsId}/members`, {
-          token: owner.access_token,
-        });
-        const member = members.body.members.find((m: { email: string }) => m.email === victim);
-        assert.equal(member?.user_id, me.body.user_id);
-        assert.equal(member?.role, "viewer");
-      },
-    );
-
-    await t.step(
-      "item 7: tries are per code and resend-confirmation is limited per email (429, nothing sent)",
-      async () => {
-        const email = uniqueEmail("tries");
-        assert.equal((await signup(stack, email, GOOD_PASSWORD, "Tess")).status, 200);
-        const first = String((await nthMail(stack, email, "confirm_email", 1)).data.code);
+      await t.step("item 1 (forgot/reset): five wrong tries kill a code", async () => {
+        const user = await createUser(stack);
+        await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
+        const code = String((await nthMail(stack, user.email, "password_reset", 1)).data.code);
         for (let i = 0; i < 5; i++) {
-          const wrong = await api(stack, "POST", "/api/auth/confirm", {
-            body: { email, code: wrongCode(first, i) },
+          const wrong = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email: user.email, code: wrongCode(code, i), password: "New-Passw0rd!" },
           });
           assert.equal(wrong.status, 400);
         }
-        const dead = await api(stack, "POST", "/api/auth/confirm", {
-          body: { email, code: first },
+        const dead = await api(stack, "POST", "/api/auth/reset-password", {
+          body: { email: user.email, code, password: "New-Passw0rd!" },
         });
-        assert.equal(dead.status, 400, "five wrong tries killed the code");
+        assert.equal(dead.status, 400);
+        await login(stack, user.email, user.password);
+      });
 
-        // Three resends in the window each issue a new code (the old one stops working).
-        for (let n = 2; n <= 4; n++) {
-          const resend = await api(stack, "POST", "/api/auth/resend-confirmation", {
-            body: { email },
+      await t.step(
+        "item 1 (forgot/reset): a new request replaces the old code; over the limit is 429",
+        async () => {
+          const user = await createUser(stack);
+          await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
+          const first = String((await nthMail(stack, user.email, "password_reset", 1)).data.code);
+          await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
+          const second = String((await nthMail(stack, user.email, "password_reset", 2)).data.code);
+          if (first !== second) {
+            const old = await api(stack, "POST", "/api/auth/reset-password", {
+              body: { email: user.email, code: first, password: "New-Passw0rd!" },
+            });
+            assert.equal(old.status, 400);
+          }
+          await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
+          const over = await api(stack, "POST", "/api/auth/forgot-password", {
+            body: { email: user.email },
           });
-          assert.equal(resend.status, 200);
-          await nthMail(stack, email, "confirm_email", n);
-        }
-        const refused = await api(stack, "POST", "/api/auth/resend-confirmation", {
-          body: { email },
-        });
-        assert.equal(refused.status, 429);
-        assert.ok(refused.body.error);
-        assert.equal(await mailCount(stack, email, "confirm_email"), 4, "nothing more was sent");
-        // An email without an account is counted alike: the status says nothing of existence.
-        const ghost = uniqueEmail("ghost");
-        const statuses = [];
-        for (let i = 0; i < 4; i++) {
-          statuses.push(
-            (await api(stack, "POST", "/api/auth/resend-confirmation", { body: { email: ghost } }))
-              .status,
-          );
-        }
-        assert.deepEqual(statuses, [200, 200, 200, 429]);
-
-        const last = String((await nthMail(stack, email, "confirm_email", 4)).data.code);
-        const ok = await api(stack, "POST", "/api/auth/confirm", { body: { email, code: last } });
-        assert.equal(ok.status, 200, "the newest code still works");
-      },
-    );
-
-    await t.step("item 7: resend-confirmation is limited per client address", async () => {
-      // Every request of this test comes from 127.0.0.1: fresh emails exhaust the address.
-      let refusedAt = -1;
-      for (let i = 0; i < 12 && refusedAt < 0; i++) {
-        const res = await api(stack, "POST", "/api/auth/resend-confirmation", {
-          body: { email: uniqueEmail("addr") },
-        });
-        if (res.status === 429) refusedAt = i;
-        else assert.equal(res.status, 200);
-      }
-      assert.ok(refusedAt >= 0 && refusedAt <= 10, `refused at ${refusedAt}`);
-      const another = await api(stack, "POST", "/api/auth/resend-confirmation", {
-        body: { email: uniqueEmail("addr") },
-      });
-      assert.equal(another.status, 429);
-      // The address limit is per kind of mail: password resets still go out.
-      const forgot = await api(stack, "POST", "/api/auth/forgot-password", {
-        body: { email: uniqueEmail("addr") },
-      });
-      assert.equal(forgot.status, 200);
-    });
-
-    await t.step(
-      "forgot/reset: the emailed code sets the password, confirms, and revokes every refresh token",
-      async () => {
-        const user = await createUser(stack, { name: "Rita Reset" });
-        const other = await login(stack, user.email, user.password);
-        const unknown = await api(stack, "POST", "/api/auth/forgot-password", {
-          body: { email: uniqueEmail("nobody") },
-        });
-        const known = await api(stack, "POST", "/api/auth/forgot-password", {
-          body: { email: user.email.toUpperCase() },
-        });
-        assert.equal(unknown.status, 200);
-        assert.equal(known.status, 200);
-        assert.equal(known.body.message, unknown.body.message);
-        const mail = await nthMail(stack, user.email, "password_reset", 1);
-        assert.match(String(mail.data.code), /^\d{6}$/);
-        assert.match(mail.text, new RegExp(String(mail.data.code)));
-
-        const weak = await api(stack, "POST", "/api/auth/reset-password", {
-          body: { email: user.email, code: mail.data.code, password: "weak" },
-        });
-        assert.equal(weak.status, 400);
-        assert.match(weak.body.error, /Password/);
-        const missing = await api(stack, "POST", "/api/auth/reset-password", {
-          body: { email: user.email, password: "New-Passw0rd!" },
-        });
-        assert.equal(missing.status, 400);
-        assert.match(missing.body.error, /code/);
-
-        const reset = await api(stack, "POST", "/api/auth/reset-password", {
-          body: { email: user.email, code: mail.data.code, password: "New-Passw0rd!" },
-        });
-        assert.equal(reset.status, 200, JSON.stringify(reset.body));
-        assert.ok(reset.body.message);
-        for (const token of [user.refresh_token, other.refresh_token]) {
-          const refreshed = await api(stack, "POST", "/api/auth/refresh", {
-            body: { refresh_token: token },
+          assert.equal(over.status, 429);
+          const third = String((await nthMail(stack, user.email, "password_reset", 3)).data.code);
+          const ok = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email: user.email, code: third, password: "New-Passw0rd!" },
           });
-          assert.equal(refreshed.status, 401, "every session was revoked");
-        }
-        const oldPw = await api(stack, "POST", "/api/auth/login", {
-          body: { email: user.email, password: user.password },
-        });
-        assert.equal(oldPw.status, 401);
-        const fresh = await login(stack, user.email, "New-Passw0rd!");
-        const refreshed = await api(stack, "POST", "/api/auth/refresh", {
-          body: { refresh_token: fresh.refresh_token },
-        });
-        assert.equal(refreshed.status, 200, "a session started after the reset works");
-        const used = await api(stack, "POST", "/api/auth/reset-password", {
-          body: { email: user.email, code: mail.data.code, password: "Other-Passw0rd!" },
-        });
-        assert.equal(used.status, 400, "a used code is refused");
-      },
-    );
-
-    await t.step("forgot/reset: resetting an unconfirmed account confirms it", async () => {
-      const email = uniqueEmail("unconf");
-      assert.equal((await signup(stack, email, ATTACKER_PASSWORD, "Mallory")).status, 200);
-      const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
-        token: owner.access_token,
-        body: { email },
-      });
-      assert.equal(added.body.status, "invited");
-      await api(stack, "POST", "/api/auth/forgot-password", { body: { email } });
-      const mail = await nthMail(stack, email, "password_reset", 1);
-      const reset = await api(stack, "POST", "/api/auth/reset-password", {
-        body: { email, code: mail.data.code, password: "New-Passw0rd!" },
-      });
-      assert.equal(reset.status, 200);
-      const tokens = await login(stack, email, "New-Passw0rd!");
-      const me = await api(stack, "GET", "/api/auth/me", { token: tokens.access_token });
-      const members = await api(stack, "GET", `/api/workspaces/${wsId}/members`, {
-        token: owner.access_token,
-      });
-      assert.ok(
-        members.body.members.some((m: { user_id: string }) => m.user_id === me.body.user_id),
-        "the pending invite became a membership",
+          assert.equal(ok.status, 200);
+        },
       );
-    });
 
-    await t.step("forgot/reset: five wrong tries kill a code", async () => {
-      const user = await createUser(stack);
-      await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
-      const code = String((await nthMail(stack, user.email, "password_reset", 1)).data.code);
-      for (let i = 0; i < 5; i++) {
-        const wrong = await api(stack, "POST", "/api/auth/reset-password", {
-          body: { email: user.email, code: wrongCode(code, i), password: "New-Passw0rd!" },
-        });
-        assert.equal(wrong.status, 400);
-      }
-      const dead = await api(stack, "POST", "/api/auth/reset-password", {
-        body: { email: user.email, code, password: "New-Passw0rd!" },
-      });
-      assert.equal(dead.status, 400);
-      await login(stack, user.email, user.password);
-    });
-
-    await t.step(
-      "forgot/reset: a new request replaces the old code; over the limit is 429",
-      async () => {
+      await t.step("item 1 (forgot/reset): an expired code is refused with 400", async () => {
         const user = await createUser(stack);
         await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
-        const first = String((await nthMail(stack, user.email, "password_reset", 1)).data.code);
-        await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
-        const second = String((await nthMail(stack, user.email, "password_reset", 2)).data.code);
-        if (first !== second) {
-          const old = await api(stack, "POST", "/api/auth/reset-password", {
-            body: { email: user.email, code: first, password: "New-Passw0rd!" },
-          });
-          assert.equal(old.status, 400);
+        const code = String((await nthMail(stack, user.email, "password_reset", 1)).data.code);
+        // Age the stored code past its 30 minutes (the service's own KV file, opened beside it).
+        const kv = await Deno.openKv(`${stack.dataDir}/auth.kv`);
+        try {
+          const key = ["reset_codes", user.user_id];
+          const entry = await kv.get<{ expires_at: number }>(key);
+          assert.ok(entry.value, "the code is stored under the account");
+          assert.ok(!JSON.stringify(entry.value).includes(code), "only a hash is stored");
+          await kv.set(key, { ...entry.value, expires_at: Date.now() - 1 });
+        } finally {
+          kv.close();
         }
-        await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
-        const over = await api(stack, "POST", "/api/auth/forgot-password", {
-          body: { email: user.email },
+        const expired = await api(stack, "POST", "/api/auth/reset-password", {
+          body: { email: user.email, code, password: "New-Passw0rd!" },
         });
-        assert.equal(over.status, 429);
-        const third = String((await nthMail(stack, user.email, "password_reset", 3)).data.code);
-        const ok = await api(stack, "POST", "/api/auth/reset-password", {
-          body: { email: user.email, code: third, password: "New-Passw0rd!" },
-        });
-        assert.equal(ok.status, 200);
-      },
-    );
-
-    await t.step("forgot/reset: an expired code is refused with 400", async () => {
-      const user = await createUser(stack);
-      await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
-      const code = String((await nthMail(stack, user.email, "password_reset", 1)).data.code);
-      // Age the stored code past its 30 minutes (the service's own KV file, opened beside it).
-      const kv = await Deno.openKv(`${stack.dataDir}/auth.kv`);
-      try {
-        const key = ["reset_codes", user.user_id];
-        const entry = await kv.get<{ expires_at: number }>(key);
-        assert.ok(entry.value, "the code is stored under the account");
-        assert.ok(!JSON.stringify(entry.value).includes(code), "only a hash is stored");
-        await kv.set(key, { ...entry.value, expires_at: Date.now() - 1 });
-      } finally {
-        kv.close();
-      }
-      const expired = await api(stack, "POST", "/api/auth/reset-password", {
-        body: { email: user.email, code, password: "New-Passw0rd!" },
+        assert.equal(expired.status, 400);
+        await login(stack, user.email, user.password);
       });
-      assert.equal(expired.status, 400);
-      await login(stack, user.email, user.password);
-    });
-  } finally {
-    await stack.close();
-    await google.close();
-  }
-});
+    } finally {
+      await stack.close();
+      await google.close();
+    }
+  },
+);
 
 Deno.test("first run: the logged setup URL creates the first admin once", e2e, async () => {
   const lines: string[] = [];
