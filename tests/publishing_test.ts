@@ -297,11 +297,117 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
       const res = await publishNow(id);
       assert.equal(res.status, 202, JSON.stringify(res.body));
       await waitFor(async () => (await getPost(id)).status === "published", "publication", 30_000);
-      assert.equal(fake.posts().length - sent, 3);
+      const calls = fake.posts().slice(sent);
+      assert.equal(calls.length, 3);
+      // Each 429 said Retry-After: 1.
+      for (let i = 1; i < calls.length; i++) {
+        assert.ok(calls[i].at - calls[i - 1].at >= 950, `retry ${i} too early`);
+      }
       await new Promise((r) => setTimeout(r, 1_500));
       assert.equal(fake.posts().length - sent, 3, "no further call");
       assert.equal(await metric(), before + 1);
     });
+
+    await t.step("a 500 is retried, then one publication; author and scheduler DMed", async () => {
+      const { wsId, approvedPost, getPost } = await connected();
+      const before = await metric();
+      const id = await approvedPost("Server hiccup");
+      fake.failures.push(500);
+      const sent = fake.posts().length;
+      // The owner publishes the author's post: both get post_published.
+      const res = await api(stack, "POST", `/api/posts/${id}/publish`, {
+        token: owner.access_token,
+        body: { workspace_id: wsId },
+      });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      assert.equal(res.body.status, "scheduled");
+      assert.ok(Math.abs(Date.parse(res.body.scheduled_at) - Date.now()) < 5_000);
+      await waitFor(async () => (await getPost(id)).status === "published", "publication", 30_000);
+      const calls = fake.posts().slice(sent);
+      assert.equal(calls.length, 2, "the 500, then the one that went through");
+      // No Retry-After on the 500: the service's own backoff (5 s first), never at once.
+      assert.ok(
+        calls[1].at - calls[0].at >= 4_500,
+        `retried after ${calls[1].at - calls[0].at} ms`,
+      );
+      const post = await getPost(id);
+      assert.equal(post.publish_error, null);
+      const url = `${stack.env.PUBLIC_URL}/workspaces/${wsId}/posts/${id}`;
+      for (const user of [author, owner]) {
+        const dm = await waitForOutbox(
+          stack.outboxFile,
+          (l) => l.template === "post_published" && l.to === user.email && l.data.url === url,
+        );
+        assert.equal(dm.channel, "dm");
+        assert.equal(dm.data.linkedin_post_url, post.linkedin_post_url);
+      }
+      assert.equal(await metric(), before + 1);
+    });
+
+    await t.step(
+      "the next free slot keeps its wall-clock time across a DST change (America/New_York)",
+      async () => {
+        const { wsId, schedule, getPost } = await connected();
+        const zone = "America/New_York";
+        const set = await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+          token: owner.access_token,
+          body: { approval_required: false, timezone: zone, publishing_slots: ["Mon 09:00"] },
+        });
+        assert.equal(set.status, 200, JSON.stringify(set.body));
+        // An oracle independent of services/posts/slots.ts: the wall clock Intl shows.
+        const wall = new Intl.DateTimeFormat("en-US", {
+          timeZone: zone,
+          weekday: "short",
+          hour: "2-digit",
+          minute: "2-digit",
+          hourCycle: "h23",
+        });
+        const newPost = async () =>
+          (await api(stack, "POST", "/api/posts", {
+            token: author.access_token,
+            body: { workspace_id: wsId, title: "Weekly", content: "Weekly post" },
+          })).body.post_id as string;
+        // Each schedule without `at` takes the next Monday 09:00 not yet taken; keep going
+        // until the UTC time of day changes (a DST change; New York has two a year).
+        const times: number[] = [];
+        const ids: string[] = [];
+        const utcTime = (t: number) => new Date(t).toISOString().slice(11, 16);
+        while (times.length < 2 || utcTime(times.at(-1)!) === utcTime(times[0])) {
+          assert.ok(times.length < 40, "a DST change within 40 weeks");
+          const id = await newPost();
+          const res = await schedule(id);
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          assert.equal(res.body.status, "scheduled");
+          const at = Date.parse(res.body.scheduled_at);
+          assert.equal(wall.format(at), "Mon 09:00", res.body.scheduled_at);
+          if (times.length > 0) {
+            // A week later on the wall clock: 7 days, give or take the hour of the change.
+            const gap = at - times.at(-1)!;
+            assert.ok(
+              [7 * 24, 7 * 24 - 1, 7 * 24 + 1].includes(gap / 3_600_000),
+              `gap ${gap / 3_600_000} h`,
+            );
+          }
+          times.push(at);
+          ids.push(id);
+        }
+        const gaps = times.slice(1).map((t, i) => (t - times[i]) / 3_600_000);
+        assert.equal(gaps.filter((h) => h !== 7 * 24).length, 1, "exactly one DST change");
+        // Unscheduled without approval required: back to draft; its slot is free again.
+        const freed = await api(
+          stack,
+          "DELETE",
+          `/api/posts/${ids[0]}/schedule?workspaceId=${wsId}`,
+          { token: author.access_token },
+        );
+        assert.equal(freed.status, 200);
+        assert.equal(freed.body.status, "draft");
+        assert.equal(freed.body.scheduled_at, null);
+        const again = await schedule(await newPost());
+        assert.equal(Date.parse(again.body.scheduled_at), times[0], "the freed slot");
+        assert.equal((await getPost(ids[1])).scheduled_at !== null, true);
+      },
+    );
 
     await t.step("a hang is never re-posted: outcome unknown", async () => {
       const { wsId, approvedPost, getPost, publishNow } = await connected();
@@ -436,6 +542,21 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
         Date.parse(scheduled.scheduled_at),
         nextFreeSlot(["Mon 09:00", "Wed 14:30"], "Europe/Zurich", Date.now()),
       );
+      const at = new Date(Date.now() + 3 * 86_400_000).toISOString();
+      const atPost = await fixture.approvedPost("Via MCP at a time");
+      const atScheduled = await mcpCall(stack, author, "schedule_post", {
+        workspace_id: wsId,
+        post_id: atPost,
+        at,
+      });
+      assert.equal(atScheduled.status, "scheduled");
+      assert.equal(Date.parse(atScheduled.scheduled_at), Date.parse(at));
+      const past = await mcpCall(stack, author, "schedule_post", {
+        workspace_id: wsId,
+        post_id: atPost,
+        at: "2020-01-01T00:00:00Z",
+      });
+      assert.match(past.error, /future/);
       const outsider = await createUser(stack);
       const refused = await mcpCall(stack, outsider, "list_posts", { workspace_id: wsId });
       assert.match(refused.error, /Not a workspace member/);
@@ -451,6 +572,16 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
         token: author.access_token,
       });
       assert.equal(ok.status, 204);
+      const gone = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
+        token: viewer.access_token,
+      });
+      assert.deepEqual(gone.body, {
+        connected: false,
+        name: null,
+        member_urn: null,
+        expires_at: null,
+        connected_by: null,
+      });
     });
   } finally {
     await stack.close();

@@ -8,6 +8,19 @@ export function escapeCommentary(text: string): string {
   return text.replace(RESERVED, (c) => `\\${c}`);
 }
 
+/**
+ * A `Retry-After` header in seconds (delay-seconds or an HTTP date); null when absent or
+ * unreadable, so the caller's own backoff applies (an absent header is not "retry at once").
+ */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
+  const value = header?.trim();
+  if (!value) return null;
+  if (/^\d+$/.test(value)) return Number(value);
+  if (!/ GMT$/.test(value)) return null;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : null;
+}
+
 export const LINKEDIN_SCOPES = "openid profile w_member_social";
 
 /** The outcome of one `POST /rest/posts`. */
@@ -109,12 +122,11 @@ export class LinkedInApi {
     const body = await res.text().catch(() => "");
     const urn = res.headers.get("x-restli-id");
     if (res.status === 201 && urn) return { kind: "created", urn };
-    const retryAfter = Number(res.headers.get("retry-after"));
     return {
       kind: "status",
       status: res.status,
       body: body.slice(0, 300),
-      retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : null,
+      retryAfterSeconds: retryAfterSeconds(res.headers.get("retry-after")),
     };
   }
 

@@ -11,6 +11,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** when it arrived (ms since the epoch) */
+  at: number;
 }
 
 export type PostFailure = 429 | 500 | 401 | 426 | "hang";
@@ -62,6 +64,7 @@ export function startFakeLinkedIn(): FakeLinkedIn {
       path: url.pathname,
       headers: Object.fromEntries(req.headers),
       body,
+      at: Date.now(),
     });
     if (url.pathname === "/oauth/v2/authorization" && req.method === "GET") {
       const q = url.searchParams;
