@@ -87,6 +87,7 @@ Deno.test(
         await page.getByRole("button", { name: "Sign out" }).click();
         await page.getByRole("heading", { name: "You are signed out" }).waitFor();
         await checkA11y(page);
+        await screenshot(page, "shell-signed-out-375");
         const after = (await page.context().cookies()).find((c) => c.name === "cp_refresh");
         assert.equal(after, undefined, "the cookie is cleared");
         const reuse = await api(web.stack, "POST", "/api/auth/refresh", {

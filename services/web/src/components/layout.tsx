@@ -91,7 +91,10 @@ function WorkspaceSwitcher() {
         title="New workspace"
       >
         <span aria-hidden="true">+</span>
-        <span class="workspace-new-text" aria-hidden="true">New</span>
+        {/* the word stays visible on a phone too: a lone "+" says nothing */}
+        <span class="workspace-new-text" aria-hidden="true">
+          {list.length > 0 ? "New" : "New workspace"}
+        </span>
       </button>
       <CreateWorkspaceDialog open={creating} onClose={() => setCreating(false)} />
     </div>
