@@ -145,6 +145,8 @@ Deno.test(
         "Launch crew",
         "the switcher shows the new name",
       );
+      await page.getByRole("region", { name: "Delete workspace" })
+        .getByText("Deleting hides Launch crew").waitFor();
 
       // audiences: rename the first, remove the second, add one
       const audiences = page.getByRole("region", { name: "Audiences" });

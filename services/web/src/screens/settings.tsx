@@ -40,7 +40,9 @@ export default function SettingsScreen({ params }: ScreenProps) {
       </section>
     );
   }
-  const detail = ws.data!;
+  // the name saved here since the load lives in the workspace list (the switcher shows it too)
+  const name = workspaces.value?.find((w) => w.workspace_id === id)?.name ?? ws.data!.name;
+  const detail = { ...ws.data!, name };
   const role = detail.member_role;
   const canEdit = role === "owner" || role === "editor";
   return (
@@ -48,9 +50,8 @@ export default function SettingsScreen({ params }: ScreenProps) {
       <header class="screen-head">
         <h1>Workspace settings</h1>
         <p class="wa-muted">
-          {workspaces.value?.find((w) => w.workspace_id === id)?.name ?? detail.name} ·{" "}
-          {detail.member_count} {detail.member_count === 1 ? "member" : "members"} · you are{" "}
-          {ROLE_LABEL[role].toLowerCase()}
+          {name} · {detail.member_count} {detail.member_count === 1 ? "member" : "members"}{" "}
+          · you are {ROLE_LABEL[role].toLowerCase()}
         </p>
       </header>
       {!canEdit && (
