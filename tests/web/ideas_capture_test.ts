@@ -528,7 +528,17 @@ Deno.test(
       await direct.getByRole("alert").waitFor();
       await checkA11y(direct);
       await screenshot(direct, "capture-popup-error-480");
-      assert.ok(token.length > 0);
+
+      // A capture window that cannot close itself (a direct visit) says so once saved.
+      const kept = await web.newPage({ viewport: { width: 480, height: 560 } });
+      await kept.addInitScript("window.close = () => {};");
+      const hash = new URLSearchParams({ t: token, title: "Kept open", url: strict.url });
+      await kept.goto(`${web.stack.url}/capture/new#${hash}`);
+      await kept.getByRole("heading", { name: "Captured ✓" }).waitFor({ timeout: 10_000 });
+      await kept.getByText("Saved to your ideas. You can close this window.").waitFor();
+      await checkA11y(kept);
+      await screenshot(kept, "capture-popup-done-480");
+      assert.equal((await listIdeas(web, user, ws)).length, 3);
       assert.deepEqual(web.pageErrors, []);
     } finally {
       await strictContext?.close().catch(() => {});
