@@ -4,8 +4,8 @@
  * Writing: fflate's streaming `Zip` always puts sizes in a data descriptor after the data, and
  * a streaming reader can then only find the end of an entry by searching for the descriptor's
  * signature, which random (compressed) bytes contain by chance about once in 4 GiB. So each
- * entry is first spooled to a temporary file (deflated with fflate's streaming `Deflate`, or
- * stored), and then written with its CRC and sizes in the local header: the archive is a plain
+ * entry is first spooled to a temporary file (deflated by the platform's `CompressionStream`,
+ * native code, or stored), and then written with its CRC and sizes in the local header: the archive is a plain
  * ZIP every tool reads, and a streamed read of it is exact. Memory stays at a few chunks.
  *
  * Reading: fflate's streaming `Unzip` finds the entries (archives from other tools too, data
@@ -17,7 +17,7 @@
  * No Zip64: an archive is limited to 4 GiB and 65,535 entries.
  */
 import { crc32 } from "node:zlib";
-import { type AsyncFlateStreamHandler, Deflate, Unzip } from "fflate";
+import { type AsyncFlateStreamHandler, Unzip } from "fflate";
 
 const LOCAL_HEADER = 0x04034b50;
 const CENTRAL_HEADER = 0x02014b50;
@@ -236,39 +236,38 @@ async function spool(
   source: ReadableStream<Uint8Array> | Uint8Array,
   deflate: boolean,
 ): Promise<{ crc: number; size: number; compressedSize: number }> {
-  const file = await Deno.open(path, { write: true, truncate: true });
-  const writer = file.writable.getWriter();
   let crc = 0;
   let size = 0;
   let compressedSize = 0;
-  let pending: Uint8Array[] = [];
-  const deflater = deflate ? new Deflate({ level: 6 }) : null;
-  if (deflater) deflater.ondata = (chunk) => void pending.push(chunk);
-  const flush = async () => {
-    for (const chunk of pending) {
-      compressedSize += chunk.length;
-      await writer.write(chunk);
-    }
-    pending = [];
-  };
-  try {
-    const stream = source instanceof Uint8Array ? ReadableStream.from([source]) : source;
-    for await (const chunk of stream) {
-      if (chunk.length === 0) continue;
-      crc = crc32(chunk, crc);
-      size += chunk.length;
-      if (size > MAX_U32) throw new ZipLimitError("An entry is larger than 4 GiB");
-      if (deflater) deflater.push(chunk, false);
-      else pending.push(chunk);
-      await flush();
-    }
-    if (deflater) deflater.push(new Uint8Array(0), true);
-    await flush();
-    await writer.close();
-  } catch (err) {
-    await writer.abort(err).catch(() => {});
-    throw err;
-  }
+  const stream = source instanceof Uint8Array ? ReadableStream.from([source]) : source;
+  const checked = stream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        if (chunk.length === 0) return;
+        crc = crc32(chunk, crc);
+        size += chunk.length;
+        if (size > MAX_U32) throw new ZipLimitError("An entry is larger than 4 GiB");
+        out.enqueue(chunk);
+      },
+    }),
+  );
+  // Native deflate: no JS output buffer per piece, as fflate's `Deflate` allocates.
+  const deflater = new CompressionStream("deflate-raw");
+  const body = deflate
+    ? checked.pipeThrough({
+      writable: deflater.writable as WritableStream<Uint8Array>,
+      readable: deflater.readable,
+    })
+    : checked;
+  const file = await Deno.open(path, { write: true, truncate: true });
+  await body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        compressedSize += chunk.length;
+        out.enqueue(chunk);
+      },
+    }),
+  ).pipeTo(file.writable);
   return { crc: crc >>> 0, size, compressedSize };
 }
 
