@@ -27,7 +27,8 @@ export const LINKEDIN_SCOPES = "openid profile w_member_social";
 export type CreatePostOutcome =
   | { kind: "created"; urn: string }
   | { kind: "status"; status: number; body: string; retryAfterSeconds: number | null }
-  /** no answer: timeout or a network failure after the request may have left */
+  /** no answer (timeout, a network failure after the request may have left), or a success
+   * without the post's id */
   | { kind: "unknown"; error: string };
 
 /** LinkedIn's OAuth 2.0 endpoints and the two API calls this service makes. */
@@ -122,6 +123,10 @@ export class LinkedInApi {
     const body = await res.text().catch(() => "");
     const urn = res.headers.get("x-restli-id");
     if (res.status === 201 && urn) return { kind: "created", urn };
+    if (res.ok) {
+      // A success without the post's id: the post probably exists, so it must not be re-posted.
+      return { kind: "unknown", error: `LinkedIn answered ${res.status} without an x-restli-id` };
+    }
     return {
       kind: "status",
       status: res.status,
