@@ -123,7 +123,7 @@ Deno.test(
 );
 
 Deno.test(
-  "accounts web: sign up, confirm, wait for approval; the admin approves and the waiting screen continues",
+  "accounts web: sign up, confirm, wait for approval; the admin approves on the admin screen, the waiting screen continues; the user signs out and signs in",
   e2e,
   () =>
     withWeb({}, async (web) => {
@@ -191,6 +191,31 @@ Deno.test(
         timeout: 15_000,
       });
       assert.equal(await user.getByRole("heading", { name: "Waiting for approval" }).count(), 0);
+
+      // the user signs out through the app's menu, then signs in on the hosted login
+      await user.getByRole("button", { name: /Sam Signup/ }).click();
+      await user.getByRole("button", { name: "Sign out" }).click();
+      await user.getByRole("heading", { name: "You are signed out" }).waitFor();
+      assert.equal(
+        (await user.context().cookies()).find((c) =>
+          c.name === "cp_refresh"
+        ),
+        undefined,
+        "signed out: no refresh cookie left",
+      );
+      await user.getByRole("button", { name: "Sign in" }).click();
+      await signIn(user, email, NEW_PASSWORD);
+      // approved and signed in: the app itself, with the user's menu, and no waiting screen
+      await user.getByRole("heading", { name: "Create your first workspace" }).waitFor();
+      await user.getByRole("button", { name: /Sam Signup/ }).click();
+      await user.getByRole("button", { name: "Sign out" }).waitFor();
+      await user.getByText(email).waitFor();
+      await user.keyboard.press("Escape");
+      assert.equal(await user.getByRole("heading", { name: "Waiting for approval" }).count(), 0);
+      assert.ok(
+        (await user.context().cookies()).some((c) => c.name === "cp_refresh"),
+        "a new session",
+      );
 
       // a member who opens /admin is told plainly
       await user.goto(`${web.stack.url}/admin`);

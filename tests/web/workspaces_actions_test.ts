@@ -369,13 +369,15 @@ Deno.test(
       await link.waitFor();
       assert.equal(putType, "image/png");
       await page.unroute("**/assets/**");
-      const href = await link.getAttribute("href");
-      assert.ok(href);
-      const download = await fetch(new URL(href, web.stack.url));
-      assert.equal(download.status, 200);
-      const got = new Uint8Array(await download.arrayBuffer());
+
+      // download it as a user does: a click on the file's link saves it under its name
+      const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+      assert.equal(download.suggestedFilename(), "visual.png");
+      assert.equal(await download.failure(), null);
+      const got = await Deno.readFile(await download.path());
       assert.equal(got.length, bytes.length);
       assert.deepEqual(got, bytes, "the downloaded bytes are the uploaded ones");
+      assert.equal(new URL(page.url()).pathname, `/workspaces/${id}/actions`, "the page stays");
       await lookAt(page, "actions-created-open");
 
       // the assignee, in another browser context, accepts
