@@ -142,16 +142,27 @@ export function encodeValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(encodeValue);
   if (typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = encodeValue(v);
+    const source = value as Record<string, unknown>;
+    // for-in, not Object.entries: no array of pairs per object (a backup encodes every record).
+    for (const k in source) {
+      if (Object.hasOwn(source, k)) setOwn(out, k, encodeValue(source[k]));
+    }
     // A stored object that has its own `$t` is wrapped so it is never read as a tag.
     return "$t" in out ? { $t: "object", v: out } : out;
   }
   throw new TypeError(`unsupported value of type ${typeof value}`);
 }
 
+/**
+ * Decodes a value as `JSON.parse` gave it, in place: plain objects and arrays are reused, not
+ * copied (a restore decodes every record twice), so the caller hands over a value it owns.
+ */
 export function decodeValue(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(decodeValue);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = decodeValue(value[i]);
+    return value;
+  }
   const o = value as Record<string, unknown>;
   if (typeof o.$t === "string") {
     switch (o.$t) {
@@ -187,9 +198,20 @@ export function decodeValue(value: unknown): unknown {
 }
 
 function decodeObject(o: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) out[k] = decodeValue(v);
-  return out;
+  for (const k in o) {
+    const v = o[k];
+    if (v === null || typeof v !== "object") continue;
+    const decoded = decodeValue(v);
+    if (decoded !== v) setOwn(o, k, decoded);
+  }
+  return o;
+}
+
+/** `o[k] = v` as an own property, `__proto__` included (plain assignment would set the prototype). */
+function setOwn(o: Record<string, unknown>, k: string, v: unknown) {
+  if (k === "__proto__") {
+    Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  } else o[k] = v;
 }
 
 // ------------------------------------------------------------------ lines

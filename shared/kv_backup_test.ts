@@ -113,3 +113,20 @@ Deno.test("remapLine rewrites ids in key parts, values and property names", () =
   assert.deepEqual(key, ["users", "new"]);
   assert.deepEqual(value, { user_id: "new", others: ["new", "keep"], by_user: { new: true } });
 });
+
+Deno.test("values round-trip through a line: nested tags, arrays, and an own __proto__ key", () => {
+  const value = JSON.parse('{"__proto__": {"x": 1}, "plain": "a"}');
+  value.nested = {
+    when: new Date("2026-11-24T00:00:00Z"),
+    tags: new Set(["a", "b"]),
+    bytes: new Uint8Array([1, 2, 3]),
+    list: [1n, undefined, { $t: "own" }, new Map([["k", [NaN, -0]]])],
+  };
+  const { key, value: back } = decodeLine(encodeLine(["k", 1], value));
+  assert.deepEqual(key, ["k", 1]);
+  const o = back as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(o), Object.prototype, "the prototype is not replaced");
+  assert.deepEqual(Object.getOwnPropertyDescriptor(o, "__proto__")?.value, { x: 1 });
+  assert.deepEqual(o.nested, value.nested);
+  assert.equal(o.plain, "a");
+});
