@@ -309,7 +309,7 @@ export function exportKv(
   let iter: Deno.KvListIterator<unknown> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      iter ??= kv.list({ prefix: [] }, { batchSize: 500 });
+      iter ??= kv.list({ prefix: [] }, { batchSize: 100 });
       let out = "";
       while (out.length < 64 * 1024) {
         const next = await iter.next();
@@ -371,7 +371,7 @@ export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PR
   // Collect a page of keys before deleting them, so the listing is never invalidated mid-page.
   for (;;) {
     const keys: Deno.KvKey[] = [];
-    for await (const e of kv.list({ prefix: [] }, { batchSize: 1000 })) {
+    for await (const e of kv.list({ prefix: [] }, { batchSize: 100 })) {
       if (!preserved(e.key, keep)) keys.push(e.key);
       if (keys.length >= 5000) break;
     }
