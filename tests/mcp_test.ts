@@ -149,6 +149,11 @@ Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)",
         const doc = await api(stack, "GET", "/api/openapi.json");
         assert.equal(doc.status, 200);
         assert.ok(doc.body.paths["/mcp"]?.post, "POST /mcp is in the OpenAPI document");
+        // CONTRACT: the OpenAPI document describes the same behaviour, so it names every tool.
+        const description: string = doc.body.paths["/mcp"].post.description;
+        for (const tool of (await mcp.listTools()).tools) {
+          assert.match(description, new RegExp(`\\b${tool.name}\\b`), `${tool.name} documented`);
+        }
       },
     );
 

@@ -1,5 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import { toolInputs } from "./schemas.ts";
 import { buildMcpServer, type ToolDeps } from "./tools.ts";
 
 export const MCP_PATH = "/mcp";
@@ -42,8 +43,8 @@ export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
     summary: "Tool interface for AI clients (Model Context Protocol, Streamable HTTP)",
     description: "JSON-RPC 2.0 messages of the Model Context Protocol over Streamable HTTP, " +
       "stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` " +
-      "and `Accept: application/json, text/event-stream`. Tools: list_workspaces, list_ideas, " +
-      "create_idea, update_idea, generate_post, iterate_post, proofread_post; each returns its " +
+      "and `Accept: application/json, text/event-stream`. Tools: " +
+      `${Object.keys(toolInputs).join(", ")}; each returns its ` +
       "JSON-encoded result in one text content item, and a refused call is a result with " +
       "`isError` true. See docs/mcp.md.",
     security: [{ bearer: [] }],
