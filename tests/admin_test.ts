@@ -409,6 +409,16 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
       ) {
         assert.ok(doc.body.paths[path], path);
       }
+      // Every admin operation answers 401 without a valid token and 403 to a non-admin.
+      for (const [path, item] of Object.entries(doc.body.paths)) {
+        if (!path.startsWith("/api/admin/")) continue;
+        const ops = item as Record<string, { responses?: Record<string, unknown> }>;
+        for (const [method, op] of Object.entries(ops)) {
+          for (const code of ["401", "403"]) {
+            assert.ok(op.responses?.[code], `${method} ${path} documents ${code}`);
+          }
+        }
+      }
     });
   } finally {
     await stack.close();

@@ -593,7 +593,11 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       const doc = await api(stack, "GET", "/api/openapi.json");
       assert.equal(doc.status, 200);
       for (const op of ["generate", "iterate", "proofread"]) {
-        assert.ok(doc.body.paths[`/api/genai/${op}`]?.post, op);
+        const route = doc.body.paths[`/api/genai/${op}`]?.post;
+        assert.ok(route, op);
+        for (const code of ["400", "401", "403", "429", "500", "503"]) {
+          assert.ok(route.responses?.[code], `${op} documents ${code}`);
+        }
       }
       assert.equal(doc.body.paths["/internal/generate"], undefined);
     });

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { body, err, json } from "../../shared/http/openapi.ts";
 import type { ServiceApp } from "../../shared/http/service_app.ts";
-import { adminRoute, forbiddenResponse } from "./guard.ts";
+import { adminRoute, guardResponses } from "./guard.ts";
 import type { BackupOperations } from "./operations.ts";
 import {
   backupKeyQuerySchema,
@@ -27,7 +27,7 @@ export function mountBackupRoutes(app: ServiceApp, backups: BackupOperations): v
       summary: "Back up every service's data and every asset into one ZIP (synchronous)",
       responses: {
         201: json(createdBackupSchema, "The backup"),
-        403: forbiddenResponse,
+        ...guardResponses,
         500: err("Asset storage not configured, or the backup failed"),
       },
     }),
@@ -42,7 +42,7 @@ export function mountBackupRoutes(app: ServiceApp, backups: BackupOperations): v
       summary: "List backups, newest first by creation time, imported ones included",
       responses: {
         200: json(backupListSchema, "The backups"),
-        403: forbiddenResponse,
+        ...guardResponses,
         500: noAssets,
       },
     }),
@@ -59,7 +59,7 @@ export function mountBackupRoutes(app: ServiceApp, backups: BackupOperations): v
       responses: {
         200: json(downloadUrlSchema, "The URL"),
         400: err("key missing or not _backups/*.zip"),
-        403: forbiddenResponse,
+        ...guardResponses,
         500: noAssets,
       },
     }),
@@ -74,7 +74,7 @@ export function mountBackupRoutes(app: ServiceApp, backups: BackupOperations): v
       summary: "A presigned PUT URL (Content-Type: application/zip) for importing a backup",
       responses: {
         200: json(uploadUrlSchema, "The URL and key"),
-        403: forbiddenResponse,
+        ...guardResponses,
         500: noAssets,
       },
     }),
@@ -91,7 +91,7 @@ export function mountBackupRoutes(app: ServiceApp, backups: BackupOperations): v
       responses: {
         200: json(restoreStartedSchema, "The job was queued"),
         400: err("key missing, empty or not _backups/*.zip"),
-        403: forbiddenResponse,
+        ...guardResponses,
         500: noAssets,
       },
     }),
@@ -107,7 +107,7 @@ export function mountBackupRoutes(app: ServiceApp, backups: BackupOperations): v
       request: { params: restoreJobParamSchema },
       responses: {
         200: json(restoreJobSchema, "The job"),
-        403: forbiddenResponse,
+        ...guardResponses,
         404: err("Restore job not found"),
       },
     }),

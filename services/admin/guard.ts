@@ -14,6 +14,12 @@ export function adminGuard(): MiddlewareHandler<ServiceEnv> {
   };
 }
 
-/** What every admin route's OpenAPI entry shares: its tag, the token, and the guard's 403. */
+/**
+ * What every admin route's OpenAPI entry shares: its tag, the token, and the refusals before
+ * the guard lets it run (401 without a valid token, 403 for a non-admin).
+ */
 export const adminRoute = { tags: ["Admin"], security: bearer } satisfies Partial<RouteConfig>;
-export const forbiddenResponse = err("Admin access required");
+export const guardResponses = {
+  401: err("Missing or invalid access token"),
+  403: err("Admin access required"),
+};

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { body, err, json } from "../../shared/http/openapi.ts";
 import type { ServiceApp } from "../../shared/http/service_app.ts";
-import { adminRoute, forbiddenResponse } from "./guard.ts";
+import { adminRoute, guardResponses } from "./guard.ts";
 import type { AdminOperations } from "./operations.ts";
 import {
   enabledBodySchema,
@@ -40,7 +40,7 @@ export function mountUserRoutes(app: ServiceApp, admin: AdminOperations): void {
       path: "/api/admin/users",
       summary: "List users with their derived status and last login",
       request: { query: userListQuerySchema },
-      responses: { 200: json(userListSchema, "The users"), 403: forbiddenResponse },
+      responses: { 200: json(userListSchema, "The users"), ...guardResponses },
     }),
     async (c) => c.json({ users: await admin.listUsers(c.req.valid("query").status) }, 200),
   );
@@ -55,7 +55,7 @@ export function mountUserRoutes(app: ServiceApp, admin: AdminOperations): void {
         request: { params: userIdParamSchema },
         responses: {
           200: json(userDecidedSchema(status), description),
-          403: forbiddenResponse,
+          ...guardResponses,
           404: userNotFound,
         },
       }),
@@ -73,7 +73,7 @@ export function mountUserRoutes(app: ServiceApp, admin: AdminOperations): void {
       responses: {
         200: json(roleSetSchema, "Updated"),
         400: err("role missing or invalid"),
-        403: forbiddenResponse,
+        ...guardResponses,
         404: userNotFound,
       },
     }),
@@ -91,7 +91,7 @@ export function mountUserRoutes(app: ServiceApp, admin: AdminOperations): void {
       responses: {
         200: json(enabledSetSchema, "Updated"),
         400: err("enabled missing or null"),
-        403: forbiddenResponse,
+        ...guardResponses,
         404: userNotFound,
       },
     }),

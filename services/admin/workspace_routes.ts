@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { err, json } from "../../shared/http/openapi.ts";
 import type { ServiceApp } from "../../shared/http/service_app.ts";
-import { adminRoute, forbiddenResponse } from "./guard.ts";
+import { adminRoute, guardResponses } from "./guard.ts";
 import type { AdminOperations } from "./operations.ts";
 import {
   metricsSchema,
@@ -37,7 +37,7 @@ export function mountWorkspaceRoutes(app: ServiceApp, admin: AdminOperations): v
       method: "get",
       path: "/api/admin/workspaces",
       summary: "List every workspace, soft-deleted ones included, with its owner",
-      responses: { 200: json(workspaceListSchema, "The workspaces"), 403: forbiddenResponse },
+      responses: { 200: json(workspaceListSchema, "The workspaces"), ...guardResponses },
     }),
     async (c) => c.json({ workspaces: await admin.listWorkspaces() }, 200),
   );
@@ -53,7 +53,7 @@ export function mountWorkspaceRoutes(app: ServiceApp, admin: AdminOperations): v
         responses: {
           200: json(workspaceStatusSchema(status), description),
           400: err(refused),
-          403: forbiddenResponse,
+          ...guardResponses,
           404: err("Workspace not found"),
         },
       }),
@@ -68,7 +68,7 @@ export function mountWorkspaceRoutes(app: ServiceApp, admin: AdminOperations): v
       method: "get",
       path: "/api/admin/metrics",
       summary: "Platform figures, from counters the owning services maintain",
-      responses: { 200: json(metricsSchema, "The figures"), 403: forbiddenResponse },
+      responses: { 200: json(metricsSchema, "The figures"), ...guardResponses },
     }),
     async (c) => c.json(await admin.metrics(), 200),
   );

@@ -15,6 +15,7 @@ const tags = ["GenAI"];
 
 /** The answers every AI route shares beyond its own 200, 400 and 404. */
 const common = {
+  401: err("Missing or invalid access token"),
   403: err("Not a workspace member"),
   429: err("The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows"),
   500: err("The AI backend failed (throttling that persisted after 3 retries, or an error)"),
