@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { createRoute, z } from "@hono/zod-openapi";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
-import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { createUser, login, loginAdmin, signupConfirmed, type TestUser } from "./helpers/users.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 import { startFakeS3 } from "./fakes/s3.ts";
 import { sha256Hex } from "../shared/ids.ts";
@@ -556,6 +556,30 @@ Deno.test("item 13: security headers, JSON-only bodies, self-hosted API docs", e
       });
       assert.notEqual(del.status, 415);
     });
+
+    await t.step(
+      "no token, a bad one or an unapproved one is 401 before the body type",
+      async () => {
+        // CONTRACT 3: with an unapproved token every route answers 401 except /api/auth/*; spec
+        // Authentication 1: the token is verified before the handler runs.
+        const pending = await signupConfirmed(stack);
+        const unapproved = (await login(stack, pending.email, pending.password)).access_token;
+        for (const authorization of [undefined, "Bearer not-a-jwt", `Bearer ${unapproved}`]) {
+          for (const [method, path] of [["POST", "/api/workspaces"], ["PUT", "/api/ideas/x"]]) {
+            const res = await fetch(stack.url + path, {
+              method,
+              headers: {
+                "content-type": "text/plain",
+                ...(authorization ? { authorization } : {}),
+              },
+              body: JSON.stringify({ name: "x" }),
+            });
+            assert.equal(res.status, 401, `${method} ${path} ${authorization?.slice(0, 16)}`);
+            assert.deepEqual(await res.json(), { error: "Unauthorized" });
+          }
+        }
+      },
+    );
 
     await t.step("the hosted login form is not a JSON route and keeps working", async () => {
       const res = await fetch(`${stack.url}/oauth/authorize`, {

@@ -19,7 +19,7 @@ import {
 } from "../../shared/http/client_address.ts";
 import { errorResponse } from "../../shared/http/service_app.ts";
 import { apiDocsRoutes } from "../../shared/http/api_docs.ts";
-import { jsonBodiesOnly, securityHeaders } from "../../shared/http/security_headers.ts";
+import { refuseNonJsonBody, securityHeaders } from "../../shared/http/security_headers.ts";
 import { InternalClient } from "../../shared/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { FetchHandler, ServiceDirectory } from "../../shared/service_directory.ts";
@@ -72,7 +72,6 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   const app = new Hono();
   app.onError((err, c) => errorResponse(err, c, logger));
   app.use("*", securityHeaders());
-  app.use("*", jsonBodiesOnly());
 
   app.get("/healthz", async (c) => {
     const ready = await allServicesReady(directory, config.base.internalSecret);
@@ -125,6 +124,8 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
         callerHeader = encodeCaller(caller);
       }
     }
+    const refused = await refuseNonJsonBody(c);
+    if (refused) return refused;
     const handler: FetchHandler = directory.handler(target.service);
     const forwardedFor = { headers: req.headers, trustedProxies: config.trustedProxies };
     if (!remote) {

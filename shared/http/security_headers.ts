@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { isJsonMediaType } from "./input_guard.ts";
 
 /** Paths whose answers may carry tokens, codes or signed URLs: never stored by a cache. */
@@ -34,20 +34,21 @@ const BODYLESS = new Set(["GET", "HEAD", "OPTIONS"]);
  * form or a "simple" cross-origin fetch can only send `application/x-www-form-urlencoded`,
  * `multipart/form-data`, `text/plain` or no type at all, so none of them reaches a JSON route.
  * The presigned asset uploads (`/assets/...`) and the hosted login form (`/oauth/authorize`)
- * are not under `/api/` and keep their own types.
+ * are not under `/api/` and keep their own types. The gateway asks only once the route is known
+ * and the caller authenticated, so a request with no valid token (or an unapproved one) gets its
+ * 401 first, whatever its body (CONTRACT 3: such a token gets 401 on every route).
+ * Answers the 415 response, or null when the request may go on.
  */
-export function jsonBodiesOnly(): MiddlewareHandler {
-  return async (c, next) => {
-    if (!c.req.path.startsWith("/api/") || BODYLESS.has(c.req.method)) return await next();
-    const type = c.req.header("content-type");
-    const length = c.req.header("content-length");
-    // HTTP/1.1 frames a request body by Content-Length or Transfer-Encoding, nothing else.
-    const hasBody = (length !== undefined && length !== "0") ||
-      c.req.header("transfer-encoding") !== undefined;
-    if (type ? !isJsonMediaType(type) : hasBody) {
-      await c.req.raw.body?.cancel().catch(() => {});
-      return c.json({ error: "Content-Type must be application/json" }, 415);
-    }
-    await next();
-  };
+export async function refuseNonJsonBody(c: Context): Promise<Response | null> {
+  if (!c.req.path.startsWith("/api/") || BODYLESS.has(c.req.method)) return null;
+  const type = c.req.header("content-type");
+  const length = c.req.header("content-length");
+  // HTTP/1.1 frames a request body by Content-Length or Transfer-Encoding, nothing else.
+  const hasBody = (length !== undefined && length !== "0") ||
+    c.req.header("transfer-encoding") !== undefined;
+  if (type ? !isJsonMediaType(type) : hasBody) {
+    await c.req.raw.body?.cancel().catch(() => {});
+    return c.json({ error: "Content-Type must be application/json" }, 415);
+  }
+  return null;
 }
