@@ -135,6 +135,51 @@ Deno.test("quick capture", e2e, async (t) => {
       assert.deepEqual(notJson.body, { error: "title is required" });
     });
 
+    await t.step(
+      "a body that is not JSON is refused 415 only after header, token and membership",
+      async () => {
+        const { ws, memberToken } = await withToken();
+        const send = (token: string | null) =>
+          fetch(`${stack.url}/api/quick-capture`, {
+            method: "POST",
+            headers: {
+              "content-type": "text/plain",
+              ...(token ? { "X-Capture-Token": token } : {}),
+            },
+            body: JSON.stringify({ title: "Typed as text" }),
+          }).then(async (res) => ({ status: res.status, body: await res.json() }));
+        assert.deepEqual(await send(null), {
+          status: 401,
+          body: { error: "Missing X-Capture-Token header" },
+        });
+        assert.deepEqual(await send("not-a-real-token"), {
+          status: 401,
+          body: { error: "Invalid or revoked capture token" },
+        });
+        assert.deepEqual(await send(memberToken), {
+          status: 415,
+          body: { error: "Content-Type must be application/json" },
+        });
+        const removed = await api(
+          stack,
+          "DELETE",
+          `/api/workspaces/${ws}/members/${member.user_id}`,
+          {
+            token: owner.access_token,
+          },
+        );
+        assert.equal(removed.status, 204);
+        assert.deepEqual(await send(memberToken), {
+          status: 403,
+          body: { error: "Not a workspace member" },
+        });
+        const ideas = await api(stack, "GET", `/api/ideas?workspaceId=${ws}`, {
+          token: owner.access_token,
+        });
+        assert.equal(ideas.body.count, 0);
+      },
+    );
+
     await t.step("a revoked token is refused with 401", async () => {
       const ws = await fresh();
       const { token } = await newToken(stack, owner, ws);

@@ -3,6 +3,7 @@ import type { AccessCache } from "../../shared/access_cache.ts";
 import { AppError, badRequest, unauthorized } from "../../shared/http/app_error.ts";
 import { bearer, body, err, json } from "../../shared/http/openapi.ts";
 import { describeZodError, requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import { refuseNonJsonBody } from "../../shared/http/security_headers.ts";
 import { randomToken, sha256Hex } from "../../shared/ids.ts";
 import type { IdeasDeps } from "./routes.ts";
 import {
@@ -112,6 +113,9 @@ export function mountQuickCapture(
       throw new AppError(429, tooManyCaptures(capturesPerMinute, decision.retryAfterSeconds));
     }
     await workspaces.requireMember(record.workspace_id, record.user_id);
+    // The gateway leaves this route's 415 to it, so that the checks above come first.
+    const refused = await refuseNonJsonBody(c);
+    if (refused) return refused;
     const raw = await c.req.json().catch(() => null) as Record<string, unknown> | null;
     const title = raw && typeof raw === "object" ? raw.title : undefined;
     if (typeof title !== "string" || !title.trim()) throw badRequest(TITLE_REQUIRED);
