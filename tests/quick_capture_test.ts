@@ -180,6 +180,44 @@ Deno.test("quick capture", e2e, async (t) => {
       },
     );
 
+    await t.step(
+      "an oversized or malformed body is judged only after header and token",
+      async () => {
+        const { memberToken } = await withToken();
+        const post = (token: string | null, body: string) =>
+          fetch(`${stack.url}/api/quick-capture`, {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              ...(token ? { "X-Capture-Token": token } : {}),
+            },
+            body,
+          }).then(async (res) => ({ status: res.status, body: await res.json() }));
+        const huge = JSON.stringify({ title: "x".repeat(1024 * 1024 + 10) });
+        const lone = '{"title":"\\ud800 idea"}';
+        for (const body of [huge, lone]) {
+          assert.deepEqual(await post(null, body), {
+            status: 401,
+            body: { error: "Missing X-Capture-Token header" },
+          });
+          assert.deepEqual(await post("not-a-real-token", body), {
+            status: 401,
+            body: { error: "Invalid or revoked capture token" },
+          });
+        }
+        assert.deepEqual(await post(memberToken, huge), {
+          status: 413,
+          body: { error: "Request body is larger than 1 MiB" },
+        });
+        assert.deepEqual(await post(memberToken, lone), {
+          status: 400,
+          body: { error: "title contains invalid characters" },
+        });
+        const ok = await post(memberToken, JSON.stringify({ title: "Still captures" }));
+        assert.equal(ok.status, 201, JSON.stringify(ok.body));
+      },
+    );
+
     await t.step("a revoked token is refused with 401", async () => {
       const ws = await fresh();
       const { token } = await newToken(stack, owner, ws);

@@ -7,7 +7,7 @@ import { GenaiClient } from "../genai/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { parseIdeasConfig } from "./config.ts";
 import { mountIdeasInternal } from "./internal.ts";
-import { mountQuickCapture } from "./quick_capture.ts";
+import { CAPTURE_PATH, mountQuickCapture } from "./quick_capture.ts";
 import { mountIdeaRoutes } from "./routes.ts";
 import { IdeasStore } from "./store.ts";
 
@@ -22,7 +22,11 @@ export const createIdeasService: ServiceFactory = async ({ env, base, directory,
     genai: new GenaiClient(directory, base.internalSecret, { logger }),
   };
   let ready = false;
-  const app = createServiceApp({ logger, internalSecret: base.internalSecret });
+  const app = createServiceApp({
+    logger,
+    internalSecret: base.internalSecret,
+    callerFirstPaths: [CAPTURE_PATH],
+  });
   mountIdeaRoutes(app, deps);
   const auth = new AuthClient(directory, base.internalSecret);
   mountQuickCapture(app, deps, {

@@ -2,7 +2,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AccessCache } from "../../shared/access_cache.ts";
 import { AppError, badRequest, unauthorized } from "../../shared/http/app_error.ts";
 import { bearer, body, err, json } from "../../shared/http/openapi.ts";
-import { describeZodError, requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import {
+  bodyChecks,
+  describeZodError,
+  requireCaller,
+  type ServiceApp,
+} from "../../shared/http/service_app.ts";
 import { refuseNonJsonBody } from "../../shared/http/security_headers.ts";
 import { randomToken, sha256Hex } from "../../shared/ids.ts";
 import type { IdeasDeps } from "./routes.ts";
@@ -14,6 +19,7 @@ import {
 } from "./schemas.ts";
 
 export const CAPTURE_HEADER = "X-Capture-Token";
+export const CAPTURE_PATH = "/api/quick-capture";
 /** 32 random bytes (256 bits), base64url: 43 characters. Anything far longer is not ours. */
 const TOKEN_BYTES = 32;
 const TOKEN_MAX_LENGTH = 512;
@@ -79,7 +85,7 @@ export function mountQuickCapture(
     : "";
   app.openAPIRegistry.registerPath({
     method: "post",
-    path: "/api/quick-capture",
+    path: CAPTURE_PATH,
     tags,
     summary: "Capture an idea without login, with a capture token",
     description: "Creates an idea from `title` with a generated title. The token stops working " +
@@ -98,7 +104,7 @@ export function mountQuickCapture(
     },
   });
 
-  app.post("/api/quick-capture", async (c) => {
+  app.post(CAPTURE_PATH, async (c) => {
     const token = c.req.header(CAPTURE_HEADER)?.trim();
     if (!token) throw unauthorized(MISSING_TOKEN);
     if (token.length > TOKEN_MAX_LENGTH) throw unauthorized(INVALID_TOKEN);
@@ -113,8 +119,9 @@ export function mountQuickCapture(
       throw new AppError(429, tooManyCaptures(capturesPerMinute, decision.retryAfterSeconds));
     }
     await workspaces.requireMember(record.workspace_id, record.user_id);
-    // The gateway leaves this route's 415 to it, so that the checks above come first.
-    const refused = await refuseNonJsonBody(c);
+    // The gateway leaves this route's 415 to it, and the service app its body limit (413) and
+    // string check (400), so that the checks above come first (CAPTURE_PATH in mod.ts).
+    const refused = await refuseNonJsonBody(c) ?? await bodyChecks(c);
     if (refused) return refused;
     const raw = await c.req.json().catch(() => null) as Record<string, unknown> | null;
     const title = raw && typeof raw === "object" ? raw.title : undefined;

@@ -68,6 +68,36 @@ export function errorResponse(err: unknown, c: Context, logger: Logger): Respons
 export interface ServiceAppOptions {
   logger: Logger;
   internalSecret: string;
+  /**
+   * Exact paths whose route authenticates its caller itself from a header other than the JWT
+   * (quick capture's `X-Capture-Token`): the body limit and the string check do not run before
+   * it; the route runs `bodyChecks` once it knows the caller, so a refused caller gets its
+   * 401/403 whatever the body (spec: quick capture checks header, token, membership, title).
+   */
+  callerFirstPaths?: readonly string[];
+}
+
+const bodyLimitCheck = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: (c) => c.json({ error: "Request body is larger than 1 MiB" }, 413),
+});
+const malformedStringsCheck = rejectMalformedStrings();
+
+/**
+ * The body limit (413) and the string check (400 naming the field) that every other route gets
+ * before it runs, for a route of `callerFirstPaths`. Null when the request passes both.
+ */
+export async function bodyChecks(c: Context): Promise<Response | null> {
+  let passed = false;
+  let refusal: Response | void = undefined;
+  const limited = await bodyLimitCheck(c, async () => {
+    refusal = await malformedStringsCheck(c, () => {
+      passed = true;
+      return Promise.resolve();
+    });
+  });
+  if (passed) return null;
+  return refusal ?? limited ?? null;
 }
 
 /**
@@ -76,7 +106,10 @@ export interface ServiceAppOptions {
  * zod failures as 400 naming the field, and one error mapping (anything but an AppError or
  * HTTPException is a logged 500: validation keeps bad input from getting that far).
  */
-export function createServiceApp({ logger, internalSecret }: ServiceAppOptions): ServiceApp {
+export function createServiceApp(
+  { logger, internalSecret, callerFirstPaths = [] }: ServiceAppOptions,
+): ServiceApp {
+  const callerFirst = new Set(callerFirstPaths);
   const app = new OpenAPIHono<ServiceEnv>({
     defaultHook: (result, c) => {
       if (!result.success) return c.json({ error: describeZodError(result.error) }, 400);
@@ -84,14 +117,16 @@ export function createServiceApp({ logger, internalSecret }: ServiceAppOptions):
   });
   app.use("*", requestContext(logger));
   app.use("*", gatewayGuard(internalSecret));
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) => c.json({ error: "Request body is larger than 1 MiB" }, 413),
-  });
   // A keyspace import is a streamed body of any size, from a peer only (internal secret).
-  app.use("*", (c, next) => (c.req.path === BACKUP_IMPORT_PATH ? next() : limit(c, next)));
+  app.use(
+    "*",
+    (c, next) =>
+      c.req.path === BACKUP_IMPORT_PATH || callerFirst.has(c.req.path)
+        ? next()
+        : bodyLimitCheck(c, next),
+  );
   // Before any schema: strings that are not well-formed UTF-16 are a 400 naming the field.
-  app.use("*", rejectMalformedStrings());
+  app.use("*", (c, next) => callerFirst.has(c.req.path) ? next() : malformedStringsCheck(c, next));
   app.onError((err, c) => errorResponse(err, c, logger));
   app.notFound((c) => c.json({ error: `No route for ${c.req.method} ${c.req.path}` }, 404));
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
