@@ -5386,6 +5386,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -5483,6 +5492,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -5564,6 +5582,15 @@ export interface paths {
                 };
                 /** @description workspace_id or post_id missing */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5722,6 +5749,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Admin access required */
                 403: {
                     headers: {
@@ -5773,6 +5809,15 @@ export interface paths {
                             status: "approved";
                             user_id: string;
                         };
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Admin access required */
@@ -5833,6 +5878,15 @@ export interface paths {
                             status: "rejected";
                             user_id: string;
                         };
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Admin access required */
@@ -5902,6 +5956,15 @@ export interface paths {
                 };
                 /** @description role missing or invalid */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5983,6 +6046,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Admin access required */
                 403: {
                     headers: {
@@ -6036,6 +6108,15 @@ export interface paths {
                         "application/json": {
                             workspaces: components["schemas"]["AdminWorkspace"][];
                         };
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Admin access required */
@@ -6093,6 +6174,15 @@ export interface paths {
                 };
                 /** @description Workspace is not deleted */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6170,6 +6260,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Admin access required */
                 403: {
                     headers: {
@@ -6221,6 +6320,15 @@ export interface paths {
                         "application/json": components["schemas"]["AdminMetrics"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Admin access required */
                 403: {
                     headers: {
@@ -6266,6 +6374,15 @@ export interface paths {
                         "application/json": components["schemas"]["BackupList"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Admin access required */
                 403: {
                     headers: {
@@ -6304,6 +6421,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["CreatedBackup"];
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Admin access required */
@@ -6372,6 +6498,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Admin access required */
                 403: {
                     headers: {
@@ -6429,6 +6564,15 @@ export interface paths {
                             url: string;
                             key: string;
                         };
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Admin access required */
@@ -6503,6 +6647,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Admin access required */
                 403: {
                     headers: {
@@ -6557,6 +6710,15 @@ export interface paths {
                         "application/json": components["schemas"]["RestoreJob"];
                     };
                 };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Admin access required */
                 403: {
                     headers: {
@@ -6596,7 +6758,7 @@ export interface paths {
         put?: never;
         /**
          * Tool interface for AI clients (Model Context Protocol, Streamable HTTP)
-         * @description JSON-RPC 2.0 messages of the Model Context Protocol over Streamable HTTP, stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` and `Accept: application/json, text/event-stream`. Tools: list_workspaces, list_ideas, create_idea, update_idea, generate_post, iterate_post, proofread_post; each returns its JSON-encoded result in one text content item, and a refused call is a result with `isError` true. See docs/mcp.md.
+         * @description JSON-RPC 2.0 messages of the Model Context Protocol over Streamable HTTP, stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` and `Accept: application/json, text/event-stream`. Tools: list_workspaces, list_ideas, create_idea, update_idea, generate_post, iterate_post, proofread_post, list_posts, request_review, schedule_post; each returns its JSON-encoded result in one text content item, and a refused call is a result with `isError` true. See docs/mcp.md.
          */
         post: {
             parameters: {
