@@ -28,6 +28,20 @@ Deno.test("gateway", e2e, async (t) => {
       for (const path of Object.keys(res.body.paths)) {
         assert.ok(!path.startsWith("/internal"), `${path} leaked into the public document`);
       }
+      // Every operation that takes a bearer token documents the gateway's 401.
+      let secured = 0;
+      for (const [path, item] of Object.entries(res.body.paths as Record<string, object>)) {
+        for (
+          const [method, op] of Object.entries(item as Record<string, Record<string, unknown>>)
+        ) {
+          const security = op.security as Record<string, unknown>[] | undefined;
+          if (!security?.some((s) => "bearer" in s)) continue;
+          secured++;
+          const responses = op.responses as Record<string, unknown>;
+          assert.ok(responses["401"], `${method.toUpperCase()} ${path} does not document its 401`);
+        }
+      }
+      assert.ok(secured > 40, `only ${secured} operations take a bearer token`);
       const docs = await fetch(`${stack.url}/api/docs`);
       assert.equal(docs.status, 200);
       assert.match(await docs.text(), /swagger/i);

@@ -245,5 +245,29 @@ async function mergedOpenApi(
       // A service that cannot answer is left out of the document rather than failing it.
     }
   }
+  documentTokenRefusals(merged.paths);
   return merged;
+}
+
+/**
+ * Every operation that takes a bearer token lists the gateway's 401 (it refuses a missing,
+ * invalid or expired token before any service sees the request), whether or not its service
+ * wrote it down.
+ */
+function documentTokenRefusals(paths: Record<string, unknown>) {
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item as Record<string, unknown>)) {
+      if (!op || typeof op !== "object") continue;
+      const operation = op as {
+        security?: Record<string, unknown>[];
+        responses?: Record<string, unknown>;
+      };
+      if (!operation.security?.some((s) => "bearer" in s)) continue;
+      operation.responses ??= {};
+      operation.responses["401"] ??= {
+        description: "Missing, invalid or expired access token",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      };
+    }
+  }
 }

@@ -1113,6 +1113,15 @@ export interface paths {
                         "application/json": components["schemas"]["WorkspaceList"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1141,6 +1150,15 @@ export interface paths {
                 };
                 /** @description name missing, empty or over 100 characters */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1182,6 +1200,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["WorkspaceDetail"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Not a workspace member */
@@ -1238,6 +1265,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a member, not owner/editor, or a non-owner attempted a transfer */
                 403: {
                     headers: {
@@ -1277,6 +1313,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
                 /** @description Not the owner (members and non-members alike) */
                 403: {
@@ -1331,6 +1376,15 @@ export interface paths {
                         "application/json": components["schemas"]["WorkspaceMemberList"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -1382,6 +1436,15 @@ export interface paths {
                 };
                 /** @description email missing or invalid, or a bad role (owner included) */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1455,6 +1518,15 @@ export interface paths {
                         "application/json": components["schemas"]["PendingInviteList"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -1518,6 +1590,15 @@ export interface paths {
                 };
                 /** @description email invalid or over 254 characters */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1589,6 +1670,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a member, or a non-owner removing someone else */
                 403: {
                     headers: {
@@ -1651,6 +1741,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -1696,6 +1795,15 @@ export interface paths {
                 };
                 /** @description workspace_id missing or empty, or the list invalid */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1767,6 +1875,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -1812,6 +1929,15 @@ export interface paths {
                 };
                 /** @description workspace_id missing or empty, or the list invalid */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1880,6 +2006,15 @@ export interface paths {
                 };
                 /** @description workspaceId missing or a filter invalid */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1996,6 +2131,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -2043,6 +2187,15 @@ export interface paths {
                 };
                 /** @description workspace_id blank, or title blank or over 500 characters */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2099,6 +2252,15 @@ export interface paths {
                 };
                 /** @description workspaceId missing */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2166,6 +2328,15 @@ export interface paths {
                 };
                 /** @description workspace_id or status blank, or status not `new` or `converted` */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3124,6 +3295,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -3161,6 +3341,15 @@ export interface paths {
                 };
                 /** @description A required field missing, or the tone invalid (valid tones listed alphabetically) */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3224,6 +3413,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Missing, invalid or expired access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not a workspace member */
                 403: {
                     headers: {
@@ -3271,6 +3469,15 @@ export interface paths {
                 };
                 /** @description workspace_id missing or tone invalid */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3327,6 +3534,15 @@ export interface paths {
                 };
                 /** @description workspaceId missing */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3403,6 +3619,15 @@ export interface paths {
                 };
                 /** @description workspace_id missing */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
