@@ -4,9 +4,10 @@
  * Writing: fflate's streaming `Zip` always puts sizes in a data descriptor after the data, and
  * a streaming reader can then only find the end of an entry by searching for the descriptor's
  * signature, which random (compressed) bytes contain by chance about once in 4 GiB. So each
- * entry is first spooled to a temporary file (deflated by the platform's `CompressionStream`,
- * native code, or stored), and then written with its CRC and sizes in the local header: the archive is a plain
- * ZIP every tool reads, and a streamed read of it is exact. Memory stays at a few chunks.
+ * entry is first spooled to a temporary file (deflated by the platform's native
+ * `CompressionStream`, or stored), and then written with its CRC and sizes in the local header:
+ * the archive is a plain ZIP every tool reads, and a streamed read of it is exact. Memory stays
+ * at a few chunks.
  *
  * Reading: fflate's streaming `Unzip` finds the entries (archives from other tools too, data
  * descriptors included), fed in small slices so one slice can never inflate to more than about
@@ -252,13 +253,7 @@ async function spool(
     }),
   );
   // Native deflate: no JS output buffer per piece, as fflate's `Deflate` allocates.
-  const deflater = new CompressionStream("deflate-raw");
-  const body = deflate
-    ? checked.pipeThrough({
-      writable: deflater.writable as WritableStream<Uint8Array>,
-      readable: deflater.readable,
-    })
-    : checked;
+  const body = deflate ? checked.pipeThrough(deflateRaw()) : checked;
   const file = await Deno.open(path, { write: true, truncate: true });
   await body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -269,6 +264,12 @@ async function spool(
     }),
   ).pipeTo(file.writable);
   return { crc: crc >>> 0, size, compressedSize };
+}
+
+/** A raw-deflate `CompressionStream`, typed for byte chunks. */
+function deflateRaw(): ReadableWritablePair<Uint8Array, Uint8Array> {
+  const stream = new CompressionStream("deflate-raw");
+  return { writable: stream.writable as WritableStream<Uint8Array>, readable: stream.readable };
 }
 
 function localHeader(e: WrittenEntry): Uint8Array {

@@ -124,10 +124,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
         callerHeader = encodeCaller(caller);
       }
     }
-    // Quick capture checks its header and token first (spec: header, token, membership, title)
-    // and refuses a body that is not JSON itself, after them.
-    const capture = target.access === "public" && url.pathname === "/api/quick-capture";
-    const refused = capture ? null : await refuseNonJsonBody(c);
+    const refused = target.checksOwnBody ? null : await refuseNonJsonBody(c);
     if (refused) return refused;
     const handler: FetchHandler = directory.handler(target.service);
     const forwardedFor = { headers: req.headers, trustedProxies: config.trustedProxies };

@@ -12,6 +12,12 @@ export type Access =
 export interface RouteTarget {
   service: ServiceName;
   access: Access;
+  /**
+   * The route authenticates its caller from its own header and checks the body's type only
+   * after that (quick capture: header, token, membership, title), so the gateway leaves the
+   * JSON-only check (415) to it.
+   */
+  checksOwnBody?: true;
 }
 
 const PUBLIC_AUTH_POSTS = new Set([
@@ -76,7 +82,9 @@ export function resolveRoute(method: string, path: string): RouteTarget | null {
   if (underPrefix(path, "/oauth") || underPrefix(path, "/.well-known")) {
     return { service, access: "public" };
   }
-  if (path === "/api/quick-capture" && method === "POST") return { service, access: "public" };
+  if (path === "/api/quick-capture" && method === "POST") {
+    return { service, access: "public", checksOwnBody: true };
+  }
   // y-websocket appends "/<room>" to its server URL: /ws/<anything> is the same socket.
   if (underPrefix(path, "/ws")) return { service, access: "public" };
   if (underPrefix(path, "/api/auth")) return { service, access: "token" };
