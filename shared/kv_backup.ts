@@ -62,9 +62,29 @@ export const SESSION_PREFIXES: readonly string[] = [
 
 /** Whether `key`'s first part is one of `prefixes` (a trailing `*` matches by start). */
 export function underPrefixes(key: Deno.KvKey, prefixes: readonly string[]): boolean {
-  const first = key[0];
-  if (typeof first !== "string") return false;
-  return prefixes.some((p) => p.endsWith("*") ? first.startsWith(p.slice(0, -1)) : first === p);
+  return prefixMatcher(prefixes)(key);
+}
+
+const matchers = new WeakMap<readonly string[], (key: Deno.KvKey) => boolean>();
+
+/**
+ * `underPrefixes` for one list, made once: a backup or restore asks it for every entry, and the
+ * check allocates nothing.
+ */
+function prefixMatcher(prefixes: readonly string[]): (key: Deno.KvKey) => boolean {
+  let match = matchers.get(prefixes);
+  if (match) return match;
+  const exact = new Set(prefixes.filter((p) => !p.endsWith("*")));
+  const starts = prefixes.filter((p) => p.endsWith("*")).map((p) => p.slice(0, -1));
+  match = (key) => {
+    const first = key[0];
+    if (typeof first !== "string") return false;
+    if (exact.has(first)) return true;
+    for (let i = 0; i < starts.length; i++) if (first.startsWith(starts[i])) return true;
+    return false;
+  };
+  matchers.set(prefixes, match);
+  return match;
 }
 
 /** At most this many mutations and bytes (estimated) per atomic commit (KV: 1000 / 800 KiB). */
@@ -260,71 +280,137 @@ export function remapLine(line: BackupLine, ids: ReadonlyMap<string, string>): B
 
 /**
  * Splits bytes into text lines (without the newline) across chunk boundaries, for a caller
- * that is handed chunks; blank lines are skipped.
+ * that is handed chunks; blank lines are skipped. Each line is decoded on its own as it is
+ * taken, so no string of a whole chunk (a quarter MiB once inflated) outlives the line being
+ * read: what a restore keeps alive while it writes stays one line.
  */
 export class LineSplitter {
-  #decoder = new TextDecoder();
-  #carry = "";
+  readonly #decoder = new TextDecoder();
+  /** Bytes of a line a chunk ended in the middle of. */
+  #carry: Uint8Array[] = [];
 
-  /** The lines `chunk` completes. */
-  push(chunk: Uint8Array): string[] {
-    const text = this.#decoder.decode(chunk, { stream: true });
-    // One split per chunk that ends a line: splitting a long carry again on every chunk of a
-    // long line would copy it each time.
-    if (!text.includes("\n")) {
-      this.#carry += text;
-      return [];
+  /**
+   * The lines `chunk` completes, decoded one by one as they are taken; `chunk` must stay
+   * unchanged until they all are.
+   */
+  *push(chunk: Uint8Array): Generator<string> {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+      const line = this.#take(chunk.subarray(start, nl));
+      start = nl + 1;
+      if (line !== null) yield line;
     }
-    const parts = (this.#carry + text).split("\n");
-    this.#carry = parts.pop()!;
-    return parts.filter((l) => l.trim());
+    if (start < chunk.length) this.#carry.push(chunk.slice(start));
   }
 
   /** The last line, when the bytes did not end with a newline. */
   end(): string[] {
-    const rest = this.#carry + this.#decoder.decode();
-    this.#carry = "";
-    return rest.trim() ? [rest] : [];
+    const line = this.#take(new Uint8Array(0));
+    return line === null ? [] : [line];
   }
+
+  /** `bytes` (after any carried bytes) as a line, or null for a blank one. */
+  #take(bytes: Uint8Array): string | null {
+    if (this.#carry.length) {
+      this.#carry.push(bytes);
+      bytes = concatBytes(this.#carry);
+      this.#carry = [];
+    }
+    // Blank (only ASCII whitespace) without decoding it.
+    let i = 0;
+    while (i < bytes.length && (bytes[i] === 32 || (bytes[i] >= 9 && bytes[i] <= 13))) i++;
+    if (i === bytes.length) return null;
+    const line = this.#decoder.decode(bytes);
+    return line.trim() ? line : null;
+  }
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** Splits a byte stream into lines (without the newline); blank lines are skipped. */
 export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const lines = new LineSplitter();
+  // Each chunk is the stream's own (a default reader hands over what it reads), so it stays
+  // as it is while its lines are taken.
   for await (const chunk of stream) yield* lines.push(chunk);
   yield* lines.end();
 }
 
-const preserved = underPrefixes;
-
 // ------------------------------------------------------------------ export and import
 
-/** The whole keyspace (less `keep` and `sessions`) as an NDJSON byte stream, page by page. */
+/** Bytes of one chunk of an export. */
+const EXPORT_CHUNK = 64 * 1024;
+
+/**
+ * The whole keyspace (less `keep` and `sessions`) as an NDJSON byte stream, page by page. Each
+ * line is encoded into the chunk's bytes as soon as it is made, so no text of a chunk stays
+ * alive while the next entries are read.
+ */
 export function exportKv(
   kv: Deno.Kv,
   keep: readonly string[] = PRESERVED_PREFIXES,
   sessions: readonly string[] = SESSION_PREFIXES,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
+  const kept = prefixMatcher(keep);
+  const session = prefixMatcher(sessions);
   let iter: Deno.KvListIterator<unknown> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       iter ??= kv.list({ prefix: [] }, { batchSize: 100 });
-      let out = "";
-      while (out.length < 64 * 1024) {
+      const out = new Uint8Array(EXPORT_CHUNK);
+      let size = 0;
+      for (;;) {
         const next = await iter.next();
         if (next.done) {
-          if (out) controller.enqueue(encoder.encode(out));
+          if (size) controller.enqueue(out.subarray(0, size));
           controller.close();
           return;
         }
         const entry = next.value;
-        if (preserved(entry.key, keep) || preserved(entry.key, sessions)) continue;
-        out += encodeLine(entry.key, entry.value) + "\n";
+        if (kept(entry.key) || session(entry.key)) continue;
+        const line = encodeLine(entry.key, entry.value) + "\n";
+        letGo(entry);
+        // UTF-8 takes at most 3 bytes per UTF-16 unit.
+        if (line.length * 3 > EXPORT_CHUNK - size) {
+          const bytes = encoder.encode(line);
+          if (bytes.length <= EXPORT_CHUNK - size) {
+            out.set(bytes, size);
+            size += bytes.length;
+            continue;
+          }
+          if (size) controller.enqueue(out.subarray(0, size));
+          controller.enqueue(bytes);
+          return;
+        }
+        size += encoder.encodeInto(line, out.subarray(size)).written;
+        if (size > EXPORT_CHUNK - 1024) {
+          controller.enqueue(out.subarray(0, size));
+          return;
+        }
       }
-      controller.enqueue(encoder.encode(out));
     },
   });
+}
+
+/**
+ * Drops a listed entry's value once it has been read. Deno's list iterator keeps entries it
+ * has handed out reachable for a while, so without this every value listed survives a young
+ * collection or two and is promoted: measured on a listing of 40,000 records, twice the bytes
+ * survived and the heap grew to 42 MiB instead of 23. The entry is the iterator's own copy.
+ */
+function letGo(entry: Deno.KvEntry<unknown>) {
+  (entry as { value: unknown }).value = null;
 }
 
 /** Collects mutations and commits them whenever the next one would pass KV's limits. */
@@ -363,25 +449,44 @@ class Batcher {
   }
 }
 
-const keySize = (key: Deno.KvKey) => JSON.stringify(encodeKey(key)).length + 8 * key.length;
-
-/** Deletes every entry except those under `keep`. */
-export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PREFIXES) {
-  const batch = new Batcher(kv);
-  // Collect a page of keys before deleting them, so the listing is never invalidated mid-page.
-  for (;;) {
-    const keys: Deno.KvKey[] = [];
-    for await (const e of kv.list({ prefix: [] }, { batchSize: 100 })) {
-      if (!preserved(e.key, keep)) keys.push(e.key);
-      if (keys.length >= 5000) break;
-    }
-    if (keys.length === 0) break;
-    for (const key of keys) {
-      const size = keySize(key);
-      await batch.add(key, undefined, size, size);
-    }
-    await batch.flush();
+/**
+ * An upper bound of the bytes KV encodes `key` in (each part's bytes, escaped, plus a tag and
+ * a terminator), worked out without allocating.
+ */
+function keySize(key: Deno.KvKey): number {
+  let size = 0;
+  for (const part of key) {
+    if (typeof part === "string") size += escapedUtf8Length(part) + 2;
+    else if (part instanceof Uint8Array) size += 2 * part.length + 2;
+    else if (typeof part === "bigint") size += part.toString(16).length + 10;
+    else size += 10;
   }
+  return size;
+}
+
+/** UTF-8 bytes of `s`, a NUL counted twice (KV escapes it). */
+function escapedUtf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) n++;
+    else if (c >= 0x80) n += c >= 0x800 ? 2 : 1;
+  }
+  return n;
+}
+
+/** Deletes every entry except those under `keep`, page by page as it lists them. */
+export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PREFIXES) {
+  const kept = prefixMatcher(keep);
+  const batch = new Batcher(kv);
+  // The listing reads on from the last key it gave, so deleting what it gave is safe.
+  for await (const e of kv.list({ prefix: [] }, { batchSize: 100 })) {
+    letGo(e);
+    if (kept(e.key)) continue;
+    const size = keySize(e.key);
+    await batch.add(e.key, undefined, size, size);
+  }
+  await batch.flush();
 }
 
 /**
@@ -397,6 +502,8 @@ export async function importKv(
   sessions: readonly string[] = SESSION_PREFIXES,
 ): Promise<number> {
   await wipeKv(kv, keep);
+  const kept = prefixMatcher(keep);
+  const session = prefixMatcher(sessions);
   const batch = new Batcher(kv);
   let n = 0;
   for await (const line of lines) {
@@ -407,7 +514,7 @@ export async function importKv(
     } catch (err) {
       throw new TypeError(`line ${n}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (preserved(decoded.key, keep) || preserved(decoded.key, sessions)) continue;
+    if (kept(decoded.key) || session(decoded.key)) continue;
     const ks = keySize(decoded.key);
     await batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
   }

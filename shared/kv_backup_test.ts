@@ -4,6 +4,7 @@ import {
   encodeLine,
   exportKv,
   importKv,
+  LineSplitter,
   readLines,
   remapLine,
   wipeKv,
@@ -129,4 +130,62 @@ Deno.test("values round-trip through a line: nested tags, arrays, and an own __p
   assert.deepEqual(Object.getOwnPropertyDescriptor(o, "__proto__")?.value, { x: 1 });
   assert.deepEqual(o.nested, value.nested);
   assert.equal(o.plain, "a");
+});
+
+Deno.test("lines split at any byte come back whole: multi-byte text, blank lines, CRLF, a long line", () => {
+  const long = "é".repeat(30_000);
+  const text = `{"a":"ü€😀"}\n\n  \r\n${long}\r\nlast without newline`;
+  const bytes = new TextEncoder().encode(text);
+  for (const step of [1, 2, 3, 7, 4096, bytes.length]) {
+    const lines = new LineSplitter();
+    const got: string[] = [];
+    for (let i = 0; i < bytes.length; i += step) {
+      // Each chunk is handed over in a buffer that is reused right after its lines are taken.
+      const chunk = new Uint8Array(step);
+      chunk.set(bytes.subarray(i, i + step));
+      got.push(...lines.push(chunk.subarray(0, Math.min(step, bytes.length - i))));
+      chunk.fill(0);
+    }
+    got.push(...lines.end());
+    assert.deepEqual(got, [`{"a":"ü€😀"}`, `${long}\r`, "last without newline"], `step ${step}`);
+  }
+});
+
+Deno.test("export cuts its chunks at line ends, a line longer than a chunk included", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await kv.set(["huge"], "ß".repeat(50_000)); // 100,000 bytes of UTF-8: more than one chunk
+    for (let i = 0; i < 3000; i++) await kv.set(["row", i], { text: "x".repeat(90), i });
+    const chunks = await Array.fromAsync(exportKv(kv));
+    assert.ok(chunks.length > 3);
+    for (const chunk of chunks) assert.equal(chunk.at(-1), 10, "every chunk ends a line");
+    const lines = await exportLines(kv);
+    assert.equal(lines.length, 3001);
+    assert.deepEqual(decodeLine(lines[0]), { key: ["huge"], value: "ß".repeat(50_000) });
+    assert.deepEqual(decodeLine(lines[3000]), {
+      key: ["row", 2999],
+      value: { text: "x".repeat(90), i: 2999 },
+    });
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("wipe deletes page after page and keeps the preserved keys between them", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    for (let i = 0; i < 1200; i += 200) {
+      const op = kv.atomic();
+      for (let j = i; j < i + 200; j++) {
+        op.set(["a", j], j).set(["deliveries", j], j).set(["z", j], j);
+      }
+      await op.commit();
+    }
+    await wipeKv(kv);
+    const left = await dump(kv);
+    assert.equal(left.length, 1200);
+    assert.ok(left.every(([k]) => k[0] === "deliveries"));
+  } finally {
+    kv.close();
+  }
 });

@@ -365,15 +365,24 @@ export async function applyArchive(
         // With no ids to rewrite the lines go through as they are (validated already).
         if (idMap.size === 0) return sink;
         const lines = new LineSplitter();
-        const send = async (batch: string[]) => {
-          if (batch.length === 0) return;
-          const out = batch.map((l) => JSON.stringify(remapLine(JSON.parse(l), idMap)));
-          await sink.write(encoder.encode(out.join("\n") + "\n"));
+        let pending = "";
+        const flush = async () => {
+          if (!pending) return;
+          const bytes = encoder.encode(pending);
+          pending = "";
+          await sink.write(bytes);
+        };
+        const send = async (taken: Iterable<string>) => {
+          for (const line of taken) {
+            pending += JSON.stringify(remapLine(JSON.parse(line), idMap)) + "\n";
+            if (pending.length >= 16 * 1024) await flush();
+          }
         };
         return {
           write: (chunk) => send(lines.push(chunk)),
           close: async () => {
             await send(lines.end());
+            await flush();
             await sink.close();
           },
         };
