@@ -404,9 +404,9 @@ export function exportKv(
 }
 
 /**
- * Drops a listed entry's value once it has been read. Deno's list iterator keeps entries it
- * has handed out reachable for a while, so without this every value listed survives a young
- * collection or two and is promoted: measured on a listing of 40,000 records, twice the bytes
+ * Drops a listed entry's value once it has been read. Entries handed out by Deno's list
+ * iterator stay reachable for a while after they are read, so every value listed used to
+ * survive a young collection or two and be promoted: listing 40,000 records, twice the bytes
  * survived and the heap grew to 42 MiB instead of 23. The entry is the iterator's own copy.
  */
 function letGo(entry: Deno.KvEntry<unknown>) {
