@@ -337,6 +337,18 @@ function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/**
+ * A byte stream's lines, a chunk's worth at a time (each taken lazily, decoded as it is taken;
+ * take them all before asking for the next chunk). Blank lines are skipped.
+ */
+export async function* readLineChunks(
+  stream: ReadableStream<Uint8Array>,
+): AsyncGenerator<Iterable<string>> {
+  const lines = new LineSplitter();
+  for await (const chunk of stream) yield lines.push(chunk);
+  yield lines.end();
+}
+
 /** Splits a byte stream into lines (without the newline); blank lines are skipped. */
 export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const lines = new LineSplitter();
@@ -424,12 +436,21 @@ class Batcher {
     this.#op = kv.atomic();
   }
 
-  async add(key: Deno.KvKey, value: unknown | undefined, size: number, keySize: number) {
+  /**
+   * Adds a mutation. Answers a promise (to await) only when a commit has to go first, so a caller
+   * adding many makes no promise per mutation.
+   */
+  add(
+    key: Deno.KvKey,
+    value: unknown | undefined,
+    size: number,
+    keySize: number,
+  ): Promise<void> | undefined {
     if (
       this.#count + 1 > MAX_MUTATIONS || this.#bytes + size > MAX_COMMIT_BYTES ||
       this.#keyBytes + keySize > MAX_COMMIT_KEY_BYTES
     ) {
-      await this.flush();
+      return this.flush().then(() => this.add(key, value, size, keySize));
     }
     if (value === undefined) this.#op.delete(key);
     else this.#op.set(key, value);
@@ -484,7 +505,8 @@ export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PR
     letGo(e);
     if (kept(e.key)) continue;
     const size = keySize(e.key);
-    await batch.add(e.key, undefined, size, size);
+    const wait = batch.add(e.key, undefined, size, size);
+    if (wait) await wait;
   }
   await batch.flush();
 }
@@ -492,12 +514,14 @@ export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PR
 /**
  * Replaces the keyspace (less `keep`) with the entries of `lines`: wipes first (sessions
  * included), then writes in commits within KV's limits, skipping lines under `keep` or
- * `sessions`. Every line is decoded before it is written; a malformed line throws (a TypeError)
- * with the line number. Answers how many lines were read.
+ * `sessions`. `lines` gives lines one by one or a chunk's lines at a time (`readLineChunks`),
+ * which are then written without a promise per line. Every line is decoded before it is
+ * written; a malformed line throws (a TypeError) with the line number. Answers how many lines
+ * were read.
  */
 export async function importKv(
   kv: Deno.Kv,
-  lines: AsyncIterable<string>,
+  lines: AsyncIterable<string | Iterable<string>>,
   keep: readonly string[] = PRESERVED_PREFIXES,
   sessions: readonly string[] = SESSION_PREFIXES,
 ): Promise<number> {
@@ -506,7 +530,7 @@ export async function importKv(
   const session = prefixMatcher(sessions);
   const batch = new Batcher(kv);
   let n = 0;
-  for await (const line of lines) {
+  const write = (line: string): Promise<void> | undefined => {
     n++;
     let decoded;
     try {
@@ -514,9 +538,19 @@ export async function importKv(
     } catch (err) {
       throw new TypeError(`line ${n}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (kept(decoded.key) || session(decoded.key)) continue;
+    if (kept(decoded.key) || session(decoded.key)) return;
     const ks = keySize(decoded.key);
-    await batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
+    return batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
+  };
+  for await (const item of lines) {
+    if (typeof item === "string") {
+      await write(item);
+      continue;
+    }
+    for (const line of item) {
+      const wait = write(line);
+      if (wait) await wait;
+    }
   }
   await batch.flush();
   return n;

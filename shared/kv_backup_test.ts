@@ -5,6 +5,7 @@ import {
   exportKv,
   importKv,
   LineSplitter,
+  readLineChunks,
   readLines,
   remapLine,
   wipeKv,
@@ -185,6 +186,29 @@ Deno.test("wipe deletes page after page and keeps the preserved keys between the
     const left = await dump(kv);
     assert.equal(left.length, 1200);
     assert.ok(left.every(([k]) => k[0] === "deliveries"));
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("import takes a stream's lines a chunk at a time, and names a malformed line", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const text = Array.from({ length: 3000 }, (_, i) => encodeLine(["k", i], { i })).join("\n");
+    const bytes = new TextEncoder().encode(text);
+    const stream = (step: number, tail = "") =>
+      ReadableStream.from((function* () {
+        for (let i = 0; i < bytes.length; i += step) yield bytes.slice(i, i + step);
+        if (tail) yield new TextEncoder().encode(tail);
+      })());
+    assert.equal(await importKv(kv, readLineChunks(stream(4093))), 3000);
+    const all = await dump(kv);
+    assert.equal(all.length, 3000);
+    assert.deepEqual(all[2999], [["k", 2999], { i: 2999 }]);
+    await assert.rejects(
+      () => importKv(kv, readLineChunks(stream(65536, "\n{broken"))),
+      /line 3001: line is not JSON/,
+    );
   } finally {
     kv.close();
   }

@@ -11,7 +11,7 @@ import {
   exportKv,
   importKv,
   PRESERVED_PREFIXES,
-  readLines,
+  readLineChunks,
   SESSION_PREFIXES,
 } from "../kv_backup.ts";
 import {
@@ -228,7 +228,7 @@ export function mountServiceInternals(
     const body = c.req.raw.body ?? ReadableStream.from<Uint8Array>([]);
     let imported: number;
     try {
-      imported = await importKv(options.kv, readLines(body), preserve, sessions);
+      imported = await importKv(options.kv, readLineChunks(body), preserve, sessions);
     } catch (err) {
       if (err instanceof TypeError) throw new AppError(400, `Cannot import: ${err.message}`);
       throw err;
