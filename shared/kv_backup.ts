@@ -60,16 +60,12 @@ export const SESSION_PREFIXES: readonly string[] = [
   "linkedin_states*",
 ];
 
-/** Whether `key`'s first part is one of `prefixes` (a trailing `*` matches by start). */
-export function underPrefixes(key: Deno.KvKey, prefixes: readonly string[]): boolean {
-  return prefixMatcher(prefixes)(key);
-}
-
 const matchers = new WeakMap<readonly string[], (key: Deno.KvKey) => boolean>();
 
 /**
- * `underPrefixes` for one list, made once: a backup or restore asks it for every entry, and the
- * check allocates nothing.
+ * Whether a key's first part is one of `prefixes` (a trailing `*` matches by start), as a
+ * check made once per list: a backup or restore asks it for every entry, and it allocates
+ * nothing.
  */
 function prefixMatcher(prefixes: readonly string[]): (key: Deno.KvKey) => boolean {
   let match = matchers.get(prefixes);
@@ -316,10 +312,6 @@ export class LineSplitter {
       bytes = concatBytes(this.#carry);
       this.#carry = [];
     }
-    // Blank (only ASCII whitespace) without decoding it.
-    let i = 0;
-    while (i < bytes.length && (bytes[i] === 32 || (bytes[i] >= 9 && bytes[i] <= 13))) i++;
-    if (i === bytes.length) return null;
     const line = this.#decoder.decode(bytes);
     return line.trim() ? line : null;
   }
@@ -345,17 +337,15 @@ export async function* readLineChunks(
   stream: ReadableStream<Uint8Array>,
 ): AsyncGenerator<Iterable<string>> {
   const lines = new LineSplitter();
+  // Each chunk is the stream's own (a default reader hands over what it reads), so it stays
+  // as it is while its lines are taken.
   for await (const chunk of stream) yield lines.push(chunk);
   yield lines.end();
 }
 
 /** Splits a byte stream into lines (without the newline); blank lines are skipped. */
 export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const lines = new LineSplitter();
-  // Each chunk is the stream's own (a default reader hands over what it reads), so it stays
-  // as it is while its lines are taken.
-  for await (const chunk of stream) yield* lines.push(chunk);
-  yield* lines.end();
+  for await (const lines of readLineChunks(stream)) yield* lines;
 }
 
 // ------------------------------------------------------------------ export and import
@@ -530,25 +520,18 @@ export async function importKv(
   const session = prefixMatcher(sessions);
   const batch = new Batcher(kv);
   let n = 0;
-  const write = (line: string): Promise<void> | undefined => {
-    n++;
-    let decoded;
-    try {
-      decoded = decodeLine(line);
-    } catch (err) {
-      throw new TypeError(`line ${n}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    if (kept(decoded.key) || session(decoded.key)) return;
-    const ks = keySize(decoded.key);
-    return batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
-  };
   for await (const item of lines) {
-    if (typeof item === "string") {
-      await write(item);
-      continue;
-    }
-    for (const line of item) {
-      const wait = write(line);
+    for (const line of typeof item === "string" ? [item] : item) {
+      n++;
+      let decoded;
+      try {
+        decoded = decodeLine(line);
+      } catch (err) {
+        throw new TypeError(`line ${n}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (kept(decoded.key) || session(decoded.key)) continue;
+      const ks = keySize(decoded.key);
+      const wait = batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
       if (wait) await wait;
     }
   }
