@@ -5,6 +5,7 @@ import { processEnv, startServiceProcess } from "./helpers/process_stack.ts";
 import { api, e2e, freePort, startTestStack, TEST_ADMIN, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
+import { openEditor } from "./helpers/live_editor.ts";
 import { nextFreeSlot } from "../services/posts/slots.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -35,8 +36,18 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** Goes through LinkedIn's consent as a browser would: connect, the fake's redirect, callback. */
-async function connectLinkedIn(stack: TestStack, user: TestUser, wsId: string) {
+/** `name=value` of the `Set-Cookie` that binds a LinkedIn connect to its browser. */
+function connectCookie(headers: Headers): string {
+  const cookie = headers.getSetCookie().find((c) => c.startsWith("cp_linkedin_connect="));
+  assert.ok(cookie, "connect sets the browser-binding cookie");
+  return cookie.split(";")[0];
+}
+
+/**
+ * Starts a connect as `user` and goes through the fake's consent: the callback URL LinkedIn
+ * sends the browser to, and the cookie the starting browser holds.
+ */
+async function startConnect(stack: { url: string }, user: { access_token: string }, wsId: string) {
   const connect = await api(stack, "POST", `/api/workspaces/${wsId}/linkedin/connect`, {
     token: user.access_token,
   });
@@ -47,9 +58,24 @@ async function connectLinkedIn(stack: TestStack, user: TestUser, wsId: string) {
   assert.equal(consent.status, 302);
   const callback = new URL(consent.headers.get("location")!);
   assert.equal(callback.origin + callback.pathname, `${stack.url}/oauth/linkedin/callback`);
-  const back = await fetch(callback, { redirect: "manual" });
-  await back.body?.cancel();
-  return { authorize, callback, back };
+  return { authorize, callback, cookie: connectCookie(connect.headers), connect };
+}
+
+/** The callback as a browser holding `cookie` (or none) follows it. */
+async function followCallback(callback: URL, cookie: string | null) {
+  const res = await fetch(callback, {
+    redirect: "manual",
+    headers: cookie ? { cookie } : {},
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text };
+}
+
+/** Goes through LinkedIn's consent as a browser would: connect, the fake's redirect, callback. */
+async function connectLinkedIn(stack: TestStack, user: TestUser, wsId: string) {
+  const { authorize, callback, cookie } = await startConnect(stack, user, wsId);
+  const back = await followCallback(callback, cookie);
+  return { authorize, callback, back, cookie };
 }
 
 Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
@@ -163,16 +189,15 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
         token: viewer.access_token,
       });
       assert.equal(byViewer.status, 403);
-      const { authorize, callback, back } = await connectLinkedIn(stack, author, wsId);
+      const { authorize, callback, back, cookie } = await connectLinkedIn(stack, author, wsId);
       assert.equal(authorize.origin + authorize.pathname, `${fake.authUrl}/authorization`);
       assert.equal(authorize.searchParams.get("scope"), "openid profile w_member_social");
       assert.equal(authorize.searchParams.get("client_id"), fake.clientId);
       assert.ok((authorize.searchParams.get("state") ?? "").length >= 32);
       assert.equal(back.status, 302);
       assert.equal(back.headers.get("location"), `/workspaces/${wsId}/settings`);
-      const replay = await fetch(callback, { redirect: "manual" });
+      const replay = await followCallback(callback, cookie);
       assert.equal(replay.status, 400);
-      await replay.body?.cancel();
       const unknown = await api(stack, "GET", "/oauth/linkedin/callback?code=x&state=nope");
       assert.equal(unknown.status, 400);
       const conn = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
@@ -188,6 +213,180 @@ Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
       const token = fake.requests.find((r) => r.path === "/v2/userinfo")!.headers.authorization
         .replace("Bearer ", "");
       assert.ok(!new TextDecoder("latin1").decode(kvFile).includes(token), "token encrypted");
+    });
+
+    await t.step("an authorize URL opened in another browser connects nothing", async () => {
+      const { wsId } = await fresh();
+      // The editor starts a connect and sends the URL to someone else (the owner here).
+      const started = await startConnect(stack, author, wsId);
+      const attributes = started.connect.headers.getSetCookie()
+        .find((c) => c.startsWith("cp_linkedin_connect="))!.toLowerCase();
+      assert.match(attributes, /httponly/);
+      assert.match(attributes, /samesite=lax/);
+      assert.match(attributes, /path=\/oauth\/linkedin/);
+      const noCookie = await followCallback(started.callback, null);
+      assert.equal(noCookie.status, 400);
+      assert.match(JSON.parse(noCookie.text).error, /started in another browser/);
+      // The victim's browser holds a cookie of its own connect: still not this state's.
+      const other = await startConnect(stack, owner, wsId);
+      const wrongCookie = await followCallback(started.callback, other.cookie);
+      assert.equal(wrongCookie.status, 400);
+      const none = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
+        token: author.access_token,
+      });
+      assert.equal(none.body.connected, false, "nothing was connected");
+      // The browser that started it completes it; the cookie is cleared on the way.
+      const own = await followCallback(started.callback, started.cookie);
+      assert.equal(own.status, 302);
+      const cleared = own.headers.getSetCookie().find((c) => c.startsWith("cp_linkedin_connect="));
+      assert.match(cleared ?? "", /max-age=0/i);
+      const conn = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
+        token: author.access_token,
+      });
+      assert.deepEqual([conn.body.connected, conn.body.connected_by], [true, author.user_id]);
+    });
+
+    await t.step("a viewer cannot schedule, unschedule or publish", async () => {
+      const { wsId, approvedPost, schedule } = await connected();
+      const id = await approvedPost("Viewer must not post this");
+      const calls = fake.posts().length;
+      const refused = { status: 403, error: "Owner or editor role required" };
+      const asViewer = (method: string, path: string, body?: unknown) =>
+        api(stack, method, path, { token: viewer.access_token, body });
+      const at = new Date(Date.now() + 3_600_000).toISOString();
+      for (
+        const res of [
+          await asViewer("POST", `/api/posts/${id}/schedule`, { workspace_id: wsId, at }),
+          await asViewer("POST", `/api/posts/${id}/publish`, { workspace_id: wsId }),
+        ]
+      ) {
+        assert.deepEqual({ status: res.status, error: res.body.error }, refused);
+      }
+      const viaMcp = await mcpCall(stack, viewer, "schedule_post", {
+        workspace_id: wsId,
+        post_id: id,
+      });
+      assert.match(viaMcp.error, /Owner or editor role required/);
+      assert.equal((await schedule(id, at)).status, 200, "an editor schedules it");
+      const unschedule = await asViewer("DELETE", `/api/posts/${id}/schedule?workspaceId=${wsId}`);
+      assert.deepEqual({ status: unschedule.status, error: unschedule.body.error }, refused);
+      const after = await api(stack, "GET", `/api/posts/${id}?workspaceId=${wsId}`, {
+        token: viewer.access_token,
+      });
+      assert.deepEqual([after.body.status, Date.parse(after.body.scheduled_at)], [
+        "scheduled",
+        Date.parse(at),
+      ]);
+      assert.equal(fake.posts().length, calls, "nothing went to LinkedIn");
+    });
+
+    /**
+     * Edits the post live, as a y-websocket editor does, and waits until the server holds the
+     * edit (well inside the second before collab reports it to posts).
+     */
+    const editLive = async (wsId: string, id: string, added: string) => {
+      const editor = await openEditor(stack, author, wsId, id);
+      try {
+        editor.text.insert(editor.text.length, added);
+        await waitFor(
+          async () =>
+            ((await api(stack, "GET", `/api/posts/${id}?workspaceId=${wsId}`, {
+              token: author.access_token,
+            })).body.content as string).endsWith(added),
+          "the live edit on the server",
+        );
+      } finally {
+        editor.provider.destroy();
+      }
+    };
+
+    await t.step(
+      "a live edit just before publishing never reaches LinkedIn: Changed since approval",
+      async () => {
+        const { wsId, approvedPost, publishNow, getPost } = await connected();
+        const id = await approvedPost("The approved words.");
+        const calls = fake.posts().length;
+        await editLive(wsId, id, " UNAPPROVED ADDITION");
+        assert.equal((await publishNow(id)).status, 202);
+        let post: Record<string, unknown> = {};
+        await waitFor(async () => {
+          post = await getPost(id);
+          return post.status !== "scheduled";
+        }, "the publish job's outcome");
+        assert.equal(post.status, "in_review");
+        assert.equal(post.publish_error, "Changed since approval");
+        assert.deepEqual([post.approved_by, post.approved_at, post.scheduled_at], [
+          null,
+          null,
+          null,
+        ]);
+        assert.equal(fake.posts().length, calls, "LinkedIn received nothing");
+        const reviews = await api(stack, "GET", `/api/posts/${id}/reviews?workspaceId=${wsId}`, {
+          token: author.access_token,
+        });
+        const last = reviews.body.items.at(-1);
+        assert.deepEqual([last.decision, last.note, last.reviewer_id], [
+          "voided",
+          "text changed after approval",
+          owner.user_id,
+        ]);
+        // Approved again, the new text goes out exactly.
+        await api(stack, "POST", `/api/posts/${id}/reviews`, {
+          token: owner.access_token,
+          body: { workspace_id: wsId, decision: "approve" },
+        });
+        assert.equal((await publishNow(id)).status, 202);
+        await waitFor(async () => (await getPost(id)).status === "published", "publication");
+        const sent = JSON.parse(fake.posts().at(-1)!.body);
+        assert.equal(sent.commentary, "The approved words. UNAPPROVED ADDITION");
+      },
+    );
+
+    await t.step("a scheduled post edited live just before its slot is not sent", async () => {
+      const { wsId, approvedPost, schedule, getPost } = await connected();
+      const id = await approvedPost("Scheduled and approved.");
+      const calls = fake.posts().length;
+      const slot = Date.now() + 2_500;
+      assert.equal((await schedule(id, new Date(slot).toISOString())).status, 200);
+      await new Promise((r) => setTimeout(r, Math.max(0, slot - Date.now() - 600)));
+      await editLive(wsId, id, " Changed at the last moment");
+      let post: Record<string, unknown> = {};
+      await waitFor(async () => {
+        post = await getPost(id);
+        return post.status !== "scheduled" && Date.now() > slot + 1_500;
+      }, "the slot to pass");
+      assert.equal(post.status, "in_review");
+      assert.equal(post.scheduled_at, null);
+      assert.equal(fake.posts().length, calls, "LinkedIn received nothing");
+    });
+
+    await t.step("each voided approval is in the review history", async () => {
+      const { wsId, approvedPost } = await fresh();
+      const id = await approvedPost("First words");
+      const edit = await api(stack, "PUT", `/api/posts/${id}`, {
+        token: author.access_token,
+        body: { workspace_id: wsId, content: "Second words" },
+      });
+      assert.equal(edit.body.status, "in_review");
+      await api(stack, "POST", `/api/posts/${id}/reviews`, {
+        token: owner.access_token,
+        body: { workspace_id: wsId, decision: "approve" },
+      });
+      const reviews = await api(stack, "GET", `/api/posts/${id}/reviews?workspaceId=${wsId}`, {
+        token: viewer.access_token,
+      });
+      assert.deepEqual(
+        reviews.body.items.map((r: Record<string, string>) => [
+          r.decision,
+          r.reviewer_name,
+          r.note,
+        ]),
+        [
+          ["approve", "Olga Owner", null],
+          ["voided", "Olga Owner", "text changed after approval"],
+          ["approve", "Olga Owner", null],
+        ],
+      );
     });
 
     await t.step("schedule rules: 409 unapproved, 400 past, next slot, 400 no slots", async () => {
@@ -632,11 +831,8 @@ Deno.test("a publish call cut by kill -9 is never repeated after the restart", e
     const token = login.body.access_token;
     const ws = await api(stack, "POST", "/api/workspaces", { token, body: { name: "Crash" } });
     const wsId = ws.body.workspace_id;
-    const connect = await api(stack, "POST", `/api/workspaces/${wsId}/linkedin/connect`, { token });
-    const consent = await fetch(connect.body.authorize_url, { redirect: "manual" });
-    await consent.body?.cancel();
-    const back = await fetch(consent.headers.get("location")!, { redirect: "manual" });
-    await back.body?.cancel();
+    const { callback, cookie } = await startConnect(stack, { access_token: token }, wsId);
+    const back = await followCallback(callback, cookie);
     assert.equal(back.status, 302);
     const post = await api(stack, "POST", "/api/posts", {
       token,
@@ -683,3 +879,105 @@ Deno.test("a publish call cut by kill -9 is never repeated after the restart", e
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test(
+  "a restore never publishes twice: a passed schedule comes back unscheduled",
+  e2e,
+  async () => {
+    const fake = startFakeLinkedIn();
+    const stack = await startTestStack({
+      LINKEDIN_CLIENT_ID: fake.clientId,
+      LINKEDIN_CLIENT_SECRET: fake.clientSecret,
+      LINKEDIN_AUTH_URL: fake.authUrl,
+      LINKEDIN_API_URL: fake.apiUrl,
+    });
+    try {
+      const admin = await loginAdmin(stack);
+      const author = await createUser(stack, { name: "Rita Restore" });
+      const reviewer = await createUser(stack, { name: "Vera Reviewer" });
+      const wsId = await createWorkspace(stack, admin, "Restore", [
+        [author, "editor"],
+        [reviewer, "editor"],
+      ]);
+      await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+        token: admin.access_token,
+        body: { approval_required: true },
+      });
+      const { back } = await connectLinkedIn(stack, author, wsId);
+      assert.equal(back.status, 302);
+      const approved = async (content: string) => {
+        const p = await api(stack, "POST", "/api/posts", {
+          token: author.access_token,
+          body: { workspace_id: wsId, title: content, content },
+        });
+        const id = p.body.post_id as string;
+        await api(stack, "POST", `/api/posts/${id}/review-requests`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, reviewer_ids: [reviewer.user_id] },
+        });
+        await api(stack, "POST", `/api/posts/${id}/reviews`, {
+          token: reviewer.access_token,
+          body: { workspace_id: wsId, decision: "approve" },
+        });
+        return id;
+      };
+      const getPost = async (id: string) =>
+        (await api(stack, "GET", `/api/posts/${id}?workspaceId=${wsId}`, {
+          token: author.access_token,
+        })).body;
+      const soon = await approved("Goes out right after the backup");
+      const later = await approved("Goes out next week");
+      const nextWeek = new Date(Date.now() + 7 * 86_400_000).toISOString();
+      const soonAt = Date.now() + 2_000;
+      for (const [id, at] of [[soon, new Date(soonAt).toISOString()], [later, nextWeek]]) {
+        const res = await api(stack, "POST", `/api/posts/${id}/schedule`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, at },
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+      }
+      const backup = await api(stack, "POST", "/api/admin/backups", { token: admin.access_token });
+      assert.equal(backup.status, 201, JSON.stringify(backup.body));
+      await waitFor(
+        async () => (await getPost(soon)).status === "published",
+        "publication",
+        30_000,
+      );
+      assert.equal(fake.posts().length, 1);
+
+      const restore = await api(stack, "POST", "/api/admin/backups/restore", {
+        token: admin.access_token,
+        body: { key: backup.body.key },
+      });
+      assert.equal(restore.status, 200, JSON.stringify(restore.body));
+      await waitFor(
+        async () => {
+          const job = await api(stack, "GET", `/api/admin/restores/${restore.body.job_id}`, {
+            token: admin.access_token,
+          });
+          assert.notEqual(job.body.status, "failed", JSON.stringify(job.body));
+          return job.body.status === "succeeded";
+        },
+        "the restore job",
+        30_000,
+      );
+
+      const restored = await getPost(soon);
+      assert.deepEqual(
+        [restored.status, restored.scheduled_at, restored.publish_error],
+        ["approved", null, "Restored from a backup: check LinkedIn before publishing"],
+      );
+      const kept = await getPost(later);
+      assert.deepEqual([kept.status, Date.parse(kept.scheduled_at)], [
+        "scheduled",
+        Date.parse(nextWeek),
+      ]);
+      // Nothing is published again, however long the queue runs.
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.equal(fake.posts().length, 1, "LinkedIn got the post once");
+    } finally {
+      await stack.close();
+      await fake.close();
+    }
+  },
+);

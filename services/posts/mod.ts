@@ -73,11 +73,14 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     );
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
-  mountServiceInternals(app, () => ready, kv);
+  mountServiceInternals(app, () => ready, {
+    kv,
+    afterImport: async (startedAt) => void await publishing.afterRestore(startedAt),
+  });
   mountPostsInternal(app, { store, posts, review, publishing });
   mountPostRoutes(app, { store, posts, workspaces, review });
   mountReviewRoutes(app, { store, posts, review, workspaces });
-  mountPublishingRoutes(app, publishing);
+  mountPublishingRoutes(app, publishing, { secureCookie: base.stage !== "dev" });
   mountCommentRoutes(app, {
     store,
     queue,

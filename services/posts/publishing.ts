@@ -9,7 +9,7 @@ import type { LinkedInConfig } from "./config.ts";
 import type { PostsJob } from "./jobs.ts";
 import type { LinkedInApi } from "./linkedin.ts";
 import type { PostOperations } from "./operations.ts";
-import type { ReviewOperations } from "./review.ts";
+import { type ReviewOperations, textFingerprint } from "./review.ts";
 import { type Post, POST_NOT_FOUND } from "./schemas.ts";
 import { nextFreeSlot } from "./slots.ts";
 import { linkedinPublicationKey, type PostsStore, type StoredPost } from "./store.ts";
@@ -28,7 +28,20 @@ export const PUBLISH_MESSAGES = {
   notScheduled: "Post is not scheduled",
   publishing: "Post is being published; wait for the outcome",
   unknownOutcome: "Publishing outcome unknown; check LinkedIn before retrying",
+  editorRole: "Owner or editor role required",
+  changedSinceApproval: "Changed since approval",
+  otherBrowser:
+    "This LinkedIn authorization was started in another browser: connect again from the workspace settings",
+  restored: "Restored from a backup: check LinkedIn before publishing",
 } as const;
+
+/**
+ * The cookie that binds a LinkedIn authorization to the browser that started it: it holds a
+ * random nonce whose hash is stored with the state, and the callback refuses a state without it,
+ * so an authorize URL sent to someone else cannot connect their LinkedIn to this workspace.
+ */
+export const CONNECT_COOKIE = "cp_linkedin_connect";
+export const CONNECT_COOKIE_PATH = "/oauth/linkedin";
 
 /** Retries of 429 and 5xx stop this long after the first try of a schedule (CONTRACT 12). */
 const RETRY_WINDOW_MS = 60 * 60 * 1000;
@@ -54,14 +67,25 @@ interface LinkedInState {
   workspace_id: string;
   user_id: string;
   created_at: string;
+  /** SHA-256 of the nonce in the starting browser's `CONNECT_COOKIE` */
+  nonce_hash?: string;
 }
 
 const connectionKey = (wsId: string): Deno.KvKey => ["linkedin_connections", wsId];
 const stateKey = (hash: string): Deno.KvKey => ["linkedin_states", hash];
 
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+const sha256Hex = textFingerprint;
+
+function randomHex(bytes: number): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(bytes)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+}
+
+/** Whether a workspace role may publish for the workspace's LinkedIn member or page. */
+function canPublish(role: string | null): boolean {
+  return role === "owner" || role === "editor";
 }
 
 export interface PublishingDeps {
@@ -88,24 +112,39 @@ export class Publishing {
 
   // ------------------------------------------------------------ connection
 
-  async connect(caller: Caller, workspaceId: string): Promise<{ authorize_url: string }> {
+  /**
+   * Starts a connection: LinkedIn's authorization URL, and the nonce the route puts in the
+   * starting browser's `CONNECT_COOKIE` (only its hash is stored, with the state).
+   */
+  async connect(
+    caller: Caller,
+    workspaceId: string,
+  ): Promise<{ authorize_url: string; nonce: string; max_age_seconds: number }> {
     const { workspaces, linkedin, kv } = this.deps;
     const m = await workspaces.requireMember(workspaceId, caller.user_id);
-    if (m.role !== "owner" && m.role !== "editor") throw forbidden(PUBLISH_MESSAGES.connectRole);
+    if (!canPublish(m.role)) throw forbidden(PUBLISH_MESSAGES.connectRole);
     if (!linkedin.configured) throw new AppError(503, PUBLISH_MESSAGES.notConfigured);
-    const bytes = crypto.getRandomValues(new Uint8Array(32));
-    const state = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    const state = randomHex(32);
+    const nonce = randomHex(32);
     const record: LinkedInState = {
       workspace_id: workspaceId,
       user_id: caller.user_id,
       created_at: nowIso(),
+      nonce_hash: await sha256Hex(nonce),
     };
     await kv.set(stateKey(await sha256Hex(state)), record, { expireIn: STATE_TTL_MS });
-    return { authorize_url: linkedin.authorizeUrl(state) };
+    return {
+      authorize_url: linkedin.authorizeUrl(state),
+      nonce,
+      max_age_seconds: STATE_TTL_MS / 1000,
+    };
   }
 
-  /** The OAuth callback: the state is used up first, so a replay is 400. Answers the workspace. */
-  async callback(code: string, state: string): Promise<string> {
+  /**
+   * The OAuth callback, in the browser that started it (`nonce` from its cookie): the state is
+   * used up first, so a replay is 400. Answers the workspace.
+   */
+  async callback(code: string, state: string, nonce: string | undefined): Promise<string> {
     const { kv, linkedin, cipher, workspaces } = this.deps;
     if (!state || state.length > 200 || !code || code.length > 2000) {
       throw new AppError(400, PUBLISH_MESSAGES.badState);
@@ -115,12 +154,15 @@ export class Publishing {
     const fresh = entry.value &&
       Date.now() - Date.parse(entry.value.created_at) <= STATE_TTL_MS;
     if (!entry.value || !fresh) throw new AppError(400, PUBLISH_MESSAGES.badState);
+    const sameBrowser = !!nonce && nonce.length <= 200 && !!entry.value.nonce_hash &&
+      await sha256Hex(nonce) === entry.value.nonce_hash;
+    if (!sameBrowser) throw new AppError(400, PUBLISH_MESSAGES.otherBrowser);
     const used = await kv.atomic().check(entry).delete(key).commit();
     if (!used.ok) throw new AppError(400, PUBLISH_MESSAGES.badState);
     const { workspace_id: wsId, user_id: userId } = entry.value;
     // The caller bound to the state must still be allowed to connect.
     const m = await workspaces.membership(wsId, userId);
-    if (m.role !== "owner" && m.role !== "editor") throw forbidden(PUBLISH_MESSAGES.connectRole);
+    if (!canPublish(m.role)) throw forbidden(PUBLISH_MESSAGES.connectRole);
     let token: { accessToken: string; expiresIn: number };
     let member: { sub: string; name: string };
     try {
@@ -169,9 +211,7 @@ export class Publishing {
 
   async disconnect(caller: Caller, workspaceId: string): Promise<void> {
     const m = await this.deps.workspaces.requireMember(workspaceId, caller.user_id);
-    if (m.role !== "owner" && m.role !== "editor") {
-      throw forbidden(PUBLISH_MESSAGES.disconnectRole);
-    }
+    if (!canPublish(m.role)) throw forbidden(PUBLISH_MESSAGES.disconnectRole);
     await this.deps.kv.delete(connectionKey(workspaceId));
   }
 
@@ -193,8 +233,8 @@ export class Publishing {
     at: string | null | undefined,
     now = false,
   ): Promise<Post> {
-    const { workspaces, posts, store, review, queue } = this.deps;
-    await workspaces.requireMember(workspaceId, caller.user_id);
+    const { posts, store, review, queue } = this.deps;
+    await this.#requirePublisher(caller, workspaceId);
     const post = await posts.require(workspaceId, postId);
     const ws = await review.settings(workspaceId);
     const approvalRequired = ws?.approval_required ?? false;
@@ -256,8 +296,8 @@ export class Publishing {
   }
 
   async unschedule(caller: Caller, workspaceId: string, postId: string): Promise<Post> {
-    const { workspaces, posts, store, review } = this.deps;
-    await workspaces.requireMember(workspaceId, caller.user_id);
+    const { posts, store, review } = this.deps;
+    await this.#requirePublisher(caller, workspaceId);
     await posts.require(workspaceId, postId);
     const approvalRequired = (await review.settings(workspaceId))?.approval_required ?? false;
     const result = await store.modifyPost(workspaceId, postId, (current) => {
@@ -311,7 +351,14 @@ export class Publishing {
       };
     });
     if (!recorded?.changed) return;
+    // What is sent is fingerprinted after the attempt is recorded: from here on the text read
+    // is exactly what LinkedIn receives, and it must be the text that was approved.
     const text = (await posts.read(recorded.after)).content;
+    const refusal = await this.#unapproved(recorded.after, text);
+    if (refusal) {
+      await this.#refuseUnapproved(wsId, postId, attemptId, refusal);
+      return;
+    }
     const token = await cipher.decrypt(connection.token, wsId);
     const outcome = await linkedin.createPost(token, connection.member_sub, text);
     if (outcome.kind === "created") {
@@ -370,6 +417,64 @@ export class Publishing {
       }`;
     }
     await this.#fail(wsId, postId, job.schedule_id, message);
+  }
+
+  /** 403 unless the caller is the workspace's owner or an editor (membership first). */
+  async #requirePublisher(caller: Caller, workspaceId: string): Promise<void> {
+    const m = await this.deps.workspaces.requireMember(workspaceId, caller.user_id);
+    if (!canPublish(m.role)) throw forbidden(PUBLISH_MESSAGES.editorRole);
+  }
+
+  /**
+   * Why `text` must not go out for `post`, or null: it is not the text the approval covers, or
+   * the workspace requires approval and nothing approved it.
+   */
+  async #unapproved(post: StoredPost, text: string): Promise<string | null> {
+    if (post.approved_fingerprint) {
+      return await textFingerprint(text) === post.approved_fingerprint
+        ? null
+        : PUBLISH_MESSAGES.changedSinceApproval;
+    }
+    const required = (await this.deps.review.settings(post.workspace_id))?.approval_required;
+    return required ? PUBLISH_MESSAGES.notApproved : null;
+  }
+
+  /**
+   * Ends the attempt `attemptId` without calling LinkedIn: what would go out is not what was
+   * approved. The post goes back to review (the voiding recorded, reviewers asked again), with
+   * `error`; the author and the scheduler get `publish_failed`.
+   */
+  async #refuseUnapproved(wsId: string, postId: string, attemptId: string, error: string) {
+    const { store, review } = this.deps;
+    const before = await store.getStored(wsId, postId);
+    if (!before) return;
+    const { emails, approverName } = await review.sendBackInputs(before);
+    const notified = await review.emails(
+      [before.author_id, before.scheduled_by].filter((v): v is string => !!v),
+    );
+    const now = nowIso();
+    await store.modifyPost(wsId, postId, (current, op) => {
+      if (current.publish_attempt?.attempt_id !== attemptId) return null;
+      const next: StoredPost = current.approved_fingerprint
+        ? review.sendBackToReview(op, current, emails, approverName, now)
+        : { ...current, status: "in_review", updated_at: now };
+      review.dm(
+        op,
+        [current.author_id, current.scheduled_by ?? undefined].map((id) =>
+          id ? notified.get(id) : undefined
+        ),
+        "publish_failed",
+        { post_title: current.title || "Untitled post", error, url: review.postUrl(wsId, postId) },
+      );
+      return {
+        ...next,
+        scheduled_at: null,
+        schedule_id: null,
+        publish_attempt: null,
+        publish_error: error,
+      };
+    });
+    this.deps.logger.warn("publishing refused: not the approved text", { post_id: postId, error });
   }
 
   async #published(wsId: string, postId: string, attemptId: string, urn: string) {
@@ -447,6 +552,65 @@ export class Publishing {
     if (!entry.value) return;
     await kv.atomic().check(entry).set(connectionKey(wsId), { ...entry.value, status: "expired" })
       .commit();
+  }
+
+  // ------------------------------------------------------------ after a restore
+
+  /**
+   * A restored keyspace never publishes twice: a post restored `scheduled` at a time before the
+   * restore (`restoredAt`) may have gone out since the backup was taken, so it comes back
+   * unscheduled (approved, or draft) with a `publish_error` that says to check LinkedIn. A post
+   * scheduled later gets a fresh publish job (the queue is this deployment's, not the archive's);
+   * any job of its old schedule is dropped as stale. Answers how many posts were unscheduled.
+   */
+  async afterRestore(restoredAt: number): Promise<number> {
+    const { store, review, queue } = this.deps;
+    const approvalRequired = new Map<string, boolean>();
+    let unscheduled = 0;
+    for (const post of await store.listScheduled()) {
+      const wsId = post.workspace_id;
+      const at = Date.parse(post.scheduled_at ?? "");
+      if (Number.isNaN(at)) continue;
+      if (at >= restoredAt && !post.publish_attempt) {
+        const scheduleId = newId();
+        await store.modifyPost(wsId, post.post_id, (current, op) => {
+          if (current.status !== "scheduled" || current.scheduled_at !== post.scheduled_at) {
+            return null;
+          }
+          queue.enqueue(op, {
+            type: "publish",
+            post_id: post.post_id,
+            workspace_id: wsId,
+            schedule_id: scheduleId,
+          }, { delay: Math.max(0, at - Date.now()) });
+          return { ...current, schedule_id: scheduleId, publish_retries: 0 };
+        });
+        continue;
+      }
+      if (!approvalRequired.has(wsId)) {
+        const ws = await review.settings(wsId).catch(() => null);
+        approvalRequired.set(wsId, ws?.approval_required ?? false);
+      }
+      const result = await store.modifyPost(wsId, post.post_id, (current) => {
+        if (current.status !== "scheduled") return null;
+        return {
+          ...current,
+          status: approvalRequired.get(wsId) || current.approved_by ? "approved" : "draft",
+          scheduled_at: null,
+          schedule_id: null,
+          publish_attempt: null,
+          publish_error: PUBLISH_MESSAGES.restored,
+          updated_at: nowIso(),
+        };
+      });
+      if (result?.changed) unscheduled++;
+    }
+    if (unscheduled > 0) {
+      this.deps.logger.warn("restored posts whose schedule had passed were unscheduled", {
+        posts: unscheduled,
+      });
+    }
+    return unscheduled;
   }
 
   // ------------------------------------------------------------ expiry reminder

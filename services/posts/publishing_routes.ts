@@ -1,8 +1,9 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { AppError } from "../../shared/http/app_error.ts";
 import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
-import type { Publishing } from "./publishing.ts";
+import { CONNECT_COOKIE, CONNECT_COOKIE_PATH, type Publishing } from "./publishing.ts";
 import {
   ID_MAX,
   postIdParam,
@@ -28,13 +29,26 @@ const connectionSchema = z.object({
 }).openapi("LinkedInConnection");
 
 /** The LinkedIn connection, scheduling and publishing routes of CONTRACT 12. */
-export function mountPublishingRoutes(app: ServiceApp, publishing: Publishing): void {
+export function mountPublishingRoutes(
+  app: ServiceApp,
+  publishing: Publishing,
+  options: { secureCookie: boolean },
+): void {
+  const cookie = {
+    path: CONNECT_COOKIE_PATH,
+    httpOnly: true,
+    secure: options.secureCookie,
+    // Lax: the cookie must come back on LinkedIn's top-level redirect to the callback.
+    sameSite: "Lax",
+  } as const;
   app.openapi(
     createRoute({
       ...tag,
       method: "post",
       path: "/api/workspaces/{id}/linkedin/connect",
       summary: "Start connecting LinkedIn (owner or editor): LinkedIn's authorization URL",
+      description: "Also sets an HttpOnly cookie that binds the authorization to this browser: " +
+        "the callback refuses (400) a browser without it, so the URL is of no use to anyone else.",
       request: { params: wsParam },
       responses: {
         200: json(z.object({ authorize_url: z.string() }).openapi("LinkedInConnect"), "Go there"),
@@ -43,7 +57,9 @@ export function mountPublishingRoutes(app: ServiceApp, publishing: Publishing): 
     }),
     async (c) => {
       const caller = requireCaller(c);
-      return c.json(await publishing.connect(caller, c.req.valid("param").id), 200);
+      const started = await publishing.connect(caller, c.req.valid("param").id);
+      setCookie(c, CONNECT_COOKIE, started.nonce, { ...cookie, maxAge: started.max_age_seconds });
+      return c.json({ authorize_url: started.authorize_url }, 200);
     },
   );
 
@@ -67,7 +83,9 @@ export function mountPublishingRoutes(app: ServiceApp, publishing: Publishing): 
       if (error && !code) {
         throw new AppError(400, `LinkedIn authorization failed: ${error}`.slice(0, 200));
       }
-      const wsId = await publishing.callback(code ?? "", state ?? "");
+      const nonce = getCookie(c, CONNECT_COOKIE);
+      const wsId = await publishing.callback(code ?? "", state ?? "", nonce);
+      deleteCookie(c, CONNECT_COOKIE, cookie);
       return c.redirect(`/workspaces/${encodeURIComponent(wsId)}/settings`, 302);
     },
   );

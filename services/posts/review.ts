@@ -28,6 +28,9 @@ export const REVIEW_MESSAGES = {
   badReviewers: "reviewer_ids must name 1 to 10 workspace owners or editors other than the author",
 } as const;
 
+/** The note of the history entry that records a voided approval. */
+export const APPROVAL_VOIDED_NOTE = "text changed after approval";
+
 /** SHA-256 (hex) of a post's text: what an approval is bound to (CONTRACT 12). */
 export async function textFingerprint(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -169,11 +172,13 @@ export class ReviewOperations {
         next.approved_by = caller.user_id;
         next.approved_at = now;
         next.approved_fingerprint = fingerprint;
+        next.approved_by_name = review.reviewer_name;
       } else {
         next.status = "draft";
         next.approved_by = null;
         next.approved_at = null;
         next.approved_fingerprint = null;
+        next.approved_by_name = null;
       }
       op.set(reviewKey(postId, review.review_id), review);
       this.dm(op, [author], "review_decided", {
@@ -219,7 +224,8 @@ export class ReviewOperations {
   /**
    * The post's text now has `fingerprint`. An approved or scheduled post whose approval covers
    * another text goes back to `in_review`: approval cleared, schedule cancelled, reviewers
-   * DMed. Answers the post when it was sent back, else null. Idempotent.
+   * DMed, the voiding kept in the review history. Answers the post when it was sent back, else
+   * null. Idempotent.
    */
   async textChanged(postId: string, fingerprint: string): Promise<Post | null> {
     const { store, posts } = this.deps;
@@ -228,22 +234,67 @@ export class ReviewOperations {
     const stored = await store.getStored(workspaceId, postId);
     if (!stored || !invalidates(stored, fingerprint)) return null;
     const emails = await this.emails(stored.reviewer_ids);
+    const approver = await this.#approverName(stored);
     const result = await store.modifyPost(workspaceId, postId, (current, op) => {
       if (!invalidates(current, fingerprint)) return null;
-      const next = withdrawn(current, nowIso());
-      next.status = "in_review";
-      this.dm(op, current.reviewer_ids.map((id) => emails.get(id)), "review_requested", {
-        post_title: current.title || "Untitled post",
-        reason: "approved_text_changed",
-        url: this.postUrl(workspaceId, postId),
-      });
-      return next;
+      return this.sendBackToReview(op, current, emails, approver, nowIso());
     });
     if (!result?.changed) return null;
     this.deps.logger.info("approval withdrawn: the text changed after it was approved", {
       post_id: postId,
     });
     return await posts.read(result.after);
+  }
+
+  /**
+   * Inside a commit on `current`: its approval is void because what it covered changed. The
+   * post goes back to `in_review` with approval and schedule withdrawn, the history records the
+   * voiding under the approver's name, and the reviewers get `review_requested`. Answers the
+   * post to store.
+   */
+  sendBackToReview(
+    op: Deno.AtomicOperation,
+    current: StoredPost,
+    emails: Map<string, string>,
+    approverName: string,
+    now: string,
+  ): StoredPost {
+    const { workspace_id: workspaceId, post_id: postId } = current;
+    const entry: Review = {
+      review_id: newId(),
+      reviewer_id: current.approved_by ?? "",
+      reviewer_name: approverName,
+      decision: "voided",
+      note: APPROVAL_VOIDED_NOTE,
+      created_at: now,
+    };
+    op.set(reviewKey(postId, entry.review_id), entry);
+    this.dm(op, current.reviewer_ids.map((id) => emails.get(id)), "review_requested", {
+      post_title: current.title || "Untitled post",
+      reason: "approved_text_changed",
+      url: this.postUrl(workspaceId, postId),
+    });
+    const next = withdrawn(current, now);
+    next.status = "in_review";
+    return next;
+  }
+
+  /** The name of the reviewer whose approval `post` holds (older records: from the history). */
+  async #approverName(post: StoredPost): Promise<string> {
+    if (post.approved_by_name) return post.approved_by_name;
+    const reviews = await this.deps.store.listReviews(post.post_id);
+    const last = reviews.findLast((r) =>
+      r.decision === "approve" && r.reviewer_id === post.approved_by
+    );
+    return last?.reviewer_name ?? "";
+  }
+
+  /** What `sendBackToReview` needs that is read outside the commit: DM emails, the approver. */
+  async sendBackInputs(post: StoredPost) {
+    return {
+      emails: await this.emails(post.reviewer_ids),
+      approverName: await this.#approverName(post),
+    };
   }
 }
 
@@ -261,6 +312,7 @@ function withdrawn(current: StoredPost, now: string): StoredPost {
     approved_by: null,
     approved_at: null,
     approved_fingerprint: null,
+    approved_by_name: null,
     scheduled_at: null,
     schedule_id: null,
     scheduled_by: null,

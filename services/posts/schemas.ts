@@ -149,12 +149,17 @@ export type CommentBroadcast = z.infer<typeof commentBroadcastSchema>;
 
 export const REVIEW_DECISIONS = ["approve", "request_changes"] as const;
 export type ReviewDecision = typeof REVIEW_DECISIONS[number];
+/**
+ * What the review history records: the decisions, and `voided` when a change of what an
+ * approval covered withdrew it (the entry names the reviewer whose approval it was).
+ */
+export const REVIEW_ENTRY_KINDS = [...REVIEW_DECISIONS, "voided"] as const;
 
 export const reviewSchema = z.object({
   review_id: z.string(),
   reviewer_id: z.string(),
   reviewer_name: z.string(),
-  decision: z.enum(REVIEW_DECISIONS),
+  decision: z.enum(REVIEW_ENTRY_KINDS),
   note: z.string().nullable(),
   created_at: z.string(),
 }).openapi("PostReview");

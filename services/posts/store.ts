@@ -51,6 +51,8 @@ export interface StoredPost extends PostRecord {
   content_chunks: number;
   /** SHA-256 (hex) of the text a review approved; null when not approved by a review */
   approved_fingerprint?: string | null;
+  /** the name of the reviewer whose approval stands (for the history entry that voids it) */
+  approved_by_name?: string | null;
   /** who scheduled (or published) the post; gets the `post_published` DM */
   scheduled_by?: string | null;
   /** the live schedule: a publish job carrying another id is stale and dropped */
@@ -233,6 +235,15 @@ export class PostsStore {
     return await this.getPost(ws.value, postId);
   }
 
+  /** Every scheduled post of every workspace, with its publishing fields (after a restore). */
+  async listScheduled(): Promise<StoredPost[]> {
+    const out: StoredPost[] = [];
+    for await (const entry of this.kv.list<StoredPost>({ prefix: ["posts"] })) {
+      if (entry.value.status === "scheduled") out.push(upgraded(entry.value));
+    }
+    return out;
+  }
+
   /** Every post of the workspace, newest first. */
   async listPosts(workspaceId: string): Promise<PostRecord[]> {
     const out: PostRecord[] = [];
@@ -304,6 +315,7 @@ export class PostsStore {
             after.approved_by = null;
             after.approved_at = null;
             after.approved_fingerprint = null;
+            after.approved_by_name = null;
           }
         }
         const op = this.kv.atomic().check(entry);

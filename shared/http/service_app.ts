@@ -189,8 +189,11 @@ export interface KeyspaceOptions {
   preserve?: readonly string[];
   /** Key prefixes of sessions and one-time secrets: left out of export, cleared by import. */
   sessions?: readonly string[];
-  /** Runs after a successful import (e.g. re-ensuring the bootstrap admin). */
-  afterImport?: () => Promise<void>;
+  /**
+   * Runs after a successful import (e.g. re-ensuring the bootstrap admin), given the moment
+   * the import started.
+   */
+  afterImport?: (startedAt: number) => Promise<void>;
 }
 
 /**
@@ -227,13 +230,14 @@ export function mountServiceInternals(
   app.post(BACKUP_IMPORT_PATH, async (c) => {
     const body = c.req.raw.body ?? ReadableStream.from<Uint8Array>([]);
     let imported: number;
+    const startedAt = Date.now();
     try {
       imported = await importKv(options.kv, readLineChunks(body), preserve, sessions);
     } catch (err) {
       if (err instanceof TypeError) throw new AppError(400, `Cannot import: ${err.message}`);
       throw err;
     }
-    await options.afterImport?.();
+    await options.afterImport?.(startedAt);
     return c.json({ imported });
   });
 }

@@ -257,3 +257,108 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "publishing in the browser: a viewer gets no publishing controls, a voided approval is in the history, a published post says edits stay here",
+  e2e,
+  async () => {
+    const web = await startWebTest();
+    try {
+      const { stack } = web;
+      const author = await createUser(stack, { name: "Anna Author" });
+      const reviewer = await createUser(stack, { name: "Rita Reviewer" });
+      const viewer = await createUser(stack, { name: "Vic Viewer" });
+      const ws = await api(stack, "POST", "/api/workspaces", {
+        token: author.access_token,
+        body: { name: "Trust team" },
+      });
+      const wsId = ws.body.workspace_id as string;
+      for (const [user, role] of [[reviewer, "editor"], [viewer, "viewer"]] as const) {
+        const added = await api(stack, "POST", `/api/workspaces/${wsId}/members`, {
+          token: author.access_token,
+          body: { email: user.email, role },
+        });
+        assert.equal(added.status, 201, JSON.stringify(added.body));
+      }
+      await api(stack, "PUT", `/api/workspaces/${wsId}`, {
+        token: author.access_token,
+        body: { approval_required: true },
+      });
+      const created = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "Approved words", content: "The approved words." },
+      });
+      const postId = created.body.post_id as string;
+      const approve = async () => {
+        await api(stack, "POST", `/api/posts/${postId}/review-requests`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, reviewer_ids: [reviewer.user_id] },
+        });
+        const ok = await api(stack, "POST", `/api/posts/${postId}/reviews`, {
+          token: reviewer.access_token,
+          body: { workspace_id: wsId, decision: "approve" },
+        });
+        assert.equal(ok.body.status, "approved");
+      };
+      await approve();
+      const editorUrl = `${stack.url}/workspaces/${wsId}/posts/${postId}`;
+
+      // A viewer sees the approved post but no way to schedule or publish it.
+      const viewerPage = await openEditor(web, editorUrl, viewer);
+      await status(viewerPage, "Approved").waitFor();
+      await viewerPage.getByText("The workspace's owner and editors schedule and publish posts.")
+        .waitFor();
+      for (const name of ["Next free slot", "Pick a time", "Publish now", "Unschedule"]) {
+        assert.equal(await viewerPage.getByRole("button", { name }).count(), 0, name);
+      }
+      await checkA11y(viewerPage);
+      await screenshot(viewerPage, "publish-viewer-approved-1440");
+
+      // The author changes the approved text: the history says the approval was voided.
+      const authorPage = await openEditor(web, editorUrl, author);
+      await status(authorPage, "Approved").waitFor();
+      await authorPage.getByRole("button", { name: "Publish now" }).waitFor();
+      const edited = await api(stack, "PUT", `/api/posts/${postId}`, {
+        token: author.access_token,
+        body: { workspace_id: wsId, content: "The approved words, and more." },
+      });
+      assert.equal(edited.body.status, "in_review");
+      await status(authorPage, "In review").waitFor({ timeout: 15_000 });
+      const history = authorPage.getByRole("list", { name: "Review history" });
+      await history.getByText("Approval voided").waitFor({ timeout: 15_000 });
+      assert.match(await history.innerText(), /Approval voided\s*Rita Reviewer/);
+      await history.getByText("text changed after approval").waitFor();
+      await authorPage.getByText(/The text changed after Rita Reviewer approved it/).waitFor();
+      await checkA11y(authorPage);
+      await screenshot(authorPage, "publish-history-voided-1440");
+
+      // Approved again and marked published: the editor says edits stay here, and no longer
+      // claims an approval for whatever the text becomes.
+      await approve();
+      const marked = await api(stack, "PUT", `/api/posts/${postId}/status`, {
+        token: author.access_token,
+        body: { workspace_id: wsId, status: "published" },
+      });
+      assert.equal(marked.status, 200, JSON.stringify(marked.body));
+      await authorPage.reload();
+      await status(authorPage, "Published").waitFor();
+      const notice = authorPage.getByRole("note").filter({
+        hasText: "This text is live on LinkedIn. Editing it here changes nothing there",
+      });
+      await notice.waitFor();
+      assert.equal(await authorPage.getByText(/Approved by/).count(), 0);
+      await checkA11y(authorPage);
+      await screenshot(authorPage, "publish-published-notice-1440");
+      const phone = await web.newPage({ viewport: PHONE });
+      await phone.goto(editorUrl);
+      await signIn(phone, author.email, author.password);
+      await status(phone, "Published").waitFor();
+      await phone.getByText("This text is live on LinkedIn.", { exact: false }).waitFor();
+      await noHorizontalScroll(phone);
+      await screenshot(phone, "publish-published-notice-375");
+      assert.deepEqual(web.pageErrors, []);
+    } finally {
+      await web.close();
+    }
+  },
+);

@@ -4326,7 +4326,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start connecting LinkedIn (owner or editor): LinkedIn's authorization URL */
+        /**
+         * Start connecting LinkedIn (owner or editor): LinkedIn's authorization URL
+         * @description Also sets an HttpOnly cookie that binds the authorization to this browser: the callback refuses (400) a browser without it, so the URL is of no use to anyone else.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7463,7 +7466,7 @@ export interface components {
             reviewer_id: string;
             reviewer_name: string;
             /** @enum {string} */
-            decision: "approve" | "request_changes";
+            decision: "approve" | "request_changes" | "voided";
             note: string | null;
             created_at: string;
         };

@@ -29,6 +29,12 @@ export const STATUS_LABEL: Record<Post["status"], string> = {
   published: "Published",
 };
 
+const DECISION_LABEL: Record<Review["decision"], string> = {
+  approve: "Approved",
+  request_changes: "Changes requested",
+  voided: "Approval voided",
+};
+
 const WHEN = new Intl.DateTimeFormat(undefined, {
   day: "numeric",
   month: "short",
@@ -134,7 +140,10 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
     (myRole === "owner" || myRole === "editor");
   const items = reviews.data?.items ?? [];
   const last = items[items.length - 1];
-  const withdrawn = post.status === "in_review" && last?.decision === "approve";
+  const withdrawn = post.status === "in_review" && last?.decision === "voided";
+  // An approval covers the text as it was approved; once published, the live text here may
+  // differ from what LinkedIn shows, so the approval is no longer claimed for it.
+  const approvalStands = post.status === "approved" || post.status === "scheduled";
 
   return (
     <section class="review-bar" aria-labelledby="review-bar-heading">
@@ -166,7 +175,7 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
           The text changed after {last.reviewer_name} approved it, so the post went back to review.
         </p>
       )}
-      {post.approved_by && post.approved_at && (
+      {approvalStands && post.approved_by && post.approved_at && (
         <p class="review-line">
           Approved by <strong>{nameOf(post.approved_by)}</strong> on {when(post.approved_at)}
         </p>
@@ -394,7 +403,7 @@ function History({ reviews, loading }: { reviews: Review[]; loading: boolean }) 
           {reviews.map((r) => (
             <li key={r.review_id} class="review-item">
               <span class={`review-decision review-decision-${r.decision}`}>
-                {r.decision === "approve" ? "Approved" : "Changes requested"}
+                {DECISION_LABEL[r.decision]}
               </span>
               <span class="review-who">
                 {r.reviewer_name} · {when(r.created_at)}

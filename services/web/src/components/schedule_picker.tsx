@@ -83,8 +83,10 @@ export function SchedulePicker(
 
   const settings = `/workspaces/${encodeURIComponent(wsId)}/settings`;
   const status = post.status;
-  const schedulable = status === "approved" ||
-    (!workspace.approval_required && (status === "draft" || status === "in_review"));
+  // Publishing speaks for the workspace's LinkedIn member: owners and editors only.
+  const canPublish = workspace.member_role === "owner" || workspace.member_role === "editor";
+  const schedulable = canPublish && (status === "approved" ||
+    (!workspace.approval_required && (status === "draft" || status === "in_review")));
   const slots = workspace.publishing_slots;
 
   return (
@@ -123,24 +125,26 @@ export function SchedulePicker(
             </time>{" "}
             <span class="wa-muted">({tz})</span>
           </p>
-          <div class="button-row wa-start">
-            <button
-              type="button"
-              class="button wa-small"
-              disabled={busy !== null}
-              onClick={() => void publishNow()}
-            >
-              {busy === "publish" ? "Publishing…" : "Publish now"}
-            </button>
-            <button
-              type="button"
-              class="button secondary wa-small"
-              disabled={busy !== null}
-              onClick={() => void unschedule()}
-            >
-              {busy === "unschedule" ? "Unscheduling…" : "Unschedule"}
-            </button>
-          </div>
+          {canPublish && (
+            <div class="button-row wa-start">
+              <button
+                type="button"
+                class="button wa-small"
+                disabled={busy !== null}
+                onClick={() => void publishNow()}
+              >
+                {busy === "publish" ? "Publishing…" : "Publish now"}
+              </button>
+              <button
+                type="button"
+                class="button secondary wa-small"
+                disabled={busy !== null}
+                onClick={() => void unschedule()}
+              >
+                {busy === "unschedule" ? "Unscheduling…" : "Unschedule"}
+              </button>
+            </div>
+          )}
         </>
       )}
 
@@ -232,7 +236,12 @@ export function SchedulePicker(
         </>
       )}
 
-      {!schedulable && status !== "scheduled" && status !== "published" && (
+      {!canPublish && status !== "published" && (
+        <p class="wa-muted review-line">
+          The workspace's owner and editors schedule and publish posts.
+        </p>
+      )}
+      {canPublish && !schedulable && status !== "scheduled" && status !== "published" && (
         <p class="wa-muted review-line">
           Scheduling opens once a reviewer approves the post.
         </p>

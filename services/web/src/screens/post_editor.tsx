@@ -68,6 +68,22 @@ function PostEditor({ initial }: { initial: Post }) {
               <PresenceAvatars session={session} />
               <EditorStatusBar session={session} />
             </div>
+            {post.status === "published" && (
+              <p class="review-line review-warning post-live-notice" role="note">
+                This text is live on LinkedIn. Editing it here changes nothing there
+                {post.linkedin_post_url
+                  ? (
+                    <>
+                      {": "}
+                      <a href={post.linkedin_post_url} target="_blank" rel="noopener noreferrer">
+                        see the post on LinkedIn
+                        <span class="visually-hidden">(opens in a new tab)</span>
+                      </a>.
+                    </>
+                  )
+                  : "."}
+              </p>
+            )}
             <EditorPane session={session} />
           </>
         )}
