@@ -78,13 +78,20 @@ async function connectLinkedIn(stack: TestStack, user: TestUser, wsId: string) {
   return { authorize, callback, back, cookie };
 }
 
-Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
-  const fake = startFakeLinkedIn();
-  const stack = await startTestStack({
+/** The LinkedIn settings that point the service at the fake. */
+function linkedInEnv(fake: ReturnType<typeof startFakeLinkedIn>) {
+  return {
     LINKEDIN_CLIENT_ID: fake.clientId,
     LINKEDIN_CLIENT_SECRET: fake.clientSecret,
     LINKEDIN_AUTH_URL: fake.authUrl,
     LINKEDIN_API_URL: fake.apiUrl,
+  };
+}
+
+Deno.test("LinkedIn publishing end to end (CONTRACT 12)", e2e, async (t) => {
+  const fake = startFakeLinkedIn();
+  const stack = await startTestStack({
+    ...linkedInEnv(fake),
     LINKEDIN_TIMEOUT_MS: "1500",
     LINKEDIN_EXPIRY_CHECK_MS: "300",
   });
@@ -815,10 +822,7 @@ Deno.test("a publish call cut by kill -9 is never repeated after the restart", e
   const dataDir = await Deno.makeTempDir({ prefix: "cps-publish-crash-" });
   const port = await freePort();
   const env = processEnv(dataDir, port, {
-    LINKEDIN_CLIENT_ID: fake.clientId,
-    LINKEDIN_CLIENT_SECRET: fake.clientSecret,
-    LINKEDIN_AUTH_URL: fake.authUrl,
-    LINKEDIN_API_URL: fake.apiUrl,
+    ...linkedInEnv(fake),
     LINKEDIN_TIMEOUT_MS: "120000",
   });
   const start = async () => (await startServiceProcess(env)).process;
@@ -885,12 +889,7 @@ Deno.test(
   e2e,
   async () => {
     const fake = startFakeLinkedIn();
-    const stack = await startTestStack({
-      LINKEDIN_CLIENT_ID: fake.clientId,
-      LINKEDIN_CLIENT_SECRET: fake.clientSecret,
-      LINKEDIN_AUTH_URL: fake.authUrl,
-      LINKEDIN_API_URL: fake.apiUrl,
-    });
+    const stack = await startTestStack(linkedInEnv(fake));
     try {
       const admin = await loginAdmin(stack);
       const author = await createUser(stack, { name: "Rita Restore" });

@@ -458,14 +458,7 @@ export class Publishing {
       const next: StoredPost = current.approved_fingerprint
         ? review.sendBackToReview(op, current, emails, approverName, now)
         : { ...current, status: "in_review", updated_at: now };
-      review.dm(
-        op,
-        [current.author_id, current.scheduled_by ?? undefined].map((id) =>
-          id ? notified.get(id) : undefined
-        ),
-        "publish_failed",
-        { post_title: current.title || "Untitled post", error, url: review.postUrl(wsId, postId) },
-      );
+      this.#tellPublishFailed(op, current, notified, error);
       return {
         ...next,
         scheduled_at: null,
@@ -515,6 +508,26 @@ export class Publishing {
     this.deps.logger.info("post published on LinkedIn", { post_id: postId, urn });
   }
 
+  /** Adds `publish_failed` DMs to the post's author and scheduler to the commit `op`. */
+  #tellPublishFailed(
+    op: Deno.AtomicOperation,
+    post: StoredPost,
+    emails: Map<string, string>,
+    error: string,
+  ): void {
+    const { review } = this.deps;
+    review.dm(
+      op,
+      [post.author_id, post.scheduled_by ?? undefined].map((id) => id ? emails.get(id) : undefined),
+      "publish_failed",
+      {
+        post_title: post.title || "Untitled post",
+        error,
+        url: review.postUrl(post.workspace_id, post.post_id),
+      },
+    );
+  }
+
   /** Ends a schedule with `error`: back to approved (or draft), `publish_failed` DMs. */
   async #fail(wsId: string, postId: string, scheduleId: string, error: string) {
     const { store, review } = this.deps;
@@ -525,14 +538,7 @@ export class Publishing {
     );
     await store.modifyPost(wsId, postId, (current, op) => {
       if (current.schedule_id !== scheduleId) return null;
-      review.dm(
-        op,
-        [current.author_id, current.scheduled_by ?? undefined].map((id) =>
-          id ? emails.get(id) : undefined
-        ),
-        "publish_failed",
-        { post_title: current.title || "Untitled post", error, url: review.postUrl(wsId, postId) },
-      );
+      this.#tellPublishFailed(op, current, emails, error);
       return {
         ...current,
         status: approvalRequired || current.approved_by ? "approved" : "draft",

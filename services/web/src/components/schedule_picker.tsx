@@ -33,6 +33,33 @@ function ScheduleError({ error, workspaceId }: { error: unknown; workspaceId: st
   return <ErrorMessage error={error} />;
 }
 
+const BUSY_LABEL: Record<string, string> = {
+  publish: "Publishing…",
+  unschedule: "Unscheduling…",
+};
+
+/** A small action button that shows its busy label while its action (`what`) runs. */
+function BusyButton(
+  { busy, what, secondary, onClick, children }: {
+    busy: string | null;
+    what: string;
+    secondary?: boolean;
+    onClick: () => Promise<void>;
+    children: string;
+  },
+) {
+  return (
+    <button
+      type="button"
+      class={secondary ? "button secondary wa-small" : "button wa-small"}
+      disabled={busy !== null}
+      onClick={() => void onClick()}
+    >
+      {busy === what ? BUSY_LABEL[what] : children}
+    </button>
+  );
+}
+
 export function SchedulePicker(
   { post, workspace, onChange }: {
     post: Post;
@@ -127,22 +154,10 @@ export function SchedulePicker(
           </p>
           {canPublish && (
             <div class="button-row wa-start">
-              <button
-                type="button"
-                class="button wa-small"
-                disabled={busy !== null}
-                onClick={() => void publishNow()}
-              >
-                {busy === "publish" ? "Publishing…" : "Publish now"}
-              </button>
-              <button
-                type="button"
-                class="button secondary wa-small"
-                disabled={busy !== null}
-                onClick={() => void unschedule()}
-              >
-                {busy === "unschedule" ? "Unscheduling…" : "Unschedule"}
-              </button>
+              <BusyButton busy={busy} what="publish" onClick={publishNow}>Publish now</BusyButton>
+              <BusyButton busy={busy} what="unschedule" secondary onClick={unschedule}>
+                Unschedule
+              </BusyButton>
             </div>
           )}
         </>
@@ -175,14 +190,9 @@ export function SchedulePicker(
             >
               Pick a time
             </button>
-            <button
-              type="button"
-              class="button secondary wa-small"
-              disabled={busy !== null}
-              onClick={() => void publishNow()}
-            >
-              {busy === "publish" ? "Publishing…" : "Publish now"}
-            </button>
+            <BusyButton busy={busy} what="publish" secondary onClick={publishNow}>
+              Publish now
+            </BusyButton>
           </div>
           <p class="field-hint" id="schedule-slots">
             {slots.length > 0
