@@ -6,6 +6,7 @@ import { createGateway } from "../services/gateway/mod.ts";
 import { parseGatewayConfig } from "../services/gateway/config.ts";
 import { SERVICE_FACTORIES } from "./service_factories.ts";
 import { fileAssetRoutesFromEnv } from "../shared/assets/file_routes.ts";
+import { ActionsClient } from "../services/actions/client.ts";
 import { ensurePrivateDir, isLocalDataDir, PRIVATE_FILE_MODE } from "../shared/kv.ts";
 
 export interface RunningStack {
@@ -42,7 +43,12 @@ export async function startAllInOne(
     config: gatewayConfig,
     directory,
     logger: log("gateway"),
-    extraRoutes: await fileAssetRoutesFromEnv(env, base, log("assets")),
+    extraRoutes: await fileAssetRoutesFromEnv(
+      env,
+      base,
+      log("assets"),
+      (key, upload) => new ActionsClient(directory, base.internalSecret).claimUpload(key, upload),
+    ),
   });
   const server = Deno.serve({
     port: base.port,

@@ -58,6 +58,8 @@ export const SESSION_PREFIXES: readonly string[] = [
   // OAuth states of outside connections (LinkedIn), bound to a browser and single-use
   "oauth_states*",
   "linkedin_states*",
+  // actions: the single-use grants of attachment upload URLs
+  "attachment_uploads",
 ];
 
 const matchers = new WeakMap<readonly string[], (key: Deno.KvKey) => boolean>();

@@ -1,24 +1,30 @@
 /**
  * The `file:` asset store and its presigned routes, served as the gateway serves them (a Hono
  * app on a loopback port): the upload, list, download and delete round trip, and the
- * refusals (expired, tampered, wrong Content-Type, too large, keys that try to leave the store).
+ * refusals (expired, tampered, wrong Content-Type, too large, keys that try to leave the store);
+ * the type and disposition every object is served with; the single-use upload URLs.
  */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { createFileAssetRoutes, MAX_UPLOAD_BYTES } from "../shared/assets/file_routes.ts";
 import { FileAssetStore } from "../shared/assets/file_store.ts";
 import { UrlSigner } from "../shared/assets/signing.ts";
+import { type ClaimUpload, UploadUrls } from "../shared/assets/upload_urls.ts";
+import { AppError } from "../shared/http/app_error.ts";
 import { createLogger } from "../shared/log.ts";
 import { e2e, freePort } from "./helpers/stack.ts";
 
-async function startFileStore(maxBytes?: number) {
+async function startFileStore(maxBytes?: number, claimUpload?: ClaimUpload) {
   const root = await Deno.makeTempDir({ prefix: "cps-assets-" });
   const dir = `${root}/assets`;
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
   const store = new FileAssetStore(dir, publicUrl, await UrlSigner.fromSecret("s".repeat(32)));
   const app = new Hono();
-  app.route("/", createFileAssetRoutes({ store, logger: createLogger("assets"), maxBytes }));
+  app.route(
+    "/",
+    createFileAssetRoutes({ store, logger: createLogger("assets"), maxBytes, claimUpload }),
+  );
   app.all("*", (c) => c.json({ error: "fell through" }, 404));
   const server = Deno.serve({ port, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
   return {
@@ -195,6 +201,99 @@ Deno.test(
       await res.body?.cancel();
       assert.equal(await fs.store.exists("s/big.png"), false);
       assert.deepEqual(await Array.fromAsync(Deno.readDir(`${fs.dir}/.tmp`)), []);
+    } finally {
+      await fs.close();
+    }
+  },
+);
+
+Deno.test(
+  "every object is served with its extension's type, and all but raster images as attachments",
+  e2e,
+  async () => {
+    const fs = await startFileStore();
+    try {
+      // Stored with a type that a browser would render as HTML: served as the .png it is.
+      await fs.store.put("w/a/x.png", bytes("<script>1</script>"), "image/png;,text/html");
+      await fs.store.put("w/a/page.html", bytes("<script>2</script>"), "text/html");
+      await fs.store.put("w/a/d.svg", bytes("<svg/>"), "image/svg+xml");
+      const get = async (key: string) => {
+        const res = await fetch(await fs.store.presignGet(key, 60));
+        await res.body?.cancel();
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+        return res.headers;
+      };
+      const png = await get("w/a/x.png");
+      assert.equal(png.get("content-type"), "image/png");
+      assert.equal(png.get("content-disposition"), null);
+      const html = await get("w/a/page.html");
+      assert.equal(html.get("content-type"), "application/octet-stream");
+      assert.equal(
+        html.get("content-disposition"),
+        `attachment; filename="page.html"; filename*=UTF-8''page.html`,
+      );
+      const svg = await get("w/a/d.svg");
+      assert.equal(svg.get("content-type"), "image/svg+xml");
+      assert.match(svg.get("content-disposition") ?? "", /^attachment;/);
+    } finally {
+      await fs.close();
+    }
+  },
+);
+
+Deno.test(
+  "an attachment is taken only through a single-use URL that its owner claims",
+  e2e,
+  async (t) => {
+    const claimed = new Set<string>();
+    const claims: string[] = [];
+    const fs = await startFileStore(undefined, (key, upload) => {
+      claims.push(`${key} ${upload}`);
+      if (claimed.has(upload)) {
+        return Promise.reject(new AppError(409, "This upload URL has been used already"));
+      }
+      claimed.add(upload);
+      return Promise.resolve();
+    });
+    try {
+      const urls = new UploadUrls(fs.publicUrl, fs.store.signer);
+      const key = "workspaces/w1/actions/a1/once.png";
+      const upload = urls.newUploadId();
+      const url = await urls.sign(key, "image/png", 60, upload);
+      const put = async (target: string, body: string) => {
+        const res = await fetch(target, {
+          method: "PUT",
+          body: bytes(body),
+          headers: { "content-type": "image/png" },
+        });
+        return { status: res.status, body: res.status === 200 ? null : await res.json() };
+      };
+
+      await t.step("the first PUT is claimed, then stored with the signed type", async () => {
+        assert.equal((await put(url, "FIRST")).status, 200);
+        assert.deepEqual(claims, [`${key} ${upload}`]);
+        assert.equal((await fs.store.get(key))?.contentType, "image/png");
+      });
+
+      await t.step("a second PUT is the owner's refusal, and the bytes stay", async () => {
+        assert.deepEqual(await put(url, "SECOND"), {
+          status: 409,
+          body: { error: "This upload URL has been used already" },
+        });
+        assert.equal(await Deno.readTextFile(`${fs.dir}/${key}`), "FIRST");
+      });
+
+      await t.step("another upload id, or none, does not match the signature", async () => {
+        const other = new URL(url);
+        other.searchParams.set("upload", urls.newUploadId());
+        const none = new URL(url);
+        none.searchParams.delete("upload");
+        for (const target of [other, none]) {
+          assert.equal((await put(target.toString(), "X")).status, 403);
+        }
+        assert.equal(claims.length, 2);
+      });
     } finally {
       await fs.close();
     }

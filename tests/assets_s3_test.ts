@@ -1,14 +1,22 @@
 /**
  * The `s3:` asset store against an S3-compatible server on loopback (s3rver): the upload
  * (presigned PUT and direct put), list, download (presigned GET and direct get) and delete
- * round trip. Signing itself is checked against AWS's examples in shared/assets.
+ * round trip; the type and disposition signed into a download URL; the gateway's single-use
+ * upload route streaming into the bucket. Signing itself is checked against AWS's examples in
+ * shared/assets.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { Hono } from "hono";
 import { assetStoreFromEnv } from "../shared/assets/config.ts";
+import { createFileAssetRoutes } from "../shared/assets/file_routes.ts";
+import { UrlSigner } from "../shared/assets/signing.ts";
+import { UploadUrls } from "../shared/assets/upload_urls.ts";
 import { parseBaseConfig } from "../shared/config.ts";
+import { AppError } from "../shared/http/app_error.ts";
+import { createLogger } from "../shared/log.ts";
 import { startFakeS3 } from "./fakes/s3.ts";
-import { e2e } from "./helpers/stack.ts";
+import { e2e, freePort } from "./helpers/stack.ts";
 
 Deno.test("s3 asset store: upload, list, download and delete round trip", e2e, async (t) => {
   const s3 = await startFakeS3();
@@ -81,3 +89,107 @@ Deno.test("s3 asset store: upload, list, download and delete round trip", e2e, a
     await s3.close();
   }
 });
+
+Deno.test(
+  "an s3 download URL answers the extension's type, and all but raster images as attachments",
+  e2e,
+  async () => {
+    const s3 = await startFakeS3();
+    try {
+      const store = await assetStoreFromEnv(s3.env, parseBaseConfig({ DATA_DIR: "/nowhere" }));
+      assert.ok(store);
+      const text = (s: string) => new TextEncoder().encode(s);
+      await store.put("w/a/x.png", text("<script>1</script>"), "image/png;,text/html");
+      await store.put("w/a/page.html", text("<script>2</script>"), "text/html");
+      const get = async (key: string) => {
+        const res = await fetch(await store.presignGet(key, 3600));
+        await res.body?.cancel();
+        assert.equal(res.status, 200);
+        return res.headers;
+      };
+      const png = await get("w/a/x.png");
+      assert.equal(png.get("content-type"), "image/png");
+      assert.equal(png.get("content-disposition"), null);
+      const html = await get("w/a/page.html");
+      assert.equal(html.get("content-type"), "application/octet-stream");
+      assert.match(html.get("content-disposition") ?? "", /^attachment; filename="page.html"/);
+    } finally {
+      await s3.close();
+    }
+  },
+);
+
+Deno.test(
+  "the gateway's single-use upload route streams a claimed upload into the bucket, once",
+  e2e,
+  async (t) => {
+    const s3 = await startFakeS3();
+    const port = await freePort();
+    const publicUrl = `http://127.0.0.1:${port}`;
+    const store = await assetStoreFromEnv(s3.env, parseBaseConfig({ DATA_DIR: "/nowhere" }));
+    assert.ok(store);
+    const signer = await UrlSigner.fromSecret("s".repeat(32));
+    const claimed = new Set<string>();
+    const app = new Hono();
+    app.route(
+      "/",
+      createFileAssetRoutes({
+        store,
+        signer,
+        logger: createLogger("assets"),
+        maxBytes: 1024,
+        claimUpload: (_key, upload) => {
+          if (claimed.has(upload)) {
+            return Promise.reject(new AppError(409, "This upload URL has been used already"));
+          }
+          claimed.add(upload);
+          return Promise.resolve();
+        },
+      }),
+    );
+    const server = Deno.serve({ port, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
+    const urls = new UploadUrls(publicUrl, signer);
+    const put = async (url: string, body: BodyInit) => {
+      const res = await fetch(url, {
+        method: "PUT",
+        body,
+        headers: { "content-type": "application/pdf" },
+      });
+      await res.body?.cancel();
+      return res.status;
+    };
+    try {
+      const key = "workspaces/w1/actions/a1/r.pdf";
+      const url = await urls.sign(key, "application/pdf", 60, urls.newUploadId());
+
+      await t.step("the first PUT lands in the bucket with the signed type", async () => {
+        assert.equal(await put(url, "%PDF-1"), 200);
+        const got = await store.get(key);
+        assert.equal(got?.contentType, "application/pdf");
+        assert.equal(await new Response(got!.body).text(), "%PDF-1");
+      });
+
+      await t.step("a second PUT with the same URL is refused and the bytes stay", async () => {
+        assert.equal(await put(url, "%PDF-2"), 409);
+        assert.equal(await new Response((await store.get(key))!.body).text(), "%PDF-1");
+      });
+
+      await t.step("a streamed body over the limit is 413 and nothing is stored", async () => {
+        const big = "workspaces/w1/actions/a1/big.pdf";
+        const stream = ReadableStream.from([new Uint8Array(600), new Uint8Array(600)]);
+        const bigUrl = await urls.sign(big, "application/pdf", 60, urls.newUploadId());
+        assert.equal(await put(bigUrl, stream), 413);
+        assert.equal(await store.exists(big), false);
+      });
+
+      await t.step("a GET through the gateway is not served for an s3 store", async () => {
+        const res = await fetch(`${publicUrl}/assets/${key}?expires=9999999999&signature=x`);
+        await res.body?.cancel();
+        assert.equal(res.status, 404);
+      });
+    } finally {
+      await server.shutdown();
+      await s3.close();
+    }
+  },
+);

@@ -1,14 +1,19 @@
 /**
  * Action attachments end to end, on both asset stores: the upload URL (camelCase keys, the
- * documented key shape, case-insensitive extensions, metadata recorded at once), the upload,
- * list (fresh downloadUrl), download and delete round trip; the refusals of the presigned
- * routes (expired, tampered, wrong Content-Type); the removal of entries whose upload never
- * arrived; and the 500 when ASSETS_URL is empty.
+ * documented key shape, case-insensitive extensions, the extension's own type only, metadata
+ * recorded at once), the upload, list (fresh downloadUrl), download (type and disposition) and
+ * delete round trip; the refusals of the presigned routes (expired, tampered, wrong
+ * Content-Type, used already, entry deleted or requested again, uploader gone); the removal of
+ * entries whose upload never arrived and of stored bytes with no entry; and the 500 when
+ * ASSETS_URL is empty.
  */
 import assert from "node:assert/strict";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
 import { startFakeS3 } from "./fakes/s3.ts";
+import { assetStoreFromEnv } from "../shared/assets/config.ts";
+import type { AssetStore } from "../shared/assets/store.ts";
+import { parseBaseConfig } from "../shared/config.ts";
 
 /** An attachment list item as the API answers it. */
 interface AttachmentJson {
@@ -84,9 +89,146 @@ async function uploadUrl(stack: TestStack, f: Fixture, filename: string, content
   return res.body as { uploadUrl: string; key: string; expiresIn: number };
 }
 
+/** The stack's asset store, as its services open it. */
+async function storeOf(stack: TestStack): Promise<AssetStore> {
+  const store = await assetStoreFromEnv(stack.env, parseBaseConfig(stack.env));
+  assert.ok(store);
+  return store;
+}
+
+async function storedText(assets: AssetStore, key: string): Promise<string | null> {
+  const got = await assets.get(key);
+  return got ? await new Response(got.body).text() : null;
+}
+
 /** The round trip and the route refusals, the same on either store; each step on its own action. */
 async function roundTrip(t: Deno.TestContext, stack: TestStack, f: Fixture) {
   const keyOf = (g: Fixture, name: string) => `workspaces/${g.ws}/actions/${g.actionId}/${name}`;
+  const assets = await storeOf(stack);
+  const deleteAttachment = (g: Fixture, key: string) =>
+    api(
+      stack,
+      "DELETE",
+      `/api/actions/${g.actionId}/attachments?workspaceId=${g.ws}&key=${encodeURIComponent(key)}`,
+      { token: g.member.access_token },
+    );
+
+  await t.step(
+    "a .png requested as image/png;,text/html (or any type but image/png) is refused 400",
+    async () => {
+      const g = await freshAction(stack, f);
+      for (
+        const contentType of ["image/png;,text/html", "image/png; charset=utf-8", "text/html"]
+      ) {
+        const res = await requestUpload(stack, g, g.member.access_token, {
+          filename: "x.png",
+          contentType,
+        });
+        assert.equal(res.status, 400, contentType);
+        assert.equal(res.body.error, "contentType must be image/png for a .png file");
+      }
+      assert.equal((await listAttachments(stack, g)).body.count, 0);
+      // The type is compared case-insensitively and stored as the extension's own.
+      const upload = await uploadUrl(stack, g, "y.png", "IMAGE/PNG");
+      assert.equal(await put(upload.uploadUrl, "PNG", "IMAGE/PNG"), 200);
+      assert.equal((await assets.get(upload.key))?.contentType, "image/png");
+    },
+  );
+
+  await t.step(
+    "a .png is downloaded inline as image/png, an svg and a pdf as attachments",
+    async () => {
+      const g = await freshAction(stack, f);
+      for (
+        const [name, type] of [["x.png", "image/png"], ["d.svg", "image/svg+xml"], [
+          "r.pdf",
+          "application/pdf",
+        ]]
+      ) {
+        const upload = await uploadUrl(stack, g, name);
+        assert.equal(await put(upload.uploadUrl, "BYTES", type), 200);
+      }
+      const items = (await listAttachments(stack, g)).body.items as AttachmentJson[];
+      const download = async (name: string) => {
+        const res = await fetch(items.find((i) => i.filename === name)!.downloadUrl);
+        await res.body?.cancel();
+        assert.equal(res.status, 200);
+        return res.headers;
+      };
+      const png = await download("x.png");
+      assert.equal(png.get("content-type"), "image/png");
+      assert.equal(png.get("content-disposition"), null);
+      for (const [name, type] of [["d.svg", "image/svg+xml"], ["r.pdf", "application/pdf"]]) {
+        const headers = await download(name);
+        assert.equal(headers.get("content-type"), type);
+        assert.match(headers.get("content-disposition") ?? "", new RegExp(`^attachment;.*${name}`));
+      }
+    },
+  );
+
+  await t.step("an upload URL takes one PUT: a second is refused 409", async () => {
+    const g = await freshAction(stack, f);
+    const upload = await uploadUrl(stack, g, "once.png");
+    assert.equal(await put(upload.uploadUrl, "FIRST", "image/png"), 200);
+    const again = await fetch(upload.uploadUrl, {
+      method: "PUT",
+      body: "SECOND",
+      headers: { "content-type": "image/png" },
+    });
+    assert.equal(again.status, 409);
+    assert.equal(
+      (await again.json()).error,
+      "This upload URL has been used already: request a new one",
+    );
+    assert.equal(await storedText(assets, upload.key), "FIRST");
+  });
+
+  await t.step(
+    "a PUT after its attachment was deleted is refused 404 and stores nothing",
+    async () => {
+      const g = await freshAction(stack, f);
+      const unused = await uploadUrl(stack, g, "gone.png");
+      const used = await uploadUrl(stack, g, "used.png");
+      assert.equal(await put(used.uploadUrl, "USED", "image/png"), 200);
+      for (const upload of [unused, used]) {
+        assert.equal((await deleteAttachment(g, upload.key)).status, 200);
+        assert.ok([404, 409].includes(await put(upload.uploadUrl, "AGAIN", "image/png")));
+        assert.equal(await assets.exists(upload.key), false);
+      }
+      assert.equal(await put(unused.uploadUrl, "AGAIN", "image/png"), 404);
+      assert.equal((await listAttachments(stack, g)).body.count, 0);
+    },
+  );
+
+  await t.step(
+    "a URL whose name was requested again is refused 409; the new one works",
+    async () => {
+      const g = await freshAction(stack, f);
+      const old = await uploadUrl(stack, g, "twice.png");
+      const current = await uploadUrl(stack, g, "twice.png");
+      assert.equal(await put(old.uploadUrl, "OLD", "image/png"), 409);
+      assert.equal(await put(current.uploadUrl, "NEW", "image/png"), 200);
+      assert.equal(await storedText(assets, current.key), "NEW");
+    },
+  );
+
+  await t.step("an uploader who has left the workspace can no longer upload (403)", async () => {
+    const g = await freshAction(stack, f);
+    const leaver = await createUser(stack, { name: "Lee" });
+    const add = await api(stack, "POST", `/api/workspaces/${g.ws}/members`, {
+      token: g.creator.access_token,
+      body: { email: leaver.email, role: "editor" },
+    });
+    assert.equal(add.status, 201);
+    const res = await requestUpload(stack, g, leaver.access_token, { filename: "left.png" });
+    assert.equal(res.status, 201);
+    const left = await api(stack, "DELETE", `/api/workspaces/${g.ws}/members/${leaver.user_id}`, {
+      token: leaver.access_token,
+    });
+    assert.equal(left.status, 204);
+    assert.equal(await put(res.body.uploadUrl, "LATE", "image/png"), 403);
+    assert.equal(await assets.exists(res.body.key), false);
+  });
 
   await t.step("the upload URL answer is 201 {uploadUrl, key, expiresIn}", async () => {
     const g = await freshAction(stack, f);
@@ -320,14 +462,20 @@ Deno.test("attachments on the s3: store (an S3-compatible server on loopback)", 
     const f = await fixture(stack);
     await roundTrip(t, stack, f);
     await t.step(
-      "the upload URL is a SigV4 URL of the bucket that signs Content-Type",
+      "the upload URL is the gateway's single-use URL, which streams the bytes into the bucket",
       async () => {
+        // A bucket's presigned PUT could be used again and again until it expires.
         const res = await requestUpload(stack, f, f.member.access_token, { filename: "s.svg" });
         const url = new URL(res.body.uploadUrl);
-        assert.equal(url.origin, s3.endpoint);
-        assert.ok(url.pathname.startsWith(`/${s3.bucket}/workspaces/`));
-        assert.equal(url.searchParams.get("X-Amz-Expires"), "3600");
-        assert.equal(url.searchParams.get("X-Amz-SignedHeaders"), "content-type;host");
+        assert.equal(url.origin, stack.url);
+        assert.equal(url.pathname, `/assets/${res.body.key}`);
+        assert.match(url.searchParams.get("upload") ?? "", /^[A-Za-z0-9_-]{22}$/);
+        assert.equal(await put(res.body.uploadUrl, "<svg/>", "image/svg+xml"), 200);
+        const bucket = new URL(await (await storeOf(stack)).presignGet(res.body.key, 60));
+        assert.equal(bucket.origin, s3.endpoint);
+        const stored = await fetch(`${s3.endpoint}/${s3.bucket}/${res.body.key}`);
+        await stored.body?.cancel();
+        assert.equal(stored.headers.get("content-type"), "image/svg+xml");
       },
     );
   } finally {
@@ -352,6 +500,10 @@ Deno.test(
       });
       const late = await requestUpload(stack, f, f.member.access_token, { filename: "late.png" });
       assert.equal(arrived.body.expiresIn, 2);
+      // Bytes with no entry, as an upload that raced the delete of its entry leaves them.
+      const assets = await storeOf(stack);
+      const orphan = `workspaces/${f.ws}/actions/${f.actionId}/orphan.png`;
+      await assets.put(orphan, new TextEncoder().encode("ORPHAN"), "image/png");
 
       await t.step("an upload before expiry is stored", async () => {
         assert.equal(await put(arrived.body.uploadUrl, "IN", "image/png"), 200);
@@ -372,6 +524,18 @@ Deno.test(
         }
         assert.deepEqual(keys, [arrived.body.key]);
         assert.ok(abandoned.body.key.endsWith("/out.png"));
+      });
+
+      await t.step("stored bytes that have no entry are removed by the same cleanup", async () => {
+        const prefix = `workspaces/${f.ws}/actions/${f.actionId}/`;
+        const deadline = Date.now() + 10_000;
+        let stored: string[] = [];
+        while (Date.now() < deadline) {
+          stored = (await assets.list(prefix)).map((o) => o.key);
+          if (!stored.includes(orphan)) break;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        assert.deepEqual(stored, [arrived.body.key]);
       });
     } finally {
       await stack.close();

@@ -79,8 +79,8 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
     // It routes every public request to its owner and asks each service for its health.
     peers: SERVICE_NAMES,
     kv: false,
-    // With an s3:// store the gateway mounts no `/assets` routes (the bucket serves its own
-    // presigned URLs); parsing the URL needs the credentials, though it never uses them.
+    // With an s3:// store the gateway serves the single-use attachment upload URLs and streams
+    // their bytes into the bucket (the bucket serves its own presigned download URLs).
     required: S3_REQUIRED,
     optional: ["OAUTH_CLIENT_ID", "TRUSTED_PROXIES", ...S3_OPTIONAL],
   }),
@@ -190,7 +190,7 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
 export const NOT_DEPLOYED: Readonly<Record<string, string>> = {
   PORT: "Deploy routes traffic to the server the app starts",
   HOST: "Deploy routes traffic to the server the app starts",
-  ASSETS_SIGNING_KEY: "signs only the file: store's URLs; Deploy uses s3://",
+  ASSETS_SIGNING_KEY: "Deploy signs the gateway's upload URLs with INTERNAL_SECRET",
   WEB_DIST_DIR: "the builder writes the bundle where the web service looks by default",
 };
 

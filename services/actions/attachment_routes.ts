@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { internalBody } from "../../shared/http/internal_input.ts";
 import { body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { AttachmentOperations } from "./attachments.ts";
@@ -7,6 +8,7 @@ import {
   actionIdParam,
   addAttachmentBody,
   attachmentListSchema,
+  claimUploadBody,
   deleteAttachmentQuery,
   deletedSchema,
   uploadUrlSchema,
@@ -17,14 +19,26 @@ const unconfigured = { 500: err("Asset storage not configured (ASSETS_URL is emp
 
 /** The attachment routes of an action; the work is `AttachmentOperations`'. */
 export function mountAttachmentRoutes(app: ServiceApp, attachments: AttachmentOperations): void {
+  /** The gateway claims a single-use upload URL before it takes the bytes (ActionsClient). */
+  app.post("/internal/attachments/claim", async (c) => {
+    const { key, upload_id } = await internalBody(c, claimUploadBody);
+    await attachments.claimUpload(key, upload_id);
+    return c.json({ claimed: true as const }, 200);
+  });
+
   app.openapi(
     createRoute({
       ...secured,
       method: "post",
       path: "/api/actions/{id}/attachments",
       summary: "Get an upload URL for an attachment (metadata recorded at once)",
-      description: "PUT the bytes to `uploadUrl` with a `Content-Type` equal to `contentType`. " +
-        "An entry whose upload never arrived is removed once the URL has expired.",
+      description: "PUT the bytes to `uploadUrl` with a `Content-Type` equal to `contentType`, " +
+        "which must be the extension's own type (`image/png`, `image/jpeg`, `image/svg+xml`, " +
+        "`image/webp`, `application/pdf`), without parameters. The URL takes one PUT: a second " +
+        "is refused 409, as is one after the same name was requested again; one after the " +
+        "attachment was deleted is refused 404, and one by an uploader who has left the " +
+        "workspace 403. An entry whose upload never arrived is removed once the URL has " +
+        "expired, and so are stored bytes that have no entry.",
       request: { params: actionIdParam, ...body(addAttachmentBody) },
       responses: {
         201: json(uploadUrlSchema, "The upload URL"),

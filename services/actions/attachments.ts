@@ -1,6 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { AssetStore } from "../../shared/assets/store.ts";
-import { AppError, badRequest, notFound } from "../../shared/http/app_error.ts";
+import type { UploadUrls } from "../../shared/assets/upload_urls.ts";
+import { AppError, badRequest, conflict, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import type { ServiceQueue } from "../../shared/queue.ts";
 import { nowIso } from "../../shared/time.ts";
@@ -18,6 +19,7 @@ import {
   type uploadUrlSchema,
 } from "./schemas.ts";
 import type { ActionStore } from "./store.ts";
+import type { WorkspacesClient } from "../workspaces/client.ts";
 
 /** Lifetime of a download URL in the attachment list (spec: 1 hour). */
 const DOWNLOAD_URL_TTL = 3600;
@@ -36,10 +38,18 @@ function without(action: Action, match: (entry: Attachment) => boolean): Action 
   return action;
 }
 
+/** Where an action's attachment bytes live in the asset store. */
+export function actionAssetPrefix(workspaceId: string, actionId: string): string {
+  return `workspaces/${workspaceId}/actions/${actionId}/`;
+}
+
 /**
  * An action's attachments: the entries live on the action, the bytes in the shared asset store
  * under `workspaces/{workspace}/actions/{action}/{filename}`. An entry is recorded when its
- * upload URL is handed out, and removed by a delayed job if the upload never arrives.
+ * upload URL is handed out. The URL is single-use: the gateway claims it here before it takes
+ * the bytes, and the claim is refused once used, once its entry is gone or requested again, and
+ * once its uploader has left the workspace. A delayed job removes the entry if the upload never
+ * arrives, and any bytes of the action that have no entry.
  */
 export class AttachmentOperations {
   constructor(
@@ -49,6 +59,9 @@ export class AttachmentOperations {
       queue: ServiceQueue<ActionsJob>;
       /** null when ASSETS_URL is empty: the routes answer 500 and the cleanup does nothing */
       assets: AssetStore | null;
+      /** Signs the single-use upload URLs (null with `assets`) */
+      uploads: UploadUrls | null;
+      workspaces: Pick<WorkspacesClient, "requireMember">;
       /** seconds an upload URL lives, and how long after that an absent upload is dropped */
       uploadUrlTtl: number;
       cleanupMargin: number;
@@ -56,9 +69,10 @@ export class AttachmentOperations {
   ) {}
 
   /**
-   * Records the entry and answers a URL to PUT the bytes to, with the Content-Type that the
-   * filename's extension says (so a `.png` can never be served as HTML or script). Refuses a
-   * bad name or type (400) before the membership and the action (403, 404).
+   * Records the entry and answers a single-use URL to PUT the bytes to, with the one
+   * Content-Type the filename's extension has (compared case-insensitively, no parameters), so
+   * a `.png` is stored as `image/png` and nothing else. Refuses a bad name or type (400) before
+   * the membership and the action (403, 404).
    */
   async requestUpload(
     caller: Caller,
@@ -72,17 +86,19 @@ export class AttachmentOperations {
       throw badRequest(`filename must end in one of: ${ALLOWED_EXTENSIONS.join(", ")}`);
     }
     const expectedType = CONTENT_TYPES[extension];
-    const contentType = input.contentType ?? expectedType;
-    if (contentType.split(";")[0].trim().toLowerCase() !== expectedType) {
+    const contentType = (input.contentType ?? expectedType).trim().toLowerCase();
+    if (contentType !== expectedType) {
       throw badRequest(`contentType must be ${expectedType} for a .${extension} file`);
     }
     await this.deps.actions.require(caller, workspaceId, actionId);
-    const assets = this.requireAssets();
+    this.requireAssets();
+    const uploads = this.deps.uploads!;
     const { store, queue, uploadUrlTtl, cleanupMargin } = this.deps;
-    const key = `workspaces/${workspaceId}/actions/${actionId}/${basename}`;
+    const key = actionAssetPrefix(workspaceId, actionId) + basename;
+    const uploadId = uploads.newUploadId();
     let uploadUrl: string;
     try {
-      uploadUrl = await assets.presignPut(key, contentType, uploadUrlTtl);
+      uploadUrl = await uploads.sign(key, expectedType, uploadUrlTtl, uploadId);
     } catch (err) {
       if (err instanceof RangeError) throw badRequest("filename cannot be used as a storage key");
       throw err;
@@ -105,6 +121,12 @@ export class AttachmentOperations {
         action.updated_at = entry.uploaded_at;
         return action;
       }, (op) => {
+        store.addUploadGrant(op, uploadId, {
+          ...cleanup,
+          uploaded_by: caller.user_id,
+          expires_at: Date.now() + uploadUrlTtl * 1000,
+          claimed: false,
+        });
         queue.enqueue(op, { type: "attachment_cleanup", ...cleanup }, {
           delay: (uploadUrlTtl + cleanupMargin) * 1000,
         });
@@ -139,11 +161,45 @@ export class AttachmentOperations {
   }
 
   /**
-   * The `attachment_cleanup` job: removes the entry of `upload` if its bytes never arrived and
-   * the entry is still that request's (a later request of the same name has its own job).
-   * Answers whether it removed one.
+   * Lets the gateway take the bytes of upload URL `uploadId` for `key`, once: 409 when the URL
+   * was used already or the same name was requested again since, 404 when its entry or action
+   * is gone or the URL is unknown or expired, 403 when its uploader is no longer a member.
    */
-  async dropIfNeverUploaded(upload: PendingUpload): Promise<boolean> {
+  async claimUpload(key: string, uploadId: string): Promise<void> {
+    const { store, workspaces } = this.deps;
+    const grant = await store.getUploadGrant(uploadId);
+    if (grant && !grant.claimed && grant.key === key) {
+      await workspaces.requireMember(grant.workspace_id, grant.uploaded_by);
+    }
+    const outcome = await store.claimUpload(uploadId, key);
+    switch (outcome.kind) {
+      case "claimed":
+        return;
+      case "claimed_already":
+        throw conflict("This upload URL has been used already: request a new one");
+      case "superseded":
+        throw conflict("A newer upload URL was requested for this attachment");
+      case "entry_gone":
+        throw notFound("Attachment not found");
+      case "unknown":
+        throw notFound("No upload is waiting for this URL: request a new one");
+    }
+  }
+
+  /**
+   * The `attachment_cleanup` job, run once `upload`'s URL has expired: removes its entry if its
+   * bytes never arrived and the entry is still that request's (a later request of the same name
+   * has its own job), then removes the action's stored bytes that have no entry (an upload that
+   * raced a delete of its entry or action). Answers what it removed.
+   */
+  async cleanUp(upload: PendingUpload): Promise<{ dropped: boolean; orphans: string[] }> {
+    return {
+      dropped: await this.dropIfNeverUploaded(upload),
+      orphans: await this.removeOrphans(upload.workspace_id, upload.action_id),
+    };
+  }
+
+  private async dropIfNeverUploaded(upload: PendingUpload): Promise<boolean> {
     const { store, assets } = this.deps;
     if (!assets) return false;
     const isIt = (a: Attachment) => a.key === upload.key && a.uploaded_at === upload.uploaded_at;
@@ -156,6 +212,23 @@ export class AttachmentOperations {
       (current) => without(current, isIt),
     );
     return outcome.kind === "updated";
+  }
+
+  /**
+   * Deletes the objects under the action's prefix that no entry of it names (all of them once
+   * the action is gone). The objects are listed before the entries are read, so bytes whose
+   * entry was recorded meanwhile are kept.
+   */
+  private async removeOrphans(workspaceId: string, actionId: string): Promise<string[]> {
+    const { store, assets } = this.deps;
+    if (!assets) return [];
+    const objects = await assets.list(actionAssetPrefix(workspaceId, actionId));
+    if (objects.length === 0) return [];
+    const action = await store.get(workspaceId, actionId);
+    const named = new Set(action?.attachments.map((a) => a.key) ?? []);
+    const orphans = objects.map((o) => o.key).filter((key) => !named.has(key));
+    for (const key of orphans) await assets.delete(key);
+    return orphans;
   }
 
   private requireAssets(): AssetStore {

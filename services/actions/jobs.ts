@@ -8,7 +8,8 @@ import type { QueueHandlers } from "../../shared/queue.ts";
  * The actions service's queue messages:
  * - `deliver`: a direct message (CONTRACT section 6), enqueued with the write that causes it;
  * - `attachment_cleanup`: sent with a delay of the upload URL's lifetime plus a margin; removes
- *   the attachment entry if its upload never arrived (and the entry is still that request's);
+ *   the attachment entry if its upload never arrived (and the entry is still that request's),
+ *   and the action's stored bytes that have no entry;
  * - `delete_assets`: removes the stored objects of a deleted action.
  */
 export const actionsJobSchema = z.discriminatedUnion("type", [
@@ -27,8 +28,10 @@ export type ActionsJob = z.infer<typeof actionsJobSchema>;
 export type PendingUpload = Omit<Extract<ActionsJob, { type: "attachment_cleanup" }>, "type">;
 
 export function actionsJobHandlers(deps: {
-  /** `AttachmentOperations`: drops an entry whose upload never arrived, answering whether */
-  attachments: { dropIfNeverUploaded(upload: PendingUpload): Promise<boolean> };
+  /** `AttachmentOperations`: drops an entry whose upload never arrived, and bytes with no entry */
+  attachments: {
+    cleanUp(upload: PendingUpload): Promise<{ dropped: boolean; orphans: string[] }>;
+  };
   assets: AssetStore | null;
   deliverer: Deliverer;
   logger: Logger;
@@ -39,10 +42,17 @@ export function actionsJobHandlers(deps: {
       await deliverer.deliver(job.message, id);
     },
     attachment_cleanup: async (job) => {
-      if (await attachments.dropIfNeverUploaded(job)) {
+      const { dropped, orphans } = await attachments.cleanUp(job);
+      if (dropped) {
         logger.info("removed an attachment whose upload never arrived", {
           action_id: job.action_id,
           key: job.key,
+        });
+      }
+      if (orphans.length > 0) {
+        logger.info("removed stored attachment bytes that had no entry", {
+          action_id: job.action_id,
+          keys: orphans,
         });
       }
     },

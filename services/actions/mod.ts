@@ -1,4 +1,5 @@
 import { openAssetStore } from "../../shared/assets/config.ts";
+import { UploadUrls } from "../../shared/assets/upload_urls.ts";
 import { createDeliverer } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { openServiceKv } from "../../shared/kv.ts";
@@ -21,25 +22,29 @@ import { ActionStore } from "./store.ts";
 export const createActionsService: ServiceFactory = async ({ env, base, directory, logger }) => {
   const config = parseActionsConfig(env, base);
   const assets = config.assets ? await openAssetStore(config.assets) : null;
+  const uploads = config.assets ? await UploadUrls.fromConfig(config.assets) : null;
   if (!assets) logger.warn("ASSETS_URL is empty: attachment routes will answer 500");
   const kv = await openServiceKv(base.dataDir, "actions");
   const store = new ActionStore(kv);
   const queue = new ServiceQueue(queueDriver(kv, logger), actionsJobSchema, logger);
   const deliverer = createDeliverer({ kv, logger, ...config.delivery });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
+  const workspaces = new WorkspacesClient(directory, base.internalSecret);
   const actions = new ActionOperations({
     store,
     queue,
     assets,
     publicUrl: config.publicUrl,
     auth: new AuthClient(directory, base.internalSecret),
-    workspaces: new WorkspacesClient(directory, base.internalSecret),
+    workspaces,
   });
   const attachments = new AttachmentOperations({
     actions,
     store,
     queue,
     assets,
+    uploads,
+    workspaces,
     uploadUrlTtl: config.uploadUrlTtl,
     cleanupMargin: config.cleanupMargin,
   });

@@ -1,3 +1,4 @@
+import { UPLOAD_ID } from "../../shared/assets/upload_urls.ts";
 import { z } from "@hono/zod-openapi";
 
 export const ACTION_STATUSES = ["open", "in_progress", "completed", "cancelled"] as const;
@@ -162,3 +163,9 @@ export const CONTENT_TYPES: Record<string, string> = {
   webp: "image/webp",
   pdf: "application/pdf",
 };
+
+/** `POST /internal/attachments/claim`: the key and upload id a single-use upload URL signs. */
+export const claimUploadBody = z.object({
+  key: z.string().min(1).max(1024),
+  upload_id: z.string().regex(UPLOAD_ID, "upload_id is malformed"),
+});

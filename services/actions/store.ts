@@ -4,6 +4,8 @@
  * Keys:
  * - `["actions", workspaceId, actionId]` → Action (attachments inline; ULID ids, so a prefix
  *   list is in creation order and one list answers the workspace's action list)
+ * - `["attachment_uploads", uploadId]` → UploadGrant: one handed-out upload URL, claimed at most
+ *   once, expiring with its URL (a one-time secret: never exported, cleared by a restore)
  *
  * Writes that cause a message or a job take an `also(op, ...)` callback, so the queue message
  * is enqueued in the same atomic commit as the write.
@@ -16,6 +18,34 @@ export type UpdateOutcome =
   | { kind: "missing" }
   | { kind: "unchanged"; action: Action }
   | { kind: "updated"; before: Action; after: Action };
+
+/** A handed-out upload URL: the attachment entry it fills, and whether it has been used. */
+export interface UploadGrant {
+  workspace_id: string;
+  action_id: string;
+  key: string;
+  /** The entry's `uploaded_at`: the grant is for that request's entry, not a later one's */
+  uploaded_at: string;
+  uploaded_by: string;
+  /** Epoch ms after which the URL no longer works */
+  expires_at: number;
+  claimed: boolean;
+}
+
+/** What claiming an upload came to. */
+export type ClaimOutcome =
+  /** no such grant (never made, expired, or cleared by a restore) */
+  | { kind: "unknown" }
+  | { kind: "claimed_already" }
+  /** the entry is gone (deleted, or its action is) */
+  | { kind: "entry_gone" }
+  /** the entry is a later request's (the same name was requested again) */
+  | { kind: "superseded" }
+  | { kind: "claimed"; grant: UploadGrant };
+
+export function uploadGrantKey(uploadId: string): Deno.KvKey {
+  return ["attachment_uploads", uploadId];
+}
 
 export function actionKey(workspaceId: string, actionId: string): Deno.KvKey {
   return ["actions", workspaceId, actionId];
@@ -95,6 +125,42 @@ export class ActionStore {
       also?.(op, entry.value);
       const res = await op.commit();
       return res.ok ? { ok: true, value: entry.value } : { ok: false };
+    });
+  }
+
+  /** Adds the grant of a new upload URL to `op` (the write of its entry). */
+  addUploadGrant(op: Deno.AtomicOperation, uploadId: string, grant: UploadGrant): void {
+    op.set(uploadGrantKey(uploadId), grant, {
+      expireIn: Math.max(1, grant.expires_at - Date.now()),
+    });
+  }
+
+  async getUploadGrant(uploadId: string): Promise<UploadGrant | null> {
+    return (await this.kv.get<UploadGrant>(uploadGrantKey(uploadId))).value;
+  }
+
+  /**
+   * Marks the grant used, once, if its entry is still on the action as that request's; the
+   * commit is checked against both, so a claim and a delete of the entry cannot both win.
+   */
+  async claimUpload(uploadId: string, key: string): Promise<ClaimOutcome> {
+    const grantKey = uploadGrantKey(uploadId);
+    return await retryCommit<ClaimOutcome>(async () => {
+      const grant = await this.kv.get<UploadGrant>(grantKey);
+      if (!grant.value || grant.value.key !== key || grant.value.expires_at < Date.now()) {
+        return { ok: true, value: { kind: "unknown" } };
+      }
+      if (grant.value.claimed) return { ok: true, value: { kind: "claimed_already" } };
+      const { workspace_id, action_id, uploaded_at } = grant.value;
+      const action = await this.kv.get<Action>(actionKey(workspace_id, action_id));
+      const entry = action.value?.attachments.find((a) => a.key === key);
+      if (!entry) return { ok: true, value: { kind: "entry_gone" } };
+      if (entry.uploaded_at !== uploaded_at) return { ok: true, value: { kind: "superseded" } };
+      const claimed = { ...grant.value, claimed: true };
+      const res = await this.kv.atomic().check(grant).check(action)
+        .set(grantKey, claimed, { expireIn: Math.max(1, claimed.expires_at - Date.now()) })
+        .commit();
+      return res.ok ? { ok: true, value: { kind: "claimed", grant: claimed } } : { ok: false };
     });
   }
 }

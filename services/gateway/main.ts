@@ -5,6 +5,7 @@ import { ServiceDirectory } from "../../shared/service_directory.ts";
 import { parseGatewayConfig } from "./config.ts";
 import { createGateway } from "./mod.ts";
 import { fileAssetRoutesFromEnv } from "../../shared/assets/file_routes.ts";
+import { ActionsClient } from "../actions/client.ts";
 
 const env = Deno.env.toObject();
 const config = loadOrExit(() =>
@@ -12,8 +13,14 @@ const config = loadOrExit(() =>
 );
 const logger = createLogger("gateway", { level: config.base.logLevel });
 const directory = new ServiceDirectory().registerUrls(config.base.serviceUrls);
+const actions = new ActionsClient(directory, config.base.internalSecret);
 const extraRoutes = await loadOrExit(() =>
-  fileAssetRoutesFromEnv(env, config.base, createLogger("assets", { level: config.base.logLevel }))
+  fileAssetRoutesFromEnv(
+    env,
+    config.base,
+    createLogger("assets", { level: config.base.logLevel }),
+    (key, upload) => actions.claimUpload(key, upload),
+  )
 );
 const gateway = createGateway({ config, directory, logger, extraRoutes });
 const server = Deno.serve(

@@ -4,18 +4,25 @@ import { S3AssetStore } from "./s3_store.ts";
 import { UrlSigner } from "./signing.ts";
 import type { AssetStore } from "./store.ts";
 
-/** Where assets live, from `ASSETS_URL` (CONTRACT section 2). */
+/**
+ * Where assets live, from `ASSETS_URL` (CONTRACT section 2), and how the gateway's presigned
+ * URLs are signed (`signingSecret`) and where they point (`publicUrl`): every URL of the `file:`
+ * driver, and the single-use upload URLs of either driver.
+ */
 export type AssetsConfig =
-  | { kind: "file"; dir: string; signingSecret: string; publicUrl: string }
-  | {
-    kind: "s3";
-    bucket: string;
-    endpoint?: string;
-    region: string;
-    accessKeyId: string;
-    secretAccessKey: string;
-    sessionToken?: string;
-  };
+  & { signingSecret: string; publicUrl: string }
+  & (
+    | { kind: "file"; dir: string }
+    | {
+      kind: "s3";
+      bucket: string;
+      endpoint?: string;
+      region: string;
+      accessKeyId: string;
+      secretAccessKey: string;
+      sessionToken?: string;
+    }
+  );
 
 const bad = (why: string) => new ConfigError(`Invalid environment variable ASSETS_URL: ${why}`);
 
@@ -23,7 +30,7 @@ const bad = (why: string) => new ConfigError(`Invalid environment variable ASSET
  * Reads `ASSETS_URL`: unset means `file:$DATA_DIR/assets`; the empty string means "not
  * configured" (null: attachment and backup routes answer 500); `file:<dir>` or
  * `s3://<bucket>?endpoint=<url>&region=<r>` with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.
- * Anything else is a ConfigError naming the variable. The `file:` URL signing key is
+ * Anything else is a ConfigError naming the variable. The gateway's URL signing key is
  * ASSETS_SIGNING_KEY, or else derived from INTERNAL_SECRET, so the gateway and the services of
  * one deployment agree.
  */
@@ -33,6 +40,13 @@ export function parseAssetsUrl(
 ): AssetsConfig | null {
   const raw = env.ASSETS_URL ?? `file:${base.dataDir}/assets`;
   if (raw.trim() === "") return null;
+  const key = env.ASSETS_SIGNING_KEY;
+  if (key !== undefined && key !== "" && key.length < 16) {
+    throw new ConfigError(
+      "Invalid environment variable ASSETS_SIGNING_KEY: must be 16 characters or more",
+    );
+  }
+  const signing = { signingSecret: key || base.internalSecret, publicUrl: base.publicUrl };
   if (raw.startsWith("file:")) {
     let dir: string;
     if (raw.startsWith("file://")) {
@@ -45,18 +59,7 @@ export function parseAssetsUrl(
       dir = raw.slice("file:".length);
     }
     if (!dir) throw bad("file: needs a directory");
-    const key = env.ASSETS_SIGNING_KEY;
-    if (key !== undefined && key !== "" && key.length < 16) {
-      throw new ConfigError(
-        "Invalid environment variable ASSETS_SIGNING_KEY: must be 16 characters or more",
-      );
-    }
-    return {
-      kind: "file",
-      dir,
-      signingSecret: key || base.internalSecret,
-      publicUrl: base.publicUrl,
-    };
+    return { kind: "file", dir, ...signing };
   }
   if (raw.startsWith("s3://")) {
     let url: URL;
@@ -91,6 +94,7 @@ export function parseAssetsUrl(
     }
     return {
       kind: "s3",
+      ...signing,
       bucket,
       endpoint: endpoint?.replace(/\/+$/, ""),
       region,

@@ -30,6 +30,8 @@ Deno.test("s3: reads the bucket, endpoint, region and the AWS credentials", () =
   }, base);
   assert.deepEqual(config, {
     kind: "s3",
+    signingSecret: "s".repeat(32),
+    publicUrl: base.publicUrl,
     bucket: "my-bucket",
     endpoint: "http://127.0.0.1:9000",
     region: "eu-west-1",

@@ -1,21 +1,28 @@
 /**
- * The `file:` driver's presigned routes, served by the gateway with no JWT (the signature is
- * the credential):
+ * The gateway's presigned asset routes, served with no JWT (the signature is the credential):
  *
- * - `PUT /assets/<key>?expires=<unix seconds>&signature=<mac>` stores the body; the request's
- *   `Content-Type` must be the one signed. 200 with no body.
- * - `GET /assets/<key>?expires=...&signature=...` answers the object (404 when absent).
+ * - `PUT /assets/<key>?[upload=<id>&]expires=<unix seconds>&signature=<mac>` stores the body;
+ *   the request's `Content-Type` must be the one signed (compared case-insensitively), and the
+ *   object is stored with the signed type. 200 with no body. A URL with an upload id is
+ *   single-use: the upload's owner must claim the id first (`claimUpload`), and its refusal is
+ *   the answer (409 used already, 404 nothing to upload to any more, 403 uploader no longer a
+ *   member). These URLs work whichever driver keeps the bytes.
+ * - `GET /assets/<key>?expires=...&signature=...` answers the object (404 when absent), `file:`
+ *   driver only, with the type and disposition `servedAs` gives its key, never the stored type.
  *
  * An expired URL, a bad signature, or a PUT with another `Content-Type` is 403; a body over
- * 25 MiB is 413 (4 GiB for an imported backup, `_backups/upload-<timestamp>.zip`); a key that is malformed (`..`, empty segments) is 400 and never touches the disk.
+ * 25 MiB is 413 (4 GiB for an imported backup, `_backups/upload-<timestamp>.zip`); a key that is
+ * malformed (`..`, empty segments) is 400 and never touches the disk.
  */
 import { Hono } from "hono";
 import type { BaseConfig } from "../config.ts";
+import { AppError } from "../http/app_error.ts";
 import { errorMessage, type Logger } from "../log.ts";
-import { parseAssetsUrl } from "./config.ts";
+import { openAssetStore, parseAssetsUrl } from "./config.ts";
 import { AssetTooLargeError, FILE_ROUTE_PREFIX, FileAssetStore } from "./file_store.ts";
 import { UrlSigner } from "./signing.ts";
-import { downloadDisposition, keyProblem } from "./store.ts";
+import { type AssetStore, keyProblem, servedAs } from "./store.ts";
+import { type ClaimUpload, UPLOAD_ID } from "./upload_urls.ts";
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 /**
@@ -26,8 +33,13 @@ export const MAX_BACKUP_UPLOAD_BYTES = 0xffff_ffff;
 const BACKUP_UPLOAD_KEY = /^_backups\/upload-[^/]+\.zip$/;
 
 export interface FileRoutesOptions {
-  store: FileAssetStore;
+  /** Where uploads go (and, for a `file:` store, what GET serves) */
+  store: AssetStore;
+  /** The URL signer; a `file:` store's own unless given */
+  signer?: UrlSigner;
   logger: Logger;
+  /** Claims a single-use upload URL's id from the upload's owner (none: such URLs are 503) */
+  claimUpload?: ClaimUpload;
   /** The limit of every upload but an imported backup's */
   maxBytes?: number;
   /** The limit of an imported backup's upload */
@@ -36,15 +48,21 @@ export interface FileRoutesOptions {
 
 export function createFileAssetRoutes({
   store,
+  signer = store instanceof FileAssetStore ? store.signer : undefined,
   logger,
+  claimUpload,
   maxBytes: attachmentMaxBytes = MAX_UPLOAD_BYTES,
   backupMaxBytes = MAX_BACKUP_UPLOAD_BYTES,
 }: FileRoutesOptions): Hono {
+  if (!signer) throw new Error("createFileAssetRoutes needs a signer for a store other than file:");
   const app = new Hono();
 
   app.put(`${FILE_ROUTE_PREFIX}*`, async (c) => {
-    const checked = await checkUrl(c.req.raw, "PUT", store.signer);
-    if ("error" in checked) return c.json({ error: checked.error }, checked.status);
+    const checked = await checkUrl(c.req.raw, "PUT", signer);
+    if ("error" in checked) {
+      await c.req.raw.body?.cancel();
+      return c.json({ error: checked.error }, checked.status);
+    }
     const maxBytes = BACKUP_UPLOAD_KEY.test(checked.key) ? backupMaxBytes : attachmentMaxBytes;
     const limitMiB = Math.round(maxBytes / 1024 / 1024);
     const declared = c.req.header("content-length");
@@ -52,13 +70,20 @@ export function createFileAssetRoutes({
       await c.req.raw.body?.cancel();
       return c.json({ error: `Upload is larger than ${limitMiB} MiB` }, 413);
     }
+    if (checked.upload) {
+      const refused = await claim(checked.key, checked.upload);
+      if (refused) {
+        await c.req.raw.body?.cancel();
+        return c.json({ error: refused.message }, refused.status);
+      }
+    }
+    const body = c.req.raw.body ?? new Uint8Array();
     try {
-      await store.putLimited(
-        checked.key,
-        c.req.raw.body ?? new Uint8Array(),
-        checked.contentType,
-        maxBytes,
-      );
+      if (store instanceof FileAssetStore) {
+        await store.putLimited(checked.key, body, checked.contentType, maxBytes);
+      } else {
+        await store.put(checked.key, limited(body, maxBytes), checked.contentType);
+      }
     } catch (err) {
       if (err instanceof AssetTooLargeError) {
         return c.json({ error: `Upload is larger than ${limitMiB} MiB` }, 413);
@@ -69,21 +94,36 @@ export function createFileAssetRoutes({
     return c.body(null, 200);
   });
 
+  /** The owner's refusal of the upload, or null once it has claimed it. */
+  async function claim(key: string, upload: string): Promise<AppError | null> {
+    if (!claimUpload) return new AppError(503, "Uploads are not available");
+    try {
+      await claimUpload(key, upload);
+      return null;
+    } catch (err) {
+      if (err instanceof AppError) return err;
+      logger.error("upload claim failed", { key, error: errorMessage(err) });
+      return new AppError(503, "Uploads are not available");
+    }
+  }
+
+  if (!(store instanceof FileAssetStore)) return app;
+
   app.get(`${FILE_ROUTE_PREFIX}*`, async (c) => {
-    const checked = await checkUrl(c.req.raw, "GET", store.signer);
+    const checked = await checkUrl(c.req.raw, "GET", signer);
     if ("error" in checked) return c.json({ error: checked.error }, checked.status);
     const found = await store.get(checked.key);
     if (!found) return c.json({ error: "Asset not found" }, 404);
+    const served = servedAs(checked.key);
     const headers = new Headers({
-      "content-type": found.contentType ?? "application/octet-stream",
+      "content-type": served.contentType,
       "cache-control": "private, max-age=0",
       "x-content-type-options": "nosniff",
       // Uploaded SVG or PDF must not run script on the API's origin.
       "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
     });
     if (found.size !== null) headers.set("content-length", String(found.size));
-    const disposition = downloadDisposition(checked.key, found.contentType);
-    if (disposition) headers.set("content-disposition", disposition);
+    if (served.disposition) headers.set("content-disposition", served.disposition);
     if (c.req.method === "HEAD") {
       await found.body.cancel();
       return new Response(null, { status: 200, headers });
@@ -94,8 +134,29 @@ export function createFileAssetRoutes({
   return app;
 }
 
+/** `body`, erroring with AssetTooLargeError once it grows past `maxBytes`. */
+function limited(
+  body: Uint8Array | ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Uint8Array | ReadableStream<Uint8Array> {
+  if (body instanceof Uint8Array) {
+    if (body.length > maxBytes) throw new AssetTooLargeError(`body is over ${maxBytes} bytes`);
+    return body;
+  }
+  let size = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength;
+        if (size > maxBytes) throw new AssetTooLargeError(`body is over ${maxBytes} bytes`);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
 type Checked =
-  | { key: string; contentType: string }
+  | { key: string; contentType: string; upload: string }
   | { error: string; status: 400 | 403 };
 
 async function checkUrl(req: Request, method: "GET" | "PUT", signer: UrlSigner): Promise<Checked> {
@@ -111,13 +172,16 @@ async function checkUrl(req: Request, method: "GET" | "PUT", signer: UrlSigner):
   if (keyProblem(key)) return { error: "Invalid asset key", status: 400 };
   const expiresText = url.searchParams.get("expires") ?? "";
   const signature = url.searchParams.get("signature") ?? "";
-  if (!/^\d{1,12}$/.test(expiresText) || !signature) {
+  const upload = url.searchParams.get("upload") ?? "";
+  if (!/^\d{1,12}$/.test(expiresText) || !signature || (upload && !UPLOAD_ID.test(upload))) {
     return { error: "Missing or malformed signature", status: 403 };
   }
   const expires = Number(expiresText);
   if (Date.now() / 1000 > expires) return { error: "URL has expired", status: 403 };
-  const contentType = method === "PUT" ? (req.headers.get("content-type") ?? "").trim() : "";
-  if (!await signer.verify(method, key, contentType, expires, signature)) {
+  const contentType = method === "PUT"
+    ? (req.headers.get("content-type") ?? "").trim().toLowerCase()
+    : "";
+  if (!await signer.verify(method, key, contentType, expires, signature, upload)) {
     return {
       error: method === "PUT"
         ? "Signature does not match (check the Content-Type is the one requested)"
@@ -125,25 +189,24 @@ async function checkUrl(req: Request, method: "GET" | "PUT", signer: UrlSigner):
       status: 403,
     };
   }
-  return { key, contentType };
+  return { key, contentType, upload };
 }
 
 /**
- * The presigned routes for the gateway when ASSETS_URL is a `file:` store; undefined when it
- * is `s3:` (the bucket serves its own URLs) or empty. A malformed ASSETS_URL throws the
- * ConfigError synchronously, so `loadOrExit` can report it.
+ * The presigned routes for the gateway: uploads for either driver (the single-use upload URLs
+ * are the gateway's whatever the store), downloads for a `file:` store (an `s3:` bucket serves
+ * its own); undefined when ASSETS_URL is empty. A malformed ASSETS_URL throws the ConfigError
+ * synchronously, so `loadOrExit` can report it.
  */
 export function fileAssetRoutesFromEnv(
   env: Record<string, string | undefined>,
   base: BaseConfig,
   logger: Logger,
+  claimUpload?: ClaimUpload,
 ): Promise<Hono | undefined> {
   const config = parseAssetsUrl(env, base);
-  if (config?.kind !== "file") return Promise.resolve(undefined);
-  return UrlSigner.fromSecret(config.signingSecret).then((signer) =>
-    createFileAssetRoutes({
-      store: new FileAssetStore(config.dir, config.publicUrl, signer),
-      logger,
-    })
-  );
+  if (!config) return Promise.resolve(undefined);
+  return Promise.all([openAssetStore(config), UrlSigner.fromSecret(config.signingSecret)]).then((
+    [store, signer],
+  ) => createFileAssetRoutes({ store, signer, logger, claimUpload }));
 }

@@ -31,8 +31,9 @@ export class FileAssetStore implements AssetStore {
     readonly signer: UrlSigner,
   ) {}
 
+  /** The type is signed lower-cased (media types are case-insensitive; the route compares so). */
   async presignPut(key: string, contentType: string, expiresIn: number): Promise<string> {
-    return await this.presign("PUT", key, contentType, expiresIn);
+    return await this.presign("PUT", key, contentType.trim().toLowerCase(), expiresIn);
   }
 
   async presignGet(key: string, expiresIn: number): Promise<string> {

@@ -17,7 +17,7 @@ const AWS_EXAMPLE = {
 
 Deno.test("a presigned GET matches AWS's published query-string signing example", async () => {
   const store = new S3AssetStore(AWS_EXAMPLE);
-  const url = new URL(await store.presignGet("test.txt", 86400));
+  const url = new URL(await store.presignUrl("GET", "test.txt", 86400, {}));
   assert.equal(url.origin + url.pathname, "https://examplebucket.s3.amazonaws.com/test.txt");
   assert.equal(url.searchParams.get("X-Amz-Algorithm"), "AWS4-HMAC-SHA256");
   assert.equal(
@@ -48,4 +48,19 @@ Deno.test("an endpoint URL gives path-style object URLs", () => {
     store.objectUrl("workspaces/w/actions/a/x y.pdf"),
     "http://127.0.0.1:9000/examplebucket/workspaces/w/actions/a/x%20y.pdf",
   );
+});
+
+Deno.test("a presigned GET signs the served type and disposition into the URL", async () => {
+  const store = new S3AssetStore(AWS_EXAMPLE);
+  const image = new URL(await store.presignGet("w/a/x.PNG", 3600));
+  assert.equal(image.searchParams.get("response-content-type"), "image/png");
+  assert.equal(image.searchParams.get("response-content-disposition"), null);
+  for (const [key, type] of [["w/a/x.svg", "image/svg+xml"], ["w/a/r.pdf", "application/pdf"]]) {
+    const url = new URL(await store.presignGet(key, 3600));
+    assert.equal(url.searchParams.get("response-content-type"), type);
+    assert.match(url.searchParams.get("response-content-disposition") ?? "", /^attachment;/);
+  }
+  const other = new URL(await store.presignGet("w/a/page.html", 3600));
+  assert.equal(other.searchParams.get("response-content-type"), "application/octet-stream");
+  assert.match(other.searchParams.get("response-content-disposition") ?? "", /^attachment;/);
 });

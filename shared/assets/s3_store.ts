@@ -5,9 +5,9 @@ import {
   type AssetBody,
   type AssetObject,
   type AssetStore,
-  downloadDisposition,
   encodeKeyPath,
   encodeRfc3986,
+  servedAs,
 } from "./store.ts";
 
 export interface S3Options {
@@ -107,19 +107,23 @@ export class S3AssetStore implements AssetStore {
   }
 
   async presignPut(key: string, contentType: string, expiresIn: number): Promise<string> {
-    return await this.presign("PUT", key, expiresIn, { "content-type": contentType });
+    return await this.presignUrl("PUT", key, expiresIn, { "content-type": contentType });
   }
 
-  /** SVG and PDF are answered with `Content-Disposition: attachment` (signed into the URL). */
+  /**
+   * The object is answered with the type and disposition `servedAs` gives its key, signed into
+   * the URL (`response-content-type`, `response-content-disposition`), whatever type it was
+   * stored with: raster images inline with their canonical type, everything else downloaded.
+   */
   async presignGet(key: string, expiresIn: number): Promise<string> {
-    const disposition = downloadDisposition(key);
-    const query: Record<string, string> = disposition
-      ? { "response-content-disposition": disposition }
-      : {};
-    return await this.presign("GET", key, expiresIn, {}, query);
+    const { contentType, disposition } = servedAs(key);
+    const query: Record<string, string> = { "response-content-type": contentType };
+    if (disposition) query["response-content-disposition"] = disposition;
+    return await this.presignUrl("GET", key, expiresIn, {}, query);
   }
 
-  private async presign(
+  /** A query-signed URL of `method` on the object, signing `headers` and `query` too. */
+  async presignUrl(
     method: string,
     key: string,
     expiresIn: number,

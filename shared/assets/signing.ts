@@ -1,7 +1,9 @@
 /**
- * The signature on the `file:` driver's presigned URLs: HMAC-SHA256 over the method, the key,
- * the signed `Content-Type` (empty for GET) and the expiry (Unix seconds), one per line. Keys
- * and header values cannot hold a newline, so the fields cannot run into each other.
+ * The signature on the gateway's presigned URLs (the `file:` driver's, and the single-use upload
+ * URLs of either driver): HMAC-SHA256 over the method, the key, the signed `Content-Type`
+ * (empty for GET) and the expiry (Unix seconds), one per line, then the upload id on a line of
+ * its own when the URL has one. Keys, header values and upload ids cannot hold a newline, so
+ * the fields cannot run into each other.
  */
 import { base64url, timingSafeEqual } from "../ids.ts";
 
@@ -37,8 +39,14 @@ export class UrlSigner {
     return new UrlSigner(key);
   }
 
-  async sign(method: "GET" | "PUT", key: string, contentType: string, expires: number) {
-    const payload = `${method}\n${key}\n${contentType}\n${expires}`;
+  async sign(
+    method: "GET" | "PUT",
+    key: string,
+    contentType: string,
+    expires: number,
+    upload = "",
+  ) {
+    const payload = `${method}\n${key}\n${contentType}\n${expires}` + (upload ? `\n${upload}` : "");
     const mac = await crypto.subtle.sign("HMAC", this.key, encoder.encode(payload));
     return base64url(new Uint8Array(mac));
   }
@@ -49,7 +57,8 @@ export class UrlSigner {
     contentType: string,
     expires: number,
     signature: string,
+    upload = "",
   ): Promise<boolean> {
-    return timingSafeEqual(await this.sign(method, key, contentType, expires), signature);
+    return timingSafeEqual(await this.sign(method, key, contentType, expires, upload), signature);
   }
 }

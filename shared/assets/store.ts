@@ -83,21 +83,46 @@ export function encodeRfc3986(s: string): string {
   );
 }
 
-/** Types a browser would render with script or plugins: always downloaded, never shown. */
-const DOWNLOAD_ONLY_TYPES = new Set(["image/svg+xml", "application/pdf"]);
-const DOWNLOAD_ONLY_EXTENSIONS = new Set(["svg", "svgz", "pdf"]);
+/** The one type each known extension is served with, whatever type it was stored with. */
+const CANONICAL_TYPES: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  svg: "image/svg+xml",
+  svgz: "image/svg+xml",
+  pdf: "application/pdf",
+  zip: "application/zip",
+};
+/** Raster images: a browser only ever draws them, so they may be shown inline. */
+const INLINE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
-/**
- * The `Content-Disposition` an object is served with: `attachment` (with its file name) for SVG
- * and PDF, by key extension or stored type, so a browser saves rather than renders them (an
- * SVG or PDF can carry script); null for everything else, which is shown inline.
- */
-export function downloadDisposition(key: string, contentType?: string | null): string | null {
+/** The lower-cased extension of the key's last segment ("" when it has none). */
+export function extensionOf(key: string): string {
   const name = key.split("/").pop() ?? key;
   const dot = name.lastIndexOf(".");
-  const extension = dot >= 0 ? name.slice(dot + 1).toLowerCase() : "";
-  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
-  if (!DOWNLOAD_ONLY_EXTENSIONS.has(extension) && !DOWNLOAD_ONLY_TYPES.has(type)) return null;
+  return dot >= 0 ? name.slice(dot + 1).toLowerCase() : "";
+}
+
+/** The canonical type of the key's extension, or null for an extension not listed. */
+export function canonicalType(key: string): string | null {
+  return CANONICAL_TYPES[extensionOf(key)] ?? null;
+}
+
+/**
+ * The `Content-Type` and `Content-Disposition` an object is served with, from its key alone
+ * (the type it was stored with is never trusted): the canonical type of its extension, `application/octet-stream` for any other; raster images
+ * inline (disposition null), everything else `attachment` with its file name, so a browser
+ * saves rather than renders it (an SVG, a PDF or an HTML file can carry script).
+ */
+export function servedAs(key: string): { contentType: string; disposition: string | null } {
+  const contentType = canonicalType(key) ?? "application/octet-stream";
+  if (INLINE_TYPES.has(contentType)) return { contentType, disposition: null };
+  const name = key.split("/").pop() ?? key;
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeRfc3986(name)}`;
+  return {
+    contentType,
+    disposition: `attachment; filename="${ascii}"; filename*=UTF-8''${encodeRfc3986(name)}`,
+  };
 }

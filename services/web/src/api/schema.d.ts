@@ -3106,7 +3106,7 @@ export interface paths {
         put?: never;
         /**
          * Get an upload URL for an attachment (metadata recorded at once)
-         * @description PUT the bytes to `uploadUrl` with a `Content-Type` equal to `contentType`. An entry whose upload never arrived is removed once the URL has expired.
+         * @description PUT the bytes to `uploadUrl` with a `Content-Type` equal to `contentType`, which must be the extension's own type (`image/png`, `image/jpeg`, `image/svg+xml`, `image/webp`, `application/pdf`), without parameters. The URL takes one PUT: a second is refused 409, as is one after the same name was requested again; one after the attachment was deleted is refused 404, and one by an uploader who has left the workspace 403. An entry whose upload never arrived is removed once the URL has expired, and so are stored bytes that have no entry.
          */
         post: {
             parameters: {
