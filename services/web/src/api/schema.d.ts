@@ -5842,6 +5842,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Post not found (none with post_id in workspace_id) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows */
                 429: {
                     headers: {
@@ -5932,6 +5941,15 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Post not found (none with post_id in workspace_id) */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
