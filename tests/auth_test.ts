@@ -13,6 +13,7 @@ import {
 } from "./helpers/users.ts";
 import { startFakeRecaptcha } from "./fakes/recaptcha.ts";
 import { startFakeOidcProvider } from "./fakes/oidc_provider.ts";
+import { pageHeaders, redirectOrigins } from "../services/auth/pages.ts";
 
 const REDIRECT_URI = "http://app.example.test/callback";
 const OTHER_REDIRECT_URI = "http://app.example.test/other";
@@ -63,7 +64,12 @@ async function postAuthorize(stack: TestStack, fields: Record<string, string>) {
     }),
     redirect: "manual",
   });
-  return { status: res.status, location: res.headers.get("location"), text: await res.text() };
+  return {
+    status: res.status,
+    location: res.headers.get("location"),
+    csp: res.headers.get("content-security-policy"),
+    text: await res.text(),
+  };
 }
 
 /** Signs in through the hosted page and answers the authorization code. */
@@ -594,6 +600,39 @@ Deno.test("auth service end to end", e2e, async (t) => {
           assert.equal(res.headers.get("location"), null);
           await res.body?.cancel();
         }
+      },
+    );
+
+    await t.step(
+      "the hosted login page lets forms post only to itself and the client's redirect origin",
+      async () => {
+        const formAction = (header: string | null) =>
+          (header ?? "").split(";").map((d) => d.trim()).find((d) => d.startsWith("form-action"));
+        const ok = await fetch(`${stack.url}/oauth/authorize?${authorizeQuery()}`);
+        await ok.body?.cancel();
+        // A successful sign-in redirects the form's post to the client, so its origin is allowed.
+        const allowed = "form-action 'self' http://app.example.test";
+        assert.equal(formAction(ok.headers.get("content-security-policy")), allowed);
+        const again = await postAuthorize(stack, { email: "", password: "" });
+        assert.equal(again.status, 400);
+        assert.match(again.text, /<form method="post"/);
+        assert.equal(formAction(again.csp), allowed);
+        const bad = await fetch(
+          `${stack.url}/oauth/authorize?${authorizeQuery({ client_id: "x" })}`,
+        );
+        await bad.body?.cancel();
+        assert.equal(bad.status, 400);
+        assert.equal(formAction(bad.headers.get("content-security-policy")), "form-action 'self'");
+        // With the default redirect URI (this origin) the login form may post to itself only.
+        assert.deepEqual(redirectOrigins([`${stack.url}/`], stack.url), []);
+        assert.deepEqual(
+          redirectOrigins([`${stack.url}/`, REDIRECT_URI, OTHER_REDIRECT_URI], stack.url),
+          ["http://app.example.test"],
+        );
+        assert.equal(
+          pageHeaders()["content-security-policy"].split("; ").at(-1),
+          "form-action 'self'",
+        );
       },
     );
 

@@ -32,10 +32,25 @@ Deno.test("AI_CALLS_PER_MINUTE limits each user's AI calls with 429", e2e, async
     const second = await createUser(stack);
     const ws = await memberWorkspace(stack, first);
     const ws2 = await memberWorkspace(stack, second);
+    // iterate and proofread name a post of the workspace
+    const postOf = new Map<string, string>();
+    for (const [user, workspace] of [[first, ws], [second, ws2]] as const) {
+      const post = await api(stack, "POST", "/api/posts", {
+        token: user.access_token,
+        body: { workspace_id: workspace, title: "Draft" },
+      });
+      assert.equal(post.status, 201, JSON.stringify(post.body));
+      postOf.set(workspace, post.body.post_id);
+    }
     const call = (user: TestUser, workspace: string, op: string) =>
       api(stack, "POST", `/api/genai/${op}`, {
         token: user.access_token,
-        body: { workspace_id: workspace, post_id: "p", instruction: "x", idea_id: "nope" },
+        body: {
+          workspace_id: workspace,
+          post_id: postOf.get(workspace),
+          instruction: "x",
+          idea_id: "nope",
+        },
       });
 
     await t.step("refused calls (400, 403, 404) do not use the budget", async () => {

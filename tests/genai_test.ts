@@ -47,6 +47,15 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       })).body;
       assert.equal(idea.title, "Remote work wins");
       const ideaId: string = idea.idea_id;
+      /** A post of the workspace, for iterate and proofread to name. */
+      const newPost = async () => {
+        const post = await api(stack, "POST", "/api/posts", {
+          token: owner.access_token,
+          body: { workspace_id: ws, title: "A draft" },
+        });
+        assert.equal(post.status, 201, JSON.stringify(post.body));
+        return post.body.post_id as string;
+      };
       const createPrompt = async (body: Record<string, unknown>) => {
         const res = await api(stack, "POST", "/api/prompts", {
           token: owner.access_token,
@@ -75,7 +84,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
         default_audience: "engineers",
         default_language: "Spanish",
       });
-      return { ws, otherWs, ideaId, savedId, createPrompt, generate };
+      return { ws, otherWs, ideaId, newPost, savedId, createPrompt, generate };
     };
     const SAVED_SYSTEM = "You are Ana, a CTO who writes plainly.";
     const SAVED_BRIEF = "For this post:\n" +
@@ -322,19 +331,20 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     );
 
     await t.step("iterate rewrites with the saved persona, or the editor persona", async () => {
-      const { ws, savedId } = await fixture();
+      const { ws, savedId, newPost } = await fixture();
+      const postId = await newPost();
       ai.reset();
       ai.script({ content: "Shorter text" }, { content: "Edited" }, { content: "Edited" });
       const res = await call(owner, "iterate", {
         workspace_id: ws,
-        post_id: "post-1",
+        post_id: postId,
         instruction: "Make it shorter",
         current_content: "A long draft",
         prompt_id: savedId,
       });
       assert.deepEqual([res.status, res.body], [200, {
         suggestion: "Shorter text",
-        post_id: "post-1",
+        post_id: postId,
       }]);
       const user = "Rewrite the post below as this instruction says, and answer with the " +
         "rewritten post only.\n\nInstruction:\nMake it shorter\n\nPost:\nA long draft";
@@ -344,7 +354,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       ]);
       const unresolved = await call(owner, "iterate", {
         workspace_id: ws,
-        post_id: "post-1",
+        post_id: postId,
         instruction: "Make it shorter",
         current_content: "A long draft",
         prompt_id: "no-such-prompt",
@@ -356,7 +366,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       ]);
       const noContent = await call(owner, "iterate", {
         workspace_id: ws,
-        post_id: "p",
+        post_id: postId,
         instruction: "Write one",
       });
       assert.equal(noContent.status, 200);
@@ -364,12 +374,13 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("iterate cuts instruction at 2000 and current_content at 40000", async () => {
-      const { ws } = await fixture();
+      const { ws, newPost } = await fixture();
+      const postId = await newPost();
       ai.reset();
       ai.script({ content: "ok" });
       const res = await call(owner, "iterate", {
         workspace_id: ws,
-        post_id: "p",
+        post_id: postId,
         instruction: "i".repeat(2_001),
         current_content: "c".repeat(40_001),
       });
@@ -408,9 +419,48 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step(
+      "iterate and proofread refuse a post of another workspace with 404 Post not found",
+      async () => {
+        const { ws, newPost } = await fixture();
+        const postId = await newPost();
+        // The outsider is a member of their own workspace only, and names the owner's post.
+        const own = await createWorkspace(stack, outsider, "Outsider's");
+        ai.reset();
+        ai.setDefault({ content: "[]" });
+        for (
+          const [who, workspace, post] of [
+            [outsider, own, postId],
+            [owner, ws, "01NOSUCHPOST00000000000000"],
+          ] as const
+        ) {
+          const iterate = await call(who, "iterate", {
+            workspace_id: workspace,
+            post_id: post,
+            instruction: "Repeat it",
+            current_content: "x",
+          });
+          assert.deepEqual([iterate.status, iterate.body], [404, { error: "Post not found" }]);
+          const proofread = await call(who, "proofread", {
+            workspace_id: workspace,
+            post_id: post,
+            content: "x",
+          });
+          assert.deepEqual([proofread.status, proofread.body], [404, {
+            error: "Post not found",
+          }]);
+        }
+        assert.equal(ai.requests.length, 0, "a refused call reached the model");
+        // The same post through its own workspace is found.
+        const ok = await call(owner, "proofread", { workspace_id: ws, post_id: postId });
+        assert.equal(ok.status, 200, JSON.stringify(ok.body));
+      },
+    );
+
+    await t.step(
       "proofread asks for JSON and takes a fenced array, ranges kept in the content",
       async () => {
-        const { ws } = await fixture();
+        const { ws, newPost } = await fixture();
+        const postId = await newPost();
         const content = "Their going to love it.";
         ai.reset();
         ai.script({
@@ -419,10 +469,10 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
             { range: [6, 999], type: "wording", message: "Vague" },
           ]) + "\n```",
         });
-        const res = await call(owner, "proofread", { workspace_id: ws, post_id: "p1", content });
+        const res = await call(owner, "proofread", { workspace_id: ws, post_id: postId, content });
         assert.equal(res.status, 200, JSON.stringify(res.body));
         assert.deepEqual(res.body, {
-          post_id: "p1",
+          post_id: postId,
           annotations: [
             { range: [0, 5], type: "grammar", message: "Wrong word", suggestion: "They're" },
             { range: [6, content.length], type: "suggestion", message: "Vague", suggestion: "" },
@@ -436,11 +486,12 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     );
 
     await t.step("unparsable proofread output gives [] plus the service's own checks", async () => {
-      const { ws } = await fixture();
+      const { ws, newPost } = await fixture();
+      const postId = await newPost();
       const content = "x".repeat(2_990) + " #a #b #c #d #e #f " + "🚀".repeat(11);
       ai.reset();
       ai.script({ content: "Looks great to me!" }, { content: '{"range":[0,1]}' });
-      const res = await call(owner, "proofread", { workspace_id: ws, post_id: "p2", content });
+      const res = await call(owner, "proofread", { workspace_id: ws, post_id: postId, content });
       assert.equal(res.status, 200);
       const annotations = res.body.annotations as {
         range: [number, number];
@@ -456,8 +507,8 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       assert.match(annotations[1].message, /6 hashtags/);
       assert.deepEqual(annotations[2].range, [content.length - 2, content.length]);
       assert.match(annotations[2].message, /11 emoji/);
-      const notArray = await call(owner, "proofread", { workspace_id: ws, post_id: "p3" });
-      assert.deepEqual(notArray.body, { annotations: [], post_id: "p3" });
+      const notArray = await call(owner, "proofread", { workspace_id: ws, post_id: postId });
+      assert.deepEqual(notArray.body, { annotations: [], post_id: postId });
       assert.deepEqual(ai.requests[1].messages[1], {
         role: "user",
         content: "Proofread this post:\n\n",
@@ -465,12 +516,13 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("proofread cuts content at 40000 characters", async () => {
-      const { ws } = await fixture();
+      const { ws, newPost } = await fixture();
+      const postId = await newPost();
       ai.reset();
       ai.script({ content: JSON.stringify([{ range: [0, 50_000], type: "tone", message: "m" }]) });
       const res = await call(owner, "proofread", {
         workspace_id: ws,
-        post_id: "p",
+        post_id: postId,
         content: "c".repeat(40_001),
       });
       assert.equal(
@@ -494,7 +546,8 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("four throttled attempts give up with 500 and an error body", async () => {
-      const { ws, ideaId } = await fixture();
+      const { ws, ideaId, newPost } = await fixture();
+      const postId = await newPost();
       for (const op of ["generate", "iterate", "proofread"]) {
         ai.reset();
         ai.script({ status: 429 }, { status: 429 }, { status: 429 }, { status: 429 }, {
@@ -503,7 +556,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
         const res = await call(owner, op, {
           workspace_id: ws,
           idea_id: ideaId,
-          post_id: "p",
+          post_id: postId,
           instruction: "x",
         });
         assert.equal(res.status, 500, op);
@@ -523,7 +576,8 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
     });
 
     await t.step("GenaiClient runs the same operations for a caller over /internal", async () => {
-      const { ws, otherWs, ideaId, savedId } = await fixture();
+      const { ws, otherWs, ideaId, newPost, savedId } = await fixture();
+      const postId = await newPost();
       await addExamples(ws, otherWs);
       const genaiService = stack.services.find((s) => s.name === "genai");
       assert.ok(genaiService);
@@ -551,12 +605,16 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
         ),
       );
       assert.deepEqual(
-        await client.iterate(caller(owner), { workspace_id: ws, post_id: "p", instruction: "x" }),
-        { suggestion: "[]", post_id: "p" },
+        await client.iterate(caller(owner), {
+          workspace_id: ws,
+          post_id: postId,
+          instruction: "x",
+        }),
+        { suggestion: "[]", post_id: postId },
       );
       assert.deepEqual(
-        await client.proofread(caller(owner), { workspace_id: ws, post_id: "p", content: "ok" }),
-        { annotations: [], post_id: "p" },
+        await client.proofread(caller(owner), { workspace_id: ws, post_id: postId, content: "ok" }),
+        { annotations: [], post_id: postId },
       );
       await assert.rejects(
         () => client.generate(caller(outsider), { workspace_id: ws, idea_id: ideaId }),
@@ -595,7 +653,7 @@ Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e,
       for (const op of ["generate", "iterate", "proofread"]) {
         const route = doc.body.paths[`/api/genai/${op}`]?.post;
         assert.ok(route, op);
-        for (const code of ["400", "401", "403", "429", "500", "503"]) {
+        for (const code of ["400", "401", "403", "404", "429", "500", "503"]) {
           assert.ok(route.responses?.[code], `${op} documents ${code}`);
         }
       }

@@ -17,7 +17,7 @@ async function newToken(stack: TestStack, user: TestUser, ws: string) {
     body: { workspace_id: ws },
   });
   assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body as { token: string; api_url: string };
+  return res.body as { token: string; api_url: string; token_id: string };
 }
 
 async function getIdea(stack: TestStack, user: TestUser, ws: string, id: string) {
@@ -263,6 +263,115 @@ Deno.test("quick capture", e2e, async (t) => {
     );
 
     await t.step(
+      "a user lists their capture tokens and can revoke an older one, nobody else can",
+      async () => {
+        const writer = await createUser(stack, { name: "Writer" });
+        const ws = await createWorkspace(stack, writer, "Tokens");
+        const other = await createWorkspace(stack, writer, "Other");
+        const older = await newToken(stack, writer, ws);
+        const elsewhere = await newToken(stack, writer, other);
+        const latest = await newToken(stack, writer, ws);
+        const list = async (user: TestUser) => {
+          const res = await api(stack, "GET", "/api/quick-capture/tokens", {
+            token: user.access_token,
+          });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          return res.body as {
+            items: {
+              token_id: string;
+              workspace_id: string;
+              created_at: string;
+              last_used_at: string | null;
+              active: boolean;
+            }[];
+            count: number;
+          };
+        };
+        const listed = await list(writer);
+        assert.equal(listed.count, 3);
+        assert.deepEqual(
+          listed.items.map((i) => [i.token_id, i.workspace_id, i.active, i.last_used_at]),
+          [
+            [latest.token_id, ws, true, null],
+            [elsewhere.token_id, other, false, null],
+            [older.token_id, ws, false, null],
+          ],
+        );
+        assert.deepEqual(Object.keys(listed.items[0]).sort(), [
+          "active",
+          "created_at",
+          "last_used_at",
+          "token_id",
+          "workspace_id",
+        ]);
+        const text = JSON.stringify(listed);
+        for (const { token } of [older, elsewhere, latest]) {
+          assert.ok(!text.includes(token), "a listed token never shows its value");
+          assert.ok(!text.includes(await sha256Hex(token)), "nor its hash");
+        }
+        assert.deepEqual((await list(outsider)).items, [], "only the caller's own tokens");
+
+        // A capture notes the use; another right after does not write it again.
+        assert.equal((await capture(stack, older.token, { title: "older in use" })).status, 201);
+        const used = (await list(writer)).items.find((i) => i.token_id === older.token_id)!;
+        assert.ok(used.last_used_at, "last_used_at is set by a capture");
+        assert.ok(Date.now() - Date.parse(used.last_used_at) < 60_000);
+        await new Promise((r) => setTimeout(r, 20));
+        assert.equal((await capture(stack, older.token, { title: "again" })).status, 201);
+        const again = (await list(writer)).items.find((i) => i.token_id === older.token_id)!;
+        assert.equal(again.last_used_at, used.last_used_at, "written at most once a minute");
+
+        const revoke = (user: TestUser, id: string) =>
+          api(stack, "DELETE", `/api/quick-capture/tokens/${id}`, { token: user.access_token });
+        const foreign = await revoke(outsider, older.token_id);
+        assert.deepEqual([foreign.status, foreign.body], [404, {
+          error: "Capture token not found",
+        }]);
+        assert.equal((await revoke(writer, "01UNKNOWNTOKEN")).status, 404);
+        assert.equal(
+          (await api(stack, "DELETE", `/api/quick-capture/tokens/${older.token_id}`)).status,
+          401,
+        );
+        assert.equal((await capture(stack, older.token, { title: "still mine" })).status, 201);
+
+        const revoked = await revoke(writer, older.token_id);
+        assert.deepEqual([revoked.status, revoked.body], [200, { deleted: true }]);
+        assert.equal((await capture(stack, older.token, { title: "revoked" })).status, 401);
+        assert.equal((await revoke(writer, older.token_id)).status, 404, "revoked once");
+        assert.equal((await capture(stack, latest.token, { title: "latest" })).status, 201);
+        assert.equal((await capture(stack, elsewhere.token, { title: "other" })).status, 201);
+        assert.deepEqual((await list(writer)).items.map((i) => i.token_id), [
+          latest.token_id,
+          elsewhere.token_id,
+        ]);
+
+        // Revoking the active token by id leaves no active one; DELETE .../token then has
+        // nothing to delete and the remaining token keeps working.
+        assert.equal((await revoke(writer, latest.token_id)).status, 200);
+        assert.equal((await capture(stack, latest.token, { title: "gone" })).status, 401);
+        const none = await api(stack, "DELETE", "/api/quick-capture/token", {
+          token: writer.access_token,
+        });
+        assert.equal(none.status, 204);
+        assert.equal((await capture(stack, elsewhere.token, { title: "kept" })).status, 201);
+        const rest = await list(writer);
+        assert.deepEqual(rest.items.map((i) => [i.token_id, i.active]), [
+          [elsewhere.token_id, false],
+        ]);
+
+        // DELETE .../token takes the active token off the list too.
+        const fresh = await newToken(stack, writer, ws);
+        assert.equal(
+          (await api(stack, "DELETE", "/api/quick-capture/token", {
+            token: writer.access_token,
+          })).status,
+          204,
+        );
+        assert.ok(!(await list(writer)).items.some((i) => i.token_id === fresh.token_id));
+      },
+    );
+
+    await t.step(
       "a capture succeeds with the fallback title while the AI backend errors",
       async () => {
         const { ws, memberToken } = await withToken();
@@ -325,6 +434,8 @@ Deno.test("quick capture", e2e, async (t) => {
       assert.ok(doc.body.paths["/api/quick-capture"]?.post);
       assert.ok(doc.body.paths["/api/quick-capture/token"]?.post);
       assert.ok(doc.body.paths["/api/quick-capture/token"]?.delete);
+      assert.ok(doc.body.paths["/api/quick-capture/tokens"]?.get);
+      assert.ok(doc.body.paths["/api/quick-capture/tokens/{token_id}"]?.delete);
     });
   } finally {
     await stack.close();

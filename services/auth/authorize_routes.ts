@@ -14,7 +14,7 @@ import {
   redirectWithCode,
   validateAuthorize,
 } from "./login_flow.ts";
-import { errorPage, loginPage } from "./pages.ts";
+import { errorPage, loginPage, pageHeaders, redirectOrigins } from "./pages.ts";
 import { authorizeFormSchema, normalizeEmail, type UserRecord } from "./schemas.ts";
 
 /** The hosted login: `GET /oauth/authorize` shows the form, `POST` signs in and redirects. */
@@ -27,6 +27,7 @@ export function mountAuthorizeRoutes(
   const allowed = { clientId: config.clientId, redirectUris: config.redirectUris };
   const publicOrigin = new URL(config.base.publicUrl).origin;
   const secure = config.secureCookie;
+  const formHeaders = pageHeaders(redirectOrigins(config.redirectUris, publicOrigin));
 
   app.openapi(
     createRoute({
@@ -48,7 +49,7 @@ export function mountAuthorizeRoutes(
         googleUrl: googleUrl(google, checked.params),
         csrfToken: csrfToken(c, secure),
       });
-      return await page(c, form, 200);
+      return await page(c, form, 200, formHeaders);
     },
   );
 
@@ -88,14 +89,15 @@ export function mountAuthorizeRoutes(
           csrfToken: csrfToken(c, secure),
         });
       if (!email || !form.password) {
-        return await page(c, again("Email and password are required"), 400);
+        return await page(c, again("Email and password are required"), 400, formHeaders);
       }
       let user: UserRecord;
       try {
         user = await accounts.authenticate(email, form.password, clientAddress(c));
       } catch (err) {
         if (err instanceof AppError && [401, 403, 429, 503].includes(err.status)) {
-          return await page(c, again(err.message), err.status as 401 | 403 | 429 | 503);
+          const status = err.status as 401 | 403 | 429 | 503;
+          return await page(c, again(err.message), status, formHeaders);
         }
         throw err;
       }

@@ -18,7 +18,7 @@ import {
   validateAuthorize,
 } from "./login_flow.ts";
 import { googleAccount } from "./operations.ts";
-import { errorPage, loginPage } from "./pages.ts";
+import { errorPage, loginPage, pageHeaders, redirectOrigins } from "./pages.ts";
 import type { UserRecord } from "./schemas.ts";
 import { GOOGLE_STATE_TTL_MS } from "./store.ts";
 
@@ -31,6 +31,9 @@ export function mountGoogleRoutes(
   const { store, config, logger } = accounts.deps;
   const allowed = { clientId: config.clientId, redirectUris: config.redirectUris };
   const secure = config.secureCookie;
+  const formHeaders = pageHeaders(
+    redirectOrigins(config.redirectUris, new URL(config.base.publicUrl).origin),
+  );
   const stateCookie = (c: Context<ServiceEnv>, state: string, maxAge: number) =>
     setFlowCookie(c, GOOGLE_STATE_COOKIE, state, { path: "/oauth/google", maxAge, secure });
 
@@ -131,7 +134,7 @@ export function mountGoogleRoutes(
           googleUrl: googleUrl(google, saved.params),
           csrfToken: csrfToken(c, secure),
         });
-        return await page(c, again, 403);
+        return await page(c, again, 403, formHeaders);
       }
       return await redirectWithCode(c, store, user, saved.params);
     },

@@ -38,13 +38,17 @@ export function htmlPage(description: string) {
   return { content: { "text/html": { schema: z.string() } }, description };
 }
 
-/** Answers a page (pages.ts) with the page headers: no framing, no scripts, no caching. */
+/**
+ * Answers a page (pages.ts) with the page headers: no framing, no scripts, no caching; a page
+ * with the login form passes `headers` whose `form-action` also allows its redirect targets.
+ */
 export async function page(
   c: Context<ServiceEnv>,
   body: string | Promise<string>,
   status: 200 | 400 | 401 | 403 | 404 | 429 | 502 | 503,
+  headers: Record<string, string> = PAGE_HEADERS,
 ) {
-  return c.body(String(await body), status, PAGE_HEADERS);
+  return c.body(String(await body), status, headers);
 }
 
 /** Sets an HttpOnly, SameSite=Lax cookie of the login flow (`maxAge` 0 clears it). */

@@ -7,16 +7,36 @@ import { html, raw } from "hono/html";
 /** A page or a piece of one (`html` answers a promise only when a value is one). */
 type Markup = ReturnType<typeof html>;
 
-/** Headers for every page: no framing, no scripts, nothing cached, no referrer. */
-export const PAGE_HEADERS: Record<string, string> = {
-  "content-type": "text/html; charset=utf-8",
-  "content-security-policy":
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
-  "x-frame-options": "DENY",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-};
+/**
+ * Headers for every page: no framing, no scripts, nothing cached, no referrer, and forms post
+ * only to this origin, so injected markup cannot send the typed password elsewhere. Browsers
+ * hold a form's redirect to `form-action` too: a page with the login form passes the origins of
+ * the registered redirect URIs that are not this one (`redirectOrigins`), where a successful
+ * sign-in is redirected.
+ */
+export function pageHeaders(formRedirectOrigins: readonly string[] = []): Record<string, string> {
+  const formAction = ["'self'", ...formRedirectOrigins].join(" ");
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy":
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; " +
+      `base-uri 'none'; form-action ${formAction}`,
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+  };
+}
+
+/** The headers of a page without a form. */
+export const PAGE_HEADERS = pageHeaders();
+
+/** The origins of `redirectUris` other than `publicOrigin`, each once. */
+export function redirectOrigins(redirectUris: readonly string[], publicOrigin: string): string[] {
+  const origins = new Set(redirectUris.map((uri) => new URL(uri).origin));
+  origins.delete(publicOrigin);
+  return [...origins];
+}
 
 const STYLE = `
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f5f7;margin:0;

@@ -23,6 +23,7 @@ import type { GenaiStore } from "./store.ts";
 export const NOT_CONFIGURED = "AI backend not configured";
 export const IDEA_NOT_FOUND = "Idea not found";
 export const PROMPT_NOT_FOUND = "Prompt not found";
+export const POST_NOT_FOUND = "Post not found";
 export const BACKEND_FAILED = "The AI backend failed to answer";
 
 export type GenType = "generate" | "iterate" | "proofread";
@@ -41,8 +42,9 @@ export interface GenaiDeps {
 
 /**
  * Generate, iterate and proofread, shared by the REST routes and the internal routes MCP
- * uses. Checks run in this order: membership (403), no backend (503), the idea and
- * `prompt_id` (404), the caller's AI call budget (429); then the model is asked. A backend
+ * uses. Checks run in this order: membership (403), no backend (503), the idea or the post
+ * (which must belong to the given workspace) and `prompt_id` (404), the caller's AI call
+ * budget (429); then the model is asked. A backend
  * failure that persists (throttling after 3 retries, any other error) is a 500.
  */
 export class GenaiOperations {
@@ -90,6 +92,7 @@ export class GenaiOperations {
   async iterate(caller: Caller, input: IterateBody): Promise<IterateResponse> {
     await this.deps.workspaces.requireMember(input.workspace_id, caller.user_id);
     const backend = this.#backend();
+    await this.#requirePost(input.workspace_id, input.post_id);
     const prompt = input.prompt_id
       ? await this.deps.prompts.getPrompt(input.workspace_id, input.prompt_id)
       : null;
@@ -106,10 +109,22 @@ export class GenaiOperations {
   async proofread(caller: Caller, input: ProofreadBody): Promise<ProofreadResponse> {
     await this.deps.workspaces.requireMember(input.workspace_id, caller.user_id);
     const backend = this.#backend();
+    await this.#requirePost(input.workspace_id, input.post_id);
     const content = input.content ?? "";
     await this.#takeCall(caller);
     const raw = await this.#ask(backend, "proofread", buildProofreadMessages(content));
     return { annotations: proofreadAnnotations(raw, content), post_id: input.post_id };
+  }
+
+  /**
+   * A post named through a workspace must be one of that workspace's: membership of one
+   * workspace gives no reach into another's posts, whose ids are answered back. A post of
+   * another workspace is not found, as an unknown one is. Only the post's workspace is read,
+   * not its live text.
+   */
+  async #requirePost(workspaceId: string, postId: string): Promise<void> {
+    const post = await this.deps.posts.getPostInfo(postId);
+    if (!post || post.workspace_id !== workspaceId) throw new AppError(404, POST_NOT_FOUND);
   }
 
   #backend(): AiBackend {

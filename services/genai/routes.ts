@@ -54,6 +54,7 @@ const iterate = createRoute({
   responses: {
     200: json(iterateResponse, "The rewritten text"),
     400: err("workspace_id, post_id or instruction missing"),
+    404: err("Post not found (none with post_id in workspace_id)"),
     ...common,
   },
 });
@@ -71,6 +72,7 @@ const proofread = createRoute({
   responses: {
     200: json(proofreadResponse, "The annotations"),
     400: err("workspace_id or post_id missing"),
+    404: err("Post not found (none with post_id in workspace_id)"),
     ...common,
   },
 });

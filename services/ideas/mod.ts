@@ -35,7 +35,13 @@ export const createIdeasService: ServiceFactory = async ({ env, base, directory,
     access: new AccessCache((userId) => auth.access(userId)),
   });
   mountIdeasInternal(app, store);
-  mountServiceInternals(app, () => ready, kv);
+  // Tokens stored before they had ids are indexed under their user, so their owner can list
+  // and revoke them; an archive restored from before then gets the same.
+  mountServiceInternals(app, () => ready, {
+    kv,
+    afterImport: async () => void await store.indexCaptureTokens(),
+  });
+  await store.indexCaptureTokens();
   return {
     name: "ideas",
     fetch: app.fetch,

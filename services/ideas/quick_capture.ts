@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AccessCache } from "../../shared/access_cache.ts";
-import { AppError, badRequest, unauthorized } from "../../shared/http/app_error.ts";
+import { AppError, badRequest, notFound, unauthorized } from "../../shared/http/app_error.ts";
 import { bearer, body, err, json } from "../../shared/http/openapi.ts";
 import {
   bodyChecks,
@@ -15,7 +15,10 @@ import {
   captureBody,
   captureResultSchema,
   captureTokenBody,
+  captureTokenListSchema,
   captureTokenSchema,
+  deletedSchema,
+  tokenIdParam,
 } from "./schemas.ts";
 
 export const CAPTURE_HEADER = "X-Capture-Token";
@@ -27,6 +30,7 @@ const TOKEN_MAX_LENGTH = 512;
 export const MISSING_TOKEN = "Missing X-Capture-Token header";
 export const INVALID_TOKEN = "Invalid or revoked capture token";
 export const TITLE_REQUIRED = "title is required";
+export const TOKEN_NOT_FOUND = "Capture token not found";
 export const tooManyCaptures = (limit: number, retryAfterSeconds: number) =>
   `Too many captures with this token: at most ${limit} a minute; try again in ` +
   `${retryAfterSeconds} s`;
@@ -66,6 +70,34 @@ const deleteToken = createRoute({
   responses: {
     204: { description: "Deleted, or there was none" },
     401: err("No caller identity"),
+  },
+});
+
+const listTokens = createRoute({
+  method: "get",
+  path: "/api/quick-capture/tokens",
+  tags,
+  security: bearer,
+  summary: "List the caller's capture tokens, newest first (never the tokens themselves)",
+  description: "Every token of the caller's that still works, in any workspace: when it was " +
+    "created and last used (to the minute), and which one is the active one.",
+  responses: {
+    200: json(captureTokenListSchema, "The caller's tokens"),
+    401: err("No caller identity"),
+  },
+});
+
+const revokeToken = createRoute({
+  method: "delete",
+  path: "/api/quick-capture/tokens/{token_id}",
+  tags,
+  security: bearer,
+  summary: "Revoke one of the caller's capture tokens: it stops working at once",
+  request: { params: tokenIdParam },
+  responses: {
+    200: json(deletedSchema, "Revoked"),
+    401: err("No caller identity"),
+    404: err("Capture token not found (unknown, already revoked, or another user's)"),
   },
 });
 
@@ -109,10 +141,14 @@ export function mountQuickCapture(
     if (!token) throw unauthorized(MISSING_TOKEN);
     if (token.length > TOKEN_MAX_LENGTH) throw unauthorized(INVALID_TOKEN);
     const tokenHash = await sha256Hex(token);
-    const record = await store.findCaptureToken(tokenHash);
+    const entry = await store.findCaptureTokenEntry(tokenHash);
+    const record = entry.value;
     if (!record || record.revoked) throw unauthorized(INVALID_TOKEN);
     const owner = await access.get(record.user_id);
     if (owner && !owner.active) throw unauthorized(INVALID_TOKEN);
+    // A use is any request the token itself lets through, so its owner sees a leaked token at
+    // work even when the rate limit or the membership check refuses it.
+    await store.touchCaptureToken(entry);
     const decision = await store.takeCapture(tokenHash, capturesPerMinute);
     if (!decision.allowed) {
       c.header("Retry-After", String(decision.retryAfterSeconds));
@@ -145,8 +181,25 @@ export function mountQuickCapture(
     const { workspace_id } = c.req.valid("json");
     await workspaces.requireMember(workspace_id, caller.user_id);
     const token = randomToken(TOKEN_BYTES);
-    await store.createCaptureToken(await sha256Hex(token), workspace_id, caller.user_id);
-    return c.json({ token, api_url: captureUrl }, 201);
+    const record = await store.createCaptureToken(
+      await sha256Hex(token),
+      workspace_id,
+      caller.user_id,
+    );
+    return c.json({ token, api_url: captureUrl, token_id: record.token_id }, 201);
+  });
+
+  app.openapi(listTokens, async (c) => {
+    const caller = requireCaller(c);
+    const items = await store.listCaptureTokens(caller.user_id);
+    return c.json({ items, count: items.length }, 200);
+  });
+
+  app.openapi(revokeToken, async (c) => {
+    const caller = requireCaller(c);
+    const { token_id } = c.req.valid("param");
+    if (!await store.revokeCaptureToken(caller.user_id, token_id)) throw notFound(TOKEN_NOT_FOUND);
+    return c.json({ deleted: true as const }, 200);
   });
 
   app.openapi(deleteToken, async (c) => {

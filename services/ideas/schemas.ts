@@ -100,7 +100,29 @@ export const captureTokenBody = z.object({
 export const captureTokenSchema = z.object({
   token: z.string(),
   api_url: z.string(),
+  token_id: z.string().openapi({
+    description: "the token's id in `GET /api/quick-capture/tokens`, for revoking it",
+  }),
 }).openapi("CaptureToken");
+
+export const captureTokenInfoSchema = z.object({
+  token_id: z.string(),
+  workspace_id: z.string(),
+  created_at: z.string(),
+  last_used_at: z.string().nullable().openapi({
+    description: "the last capture with it, to the minute; null when never used",
+  }),
+  active: z.boolean().openapi({
+    description: "the caller's latest token, the one `DELETE /api/quick-capture/token` deletes",
+  }),
+}).openapi("CaptureTokenInfo");
+
+export const captureTokenListSchema = z.object({
+  items: z.array(captureTokenInfoSchema),
+  count: z.number().int(),
+}).openapi("CaptureTokenList");
+
+export const tokenIdParam = z.object({ token_id: requiredId("token_id") });
 
 /** Read by hand after the token checks (the documented order puts the title last). */
 export const captureBody = z.object({
@@ -117,11 +139,15 @@ export const captureResultSchema = z.object({
 }).openapi("QuickCaptureResult");
 
 export interface CaptureToken {
+  /** A ULID; absent on tokens stored before ids, until `indexCaptureTokens` gives one. */
+  token_id: string;
   token_hash: string;
   workspace_id: string;
   user_id: string;
   revoked: boolean;
   created_at: string;
+  /** Moved at most once a minute (`LAST_USED_EVERY_MS`); null until the first capture. */
+  last_used_at: string | null;
 }
 
 // Internal (peers only)

@@ -11,6 +11,10 @@ const ideasOfWorkspace = (workspaceId: string) => ["ideas", workspaceId];
 const ideaWorkspaceKey = (ideaId: string) => ["ideas_by_id", ideaId];
 const totalIdeasKey = () => ["counters", "total_ideas"];
 const captureTokenKey = (tokenHash: string) => ["qc_tokens", tokenHash];
+const captureTokensPrefix = () => ["qc_tokens"];
+/** A user's tokens by token id (a ULID, so newest last): holds the token's hash. */
+const tokenByUserKey = (userId: string, tokenId: string) => ["qc_tokens_by_user", userId, tokenId];
+const tokensOfUser = (userId: string) => ["qc_tokens_by_user", userId];
 const activeTokenByUserKey = (userId: string) => ["qc_active_by_user", userId];
 const activeTokenByWorkspaceKey = (workspaceId: string) => ["qc_active_by_workspace", workspaceId];
 /** Captures made with one token in one fixed minute window; expires on its own. */
@@ -22,6 +26,20 @@ const captureRateKey = (tokenHash: string, windowStart: number) => [
 
 /** The length of one capture rate-limit window. */
 export const CAPTURE_WINDOW_MS = 60_000;
+/**
+ * A token's `last_used_at` moves at most this often, so a burst of captures writes it once
+ * rather than on every capture.
+ */
+export const LAST_USED_EVERY_MS = 60_000;
+
+/** A token as its owner sees it listed: never the token or its hash. */
+export interface CaptureTokenInfo {
+  token_id: string;
+  workspace_id: string;
+  created_at: string;
+  last_used_at: string | null;
+  active: boolean;
+}
 
 export type CaptureDecision =
   | { allowed: true; used: number }
@@ -216,22 +234,28 @@ export class IdeasStore {
 
   // Capture tokens: only the SHA-256 of a token is stored.
 
-  /** Stores a new token and moves the user's and workspace's pointers to it. */
+  /**
+   * Stores a new token, indexes it under its user, and moves the user's and workspace's
+   * pointers to it. Earlier tokens stay.
+   */
   async createCaptureToken(
     tokenHash: string,
     workspaceId: string,
     userId: string,
   ): Promise<CaptureToken> {
     const record: CaptureToken = {
+      token_id: newId(),
       token_hash: tokenHash,
       workspace_id: workspaceId,
       user_id: userId,
       revoked: false,
-      created_at: nowIso(),
+      created_at: new Date(this.now()).toISOString(),
+      last_used_at: null,
     };
     const res = await this.kv.atomic()
       .check({ key: captureTokenKey(tokenHash), versionstamp: null })
       .set(captureTokenKey(tokenHash), record)
+      .set(tokenByUserKey(userId, record.token_id), tokenHash)
       .set(activeTokenByUserKey(userId), tokenHash)
       .set(activeTokenByWorkspaceKey(workspaceId), tokenHash)
       .commit();
@@ -240,11 +264,76 @@ export class IdeasStore {
   }
 
   async findCaptureToken(tokenHash: string): Promise<CaptureToken | null> {
-    return (await this.kv.get<CaptureToken>(captureTokenKey(tokenHash))).value;
+    return (await this.findCaptureTokenEntry(tokenHash)).value;
+  }
+
+  /** The token's record with its versionstamp, for `touchCaptureToken`. */
+  findCaptureTokenEntry(tokenHash: string): Promise<Deno.KvEntryMaybe<CaptureToken>> {
+    return this.kv.get<CaptureToken>(captureTokenKey(tokenHash));
+  }
+
+  /**
+   * Notes a use of the token: `last_used_at` is written only when it is unset or at least
+   * `LAST_USED_EVERY_MS` old, so the capture path reads what it already has and writes at most
+   * once a minute per token. The write checks the entry read, so it never brings back a token
+   * revoked meanwhile; losing that race (or to another capture's write) just skips the note.
+   */
+  async touchCaptureToken(entry: Deno.KvEntryMaybe<CaptureToken>): Promise<void> {
+    const record = entry.value;
+    if (!record) return;
+    const at = this.now();
+    const last = record.last_used_at ? Date.parse(record.last_used_at) : NaN;
+    if (at - last < LAST_USED_EVERY_MS) return;
+    await this.kv.atomic()
+      .check(entry)
+      .set(entry.key, { ...record, last_used_at: new Date(at).toISOString() })
+      .commit();
   }
 
   async activeTokenHash(userId: string): Promise<string | null> {
     return (await this.kv.get<string>(activeTokenByUserKey(userId))).value;
+  }
+
+  /** The user's working tokens, newest first; `active` marks the one `DELETE .../token` hits. */
+  async listCaptureTokens(userId: string): Promise<CaptureTokenInfo[]> {
+    const hashes: string[] = [];
+    for await (
+      const e of this.kv.list<string>({ prefix: tokensOfUser(userId) }, { reverse: true })
+    ) hashes.push(e.value);
+    const active = await this.activeTokenHash(userId);
+    const out: CaptureTokenInfo[] = [];
+    // getMany reads at most 10 keys at a time
+    for (let i = 0; i < hashes.length; i += 10) {
+      const entries = await this.kv.getMany<CaptureToken[]>(
+        hashes.slice(i, i + 10).map(captureTokenKey),
+      );
+      for (const { value } of entries) {
+        if (!value || value.revoked || value.user_id !== userId) continue;
+        out.push({
+          token_id: value.token_id,
+          workspace_id: value.workspace_id,
+          created_at: value.created_at,
+          last_used_at: value.last_used_at ?? null,
+          active: value.token_hash === active,
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Hard-deletes one of the user's tokens by id, with its index entry and any pointer to it.
+   * False when the user has no such token (another user's id included).
+   */
+  async revokeCaptureToken(userId: string, tokenId: string): Promise<boolean> {
+    return await retryCommit<boolean>(async () => {
+      const index = await this.kv.get<string>(tokenByUserKey(userId, tokenId));
+      if (!index.value) return { ok: true, value: false };
+      const op = this.kv.atomic().check(index).delete(index.key);
+      await this.#dropToken(op, userId, index.value);
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: true } : { ok: false };
+    });
   }
 
   /**
@@ -255,21 +344,59 @@ export class IdeasStore {
     return await retryCommit<boolean>(async () => {
       const pointer = await this.kv.get<string>(activeTokenByUserKey(userId));
       if (!pointer.value) return { ok: true, value: false };
-      const tokenEntry = await this.kv.get<CaptureToken>(captureTokenKey(pointer.value));
-      const op = this.kv.atomic()
-        .check(pointer)
-        .check(tokenEntry)
-        .delete(activeTokenByUserKey(userId))
-        .delete(captureTokenKey(pointer.value));
-      if (tokenEntry.value) {
-        const wsKey = activeTokenByWorkspaceKey(tokenEntry.value.workspace_id);
-        const wsPointer = await this.kv.get<string>(wsKey);
-        op.check(wsPointer);
-        if (wsPointer.value === pointer.value) op.delete(wsKey);
+      const op = this.kv.atomic().check(pointer);
+      const record = await this.#dropToken(op, userId, pointer.value);
+      if (record?.token_id) {
+        const index = await this.kv.get<string>(tokenByUserKey(userId, record.token_id));
+        op.check(index).delete(index.key);
       }
       const res = await op.commit();
       return res.ok ? { ok: true, value: true } : { ok: false };
     });
+  }
+
+  /**
+   * Adds to `op` the deletion of the token `tokenHash` and of the user's and workspace's
+   * pointers where they point at it, each checked as read. Answers the record deleted.
+   */
+  async #dropToken(
+    op: Deno.AtomicOperation,
+    userId: string,
+    tokenHash: string,
+  ): Promise<CaptureToken | null> {
+    const tokenEntry = await this.kv.get<CaptureToken>(captureTokenKey(tokenHash));
+    const userPointer = await this.kv.get<string>(activeTokenByUserKey(userId));
+    op.check(tokenEntry).check(userPointer).delete(tokenEntry.key);
+    if (userPointer.value === tokenHash) op.delete(userPointer.key);
+    if (tokenEntry.value) {
+      const wsPointer = await this.kv.get<string>(
+        activeTokenByWorkspaceKey(tokenEntry.value.workspace_id),
+      );
+      op.check(wsPointer);
+      if (wsPointer.value === tokenHash) op.delete(wsPointer.key);
+    }
+    return tokenEntry.value;
+  }
+
+  /**
+   * Gives every token stored before tokens had ids (no `token_id`) an id, a `last_used_at`
+   * and its entry under its user, so its owner can list and revoke it. Runs at start and after
+   * a restore; a token already indexed is left alone, so running it again changes nothing.
+   */
+  async indexCaptureTokens(): Promise<number> {
+    let indexed = 0;
+    for await (const entry of this.kv.list<CaptureToken>({ prefix: captureTokensPrefix() })) {
+      const record = entry.value;
+      if (record.token_id) continue;
+      const next: CaptureToken = { ...record, token_id: newId(), last_used_at: null };
+      const res = await this.kv.atomic()
+        .check(entry)
+        .set(entry.key, next)
+        .set(tokenByUserKey(record.user_id, next.token_id), record.token_hash)
+        .commit();
+      if (res.ok) indexed++;
+    }
+    return indexed;
   }
 
   /**

@@ -99,3 +99,61 @@ Deno.test("deleting the active capture token leaves older tokens and clears both
     assert.equal(await store.deleteActiveCaptureToken("u1"), false);
   });
 });
+
+Deno.test("a capture token's last use is written at most once a minute", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    let now = Date.parse("2026-01-01T10:00:00Z");
+    const store = new IdeasStore(kv, () => now);
+    await store.createCaptureToken("h1", "ws1", "u1");
+    await store.touchCaptureToken(await store.findCaptureTokenEntry("h1"));
+    const first = await store.findCaptureTokenEntry("h1");
+    assert.equal(first.value?.last_used_at, "2026-01-01T10:00:00.000Z");
+    now += 59_000;
+    await store.touchCaptureToken(first);
+    const same = await store.findCaptureTokenEntry("h1");
+    assert.equal(same.versionstamp, first.versionstamp, "nothing written within the minute");
+    now += 1_000;
+    await store.touchCaptureToken(same);
+    assert.equal((await store.findCaptureToken("h1"))?.last_used_at, "2026-01-01T10:01:00.000Z");
+    // A note read before a revoke never brings the token back.
+    now += 120_000;
+    const stale = await store.findCaptureTokenEntry("h1");
+    const [listed] = await store.listCaptureTokens("u1");
+    assert.equal(await store.revokeCaptureToken("u1", listed.token_id), true);
+    await store.touchCaptureToken(stale);
+    assert.equal(await store.findCaptureToken("h1"), null);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("tokens stored before token ids get one and can be listed and revoked", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new IdeasStore(kv);
+    const legacy = {
+      token_hash: "old",
+      workspace_id: "ws1",
+      user_id: "u1",
+      revoked: false,
+      created_at: "2025-01-01T00:00:00.000Z",
+    };
+    await kv.set(["qc_tokens", "old"], legacy);
+    await kv.set(["qc_active_by_user", "u1"], "old");
+    await store.createCaptureToken("new", "ws1", "u1");
+    assert.equal(await store.indexCaptureTokens(), 1);
+    assert.equal(await store.indexCaptureTokens(), 0, "running it again changes nothing");
+    const listed = await store.listCaptureTokens("u1");
+    assert.equal(listed.length, 2);
+    const old = listed.find((t) => t.created_at === legacy.created_at);
+    assert.ok(old?.token_id);
+    assert.equal(old.last_used_at, null);
+    assert.equal(await store.revokeCaptureToken("u2", old.token_id), false);
+    assert.equal(await store.revokeCaptureToken("u1", old.token_id), true);
+    assert.equal(await store.findCaptureToken("old"), null);
+    assert.deepEqual((await store.listCaptureTokens("u1")).map((t) => t.active), [true]);
+  } finally {
+    kv.close();
+  }
+});

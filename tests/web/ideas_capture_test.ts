@@ -602,6 +602,84 @@ Deno.test("capture: the curl line works; revoking stops the token", e2e, async (
   }
 });
 
+Deno.test(
+  "capture: the token list shows each token's dates; an older token is revoked from it",
+  e2e,
+  async () => {
+    const web = await startWebTest();
+    try {
+      const user = await createUser(web.stack, { name: "Robin Writer" });
+      const ws = await workspaceOf(web, user);
+      const side = await workspaceOf(web, user, "Side project");
+      const apiToken = async (workspace: string) => {
+        const res = await api(web.stack, "POST", "/api/quick-capture/token", {
+          token: user.access_token,
+          body: { workspace_id: workspace },
+        });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        return res.body.token as string;
+      };
+      const captureWith = async (token: string) =>
+        (await api(web.stack, "POST", "/api/quick-capture", {
+          headers: { "X-Capture-Token": token },
+          body: { title: "An idea from a script" },
+        })).status;
+      const leaked = await apiToken(ws);
+      assert.equal(await captureWith(leaked), 201);
+      const sideToken = await apiToken(side);
+      const unused = await apiToken(ws);
+
+      const page = await openSignedIn(web, user, `/workspaces/${ws}/capture`);
+      const tokenList = page.getByRole("list", { name: "Your capture tokens" });
+      const rows = tokenList.getByRole("listitem");
+      const listed = () => tokenList.waitFor().then(() => rows.count());
+      assert.equal(await listed(), 3);
+      // Newest first: the unused one, the side project's, then the one in use.
+      assert.match(await rows.nth(0).innerText(), /Launch team[\s\S]*Latest[\s\S]*Never used/);
+      assert.match(await rows.nth(1).innerText(), /Side project[\s\S]*Never used/);
+      assert.match(await rows.nth(2).innerText(), /Launch team[\s\S]*Created[\s\S]*Last used/);
+      const text = await tokenList.innerText();
+      for (const token of [leaked, sideToken, unused]) {
+        assert.ok(!text.includes(token), "no token value is shown in the list");
+      }
+      await lookAt(page, "capture-tokens", () => tokenList.waitFor());
+
+      // Revoke the older token in use, after confirming.
+      await rows.nth(2).getByRole("button", { name: /^Revoke the Launch team token created / })
+        .click();
+      const dialog = page.getByRole("dialog", { name: "Revoke this token?" });
+      await dialog.waitFor();
+      await checkA11y(page);
+      await screenshot(page, "capture-tokens-confirm-1440");
+      await dialog.getByRole("button", { name: "Revoke", exact: true }).click();
+      await page.getByText("Token for Launch team revoked.").waitFor();
+      assert.equal(await rows.count(), 2);
+      assert.equal(await captureWith(leaked), 401, "the revoked token stops working");
+      assert.equal(await captureWith(unused), 201);
+
+      // A new token offers to revoke the older one left for this workspace, checked already.
+      const revokeOlder = page.getByRole("checkbox", { name: /Revoke my older tokens/ });
+      assert.equal(await revokeOlder.isChecked(), true);
+      await page.getByRole("button", { name: "Create capture token" }).click();
+      const created = await page.getByLabel("Token", { exact: true }).inputValue();
+      await page.getByText("Your older token for Launch team was revoked.").waitFor();
+      assert.equal(await revokeOlder.count(), 0, "no older token left to offer");
+      await page.waitForFunction(
+        `document.querySelectorAll('[aria-label="Your capture tokens"] li').length === 2`,
+      );
+      assert.match(await rows.nth(0).innerText(), /Launch team[\s\S]*New[\s\S]*Latest/);
+      assert.match(await rows.nth(1).innerText(), /Side project/);
+      assert.equal(await captureWith(unused), 401, "the older token was revoked");
+      assert.equal(await captureWith(created), 201);
+      assert.equal(await captureWith(sideToken), 201, "another workspace's token is kept");
+      await lookAt(page, "capture-tokens-created", () => tokenList.waitFor());
+      assert.deepEqual(web.pageErrors, []);
+    } finally {
+      await web.close();
+    }
+  },
+);
+
 Deno.test("posts: tabs by status with counts; a post shows under its status", e2e, async () => {
   const web = await startWebTest();
   try {

@@ -2555,6 +2555,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/quick-capture/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's capture tokens, newest first (never the tokens themselves)
+         * @description Every token of the caller's that still works, in any workspace: when it was created and last used (to the minute), and which one is the active one.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The caller's tokens */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CaptureTokenList"];
+                    };
+                };
+                /** @description No caller identity */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quick-capture/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of the caller's capture tokens: it stops working at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description No caller identity */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Capture token not found (unknown, already revoked, or another user's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/actions": {
         parameters: {
             query?: never;
@@ -5738,6 +5845,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Post not found (none with post_id in workspace_id) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows */
                 429: {
                     headers: {
@@ -5828,6 +5944,15 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Post not found (none with post_id in workspace_id) */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7278,9 +7403,24 @@ export interface components {
         CaptureToken: {
             token: string;
             api_url: string;
+            /** @description the token's id in `GET /api/quick-capture/tokens`, for revoking it */
+            token_id: string;
         };
         CreateCaptureToken: {
             workspace_id: string;
+        };
+        CaptureTokenList: {
+            items: components["schemas"]["CaptureTokenInfo"][];
+            count: number;
+        };
+        CaptureTokenInfo: {
+            token_id: string;
+            workspace_id: string;
+            created_at: string;
+            /** @description the last capture with it, to the minute; null when never used */
+            last_used_at: string | null;
+            /** @description the caller's latest token, the one `DELETE /api/quick-capture/token` deletes */
+            active: boolean;
         };
         Action: {
             action_id: string;

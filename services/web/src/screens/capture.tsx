@@ -1,37 +1,60 @@
 /**
- * Quick capture (`/workspaces/:id/capture`, `/capture`): create a capture token (shown once),
- * revoke it, and the two ways to use it: a bookmarklet that works on any page (strict CSP
- * included: it opens a small window on our origin instead of calling the API from the page)
- * and a curl line.
+ * Quick capture (`/workspaces/:id/capture`, `/capture`): create a capture token (shown once,
+ * optionally revoking the caller's older ones for the workspace), the list of the caller's
+ * tokens with a Revoke button each, and the two ways to use a token: a bookmarklet that works
+ * on any page (strict CSP included: it opens a small window on our origin instead of calling
+ * the API from the page) and a curl line.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
 import { bookmarkletCode, bookmarkletHref, curlLine } from "../components/capture_bookmarklet.ts";
 import { CaptureCopyField } from "../components/capture_copy.tsx";
+import { CaptureTokenList } from "../components/capture_token_list.tsx";
+import { useConfirm } from "../components/confirm_dialog.tsx";
 import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Link, navigate } from "../router.tsx";
 import type { ScreenProps } from "../routes.ts";
+import {
+  captureTokens,
+  captureTokensError,
+  createCaptureToken,
+  forgetCaptureTokens,
+  loadCaptureTokens,
+  type NewCaptureToken,
+  revokeCaptureToken,
+} from "../state/capture_tokens.ts";
+import { fullDate } from "../components/idea_time.tsx";
 import { workspaces, workspacesError } from "../state/workspaces.ts";
-
-type Token = Schemas["CaptureToken"];
 
 export default function CaptureScreen({ params }: ScreenProps) {
   const list = workspaces.value;
   const workspaceId = params.workspaceId ?? list?.[0]?.workspace_id ?? null;
   const workspace = list?.find((w) => w.workspace_id === workspaceId);
-  const [token, setToken] = useState<Token | null>(null);
+  const [token, setToken] = useState<NewCaptureToken | null>(null);
   const [busy, setBusy] = useState<null | "create" | "revoke">(null);
   const [error, setError] = useState<unknown>(null);
   const [revoked, setRevoked] = useState(false);
   const [clickHint, setClickHint] = useState(false);
+  const [revokeOlder, setRevokeOlder] = useState(true);
+  const [olderRevoked, setOlderRevoked] = useState(0);
+  const [listBusy, setListBusy] = useState<string | null>(null);
+  const [listError, setListError] = useState<unknown>(null);
+  const [listNote, setListNote] = useState("");
+  const [confirmDialog, ask] = useConfirm();
+  const tokens = captureTokens.value;
+
+  useEffect(() => {
+    forgetCaptureTokens();
+    void loadCaptureTokens();
+  }, []);
 
   // A token belongs to one workspace: switching workspace forgets the one on screen.
   useEffect(() => {
     setToken(null);
     setError(null);
     setRevoked(false);
+    setOlderRevoked(0);
   }, [workspaceId]);
 
   if (!list) {
@@ -51,31 +74,72 @@ export default function CaptureScreen({ params }: ScreenProps) {
     );
   }
 
+  /** The caller's other tokens for this workspace: what "Revoke my older tokens" stops. */
+  const older = (tokens ?? []).filter((t) =>
+    t.workspace_id === workspaceId && t.token_id !== token?.token_id
+  );
+  const workspaceName = (id: string) => list.find((w) => w.workspace_id === id)?.name ?? null;
+
   const create = async () => {
     setBusy("create");
     setError(null);
+    setListNote("");
     try {
-      setToken(
-        await call(api.POST("/api/quick-capture/token", { body: { workspace_id: workspaceId } })),
-      );
+      const olderIds = revokeOlder ? older.map((t) => t.token_id) : [];
+      const created = await createCaptureToken(workspaceId, olderIds);
+      setToken(created.token);
+      setOlderRevoked(created.revoked);
       setRevoked(false);
+      if (created.revokeError) setError(created.revokeError);
     } catch (err) {
       setError(err);
     } finally {
       setBusy(null);
     }
   };
+  /** Revokes the token on screen: the one just created. */
   const revoke = async () => {
+    if (!token) return;
     setBusy("revoke");
     setError(null);
     try {
-      await call(api.DELETE("/api/quick-capture/token"));
+      await revokeCaptureToken(token.token_id);
       setToken(null);
       setRevoked(true);
+      setOlderRevoked(0);
     } catch (err) {
       setError(err);
     } finally {
       setBusy(null);
+    }
+  };
+  /** Revokes a token from the list, once confirmed. */
+  const revokeListed = async (
+    t: { token_id: string; workspace_id: string; created_at: string },
+  ) => {
+    const name = workspaceName(t.workspace_id) ?? "a workspace you left";
+    const ok = await ask({
+      title: "Revoke this token?",
+      body: `The token for ${name} created ${
+        fullDate(t.created_at)
+      } stops working at once: every bookmarklet and script that uses it gets refused.`,
+      confirmLabel: "Revoke",
+    });
+    if (!ok) return;
+    setListBusy(t.token_id);
+    setListError(null);
+    setListNote("");
+    try {
+      await revokeCaptureToken(t.token_id);
+      if (t.token_id === token?.token_id) {
+        setToken(null);
+        setRevoked(true);
+      }
+      setListNote(`Token for ${name} revoked.`);
+    } catch (err) {
+      setListError(err);
+    } finally {
+      setListBusy(null);
     }
   };
 
@@ -84,6 +148,7 @@ export default function CaptureScreen({ params }: ScreenProps) {
 
   return (
     <section class="capture-screen stack">
+      {confirmDialog}
       <header>
         <h1>Quick capture</h1>
         <p class="capture-lead">
@@ -124,13 +189,29 @@ export default function CaptureScreen({ params }: ScreenProps) {
           : (
             <p>
               A token lets the bookmarklet and your scripts add ideas as you, without signing in.
-              Creating a new one does not stop older ones; revoking stops your latest one.
+              Each token works until you revoke it.
             </p>
           )}
-        {revoked && (
-          <p class="capture-ok" role="status">
-            Token revoked: the bookmarklet and curl line that use it no longer work.
-          </p>
+        <p class="capture-ok" role="status">
+          {revoked
+            ? "Token revoked: the bookmarklet and curl line that use it no longer work."
+            : olderRevoked > 0
+            ? `Your ${
+              olderRevoked === 1 ? "older token" : `${olderRevoked} older tokens`
+            } for ${name} ${olderRevoked === 1 ? "was" : "were"} revoked.`
+            : ""}
+        </p>
+        {older.length > 0 && (
+          <label class="settings-toggle capture-revoke-older">
+            <input
+              type="checkbox"
+              checked={revokeOlder}
+              onChange={(e) => setRevokeOlder(e.currentTarget.checked)}
+            />
+            <span>
+              Revoke my older tokens for {name} ({older.length}) when I create a new one
+            </span>
+          </label>
         )}
         <div class="capture-actions">
           <button
@@ -145,16 +226,46 @@ export default function CaptureScreen({ params }: ScreenProps) {
               ? "Create a new token"
               : "Create capture token"}
           </button>
-          <button
-            type="button"
-            class="button secondary capture-danger-text"
-            disabled={busy !== null}
-            onClick={() => void revoke()}
-          >
-            {busy === "revoke" ? "Revoking…" : "Revoke token"}
-          </button>
+          {token && (
+            <button
+              type="button"
+              class="button secondary capture-danger-text"
+              disabled={busy !== null}
+              onClick={() => void revoke()}
+            >
+              {busy === "revoke" ? "Revoking…" : "Revoke token"}
+            </button>
+          )}
         </div>
         <ErrorMessage error={error} />
+      </section>
+
+      <section class="card stack" aria-labelledby="capture-tokens-heading">
+        <h2 id="capture-tokens-heading">Your capture tokens</h2>
+        <p class="capture-muted">
+          Every token you have created and not revoked, in all your workspaces. Revoke any you no
+          longer use or that someone else may have seen.
+        </p>
+        {tokens
+          ? (
+            <CaptureTokenList
+              tokens={tokens}
+              workspaceName={workspaceName}
+              shownId={token?.token_id ?? null}
+              busyId={listBusy}
+              onRevoke={(t) => void revokeListed(t)}
+            />
+          )
+          : captureTokensError.value
+          ? (
+            <ErrorMessage
+              error={captureTokensError.value}
+              onRetry={() => void loadCaptureTokens()}
+            />
+          )
+          : <Loading label="Loading your tokens" />}
+        <p class="capture-ok" role="status">{listNote}</p>
+        <ErrorMessage error={listError} />
       </section>
 
       <section class="card stack" aria-labelledby="capture-bookmarklet-heading">
