@@ -61,7 +61,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
         401: err("Invalid email or password"),
         403: err("Email not confirmed, or account disabled or rejected"),
         429: err(
-          "Too many login tries in 15 minutes for this account from this address, from this address, or for this account",
+          "Too many login tries in 15 minutes for this account from this address (10, or 3 once the account has had 100 tries from all addresses), or from this address (50)",
         ),
         503: err("Too many sign-ins are being checked at once; try again shortly"),
       },

@@ -21,13 +21,17 @@ export const LOGIN_WINDOW_MS = 15 * MINUTE;
 /**
  * Tries per window and scope. `account_address` (one email from one client address) is what
  * a guesser gets at an account: a burst gets at most 10 verifications. `address` caps one
- * client address across every email (spraying one password over many accounts). `account` is
- * a backstop across all addresses, high enough that one attacker address (held to 10 by the
- * first limit) can never lock the owner out from another address; only a spread-out attack
- * from 10+ addresses reaches it. A successful sign-in resets its `account_address` count and
- * gives its own try back to the other two.
+ * client address across every email (spraying one password over many accounts). `account`
+ * counts tries at an account from every address; once it reaches its cap (a spread-out attack
+ * from 10+ addresses) the account is not locked: each address is held to
+ * LOGIN_TRIES_OVER_ACCOUNT_CAP tries at it instead of 10, so the owner, whose address has
+ * tried little or not at all, still signs in while every attacking address is refused. A
+ * successful sign-in resets its `account_address` count and gives its own try back to the
+ * other two.
  */
 export const LOGIN_LIMITS = { account_address: 10, address: 50, account: 100 } as const;
+/** Tries per address at an account whose `account` count is at its cap (see LOGIN_LIMITS). */
+export const LOGIN_TRIES_OVER_ACCOUNT_CAP = 3;
 export const LOGIN_MAX_FAILURES = LOGIN_LIMITS.account_address;
 /** A refresh family (one sign-in) ends this long after the sign-in, however often it rotates. */
 export const SESSION_MAX_AGE_MS = 30 * DAY;
@@ -631,9 +635,21 @@ export class AuthStore {
       const now = Date.now();
       const op = this.kv.atomic();
       const windows = {} as Record<LoginScope, number>;
+      const lives = scopes.map((_, i) => liveLoginWindow(entries[i].value, now));
+      const byScope = Object.fromEntries(scopes.map((s, i) => [s, lives[i]])) as Record<
+        LoginScope,
+        LoginTriesRecord
+      >;
+      // The account's cap narrows each address's allowance rather than locking the account.
+      const accountAddressLimit = byScope.account.count >= LOGIN_LIMITS.account
+        ? LOGIN_TRIES_OVER_ACCOUNT_CAP
+        : LOGIN_LIMITS.account_address;
+      if (
+        byScope.account_address.count >= accountAddressLimit ||
+        byScope.address.count >= LOGIN_LIMITS.address
+      ) return { ok: true, value: null };
       for (const [i, scope] of scopes.entries()) {
-        const live = liveLoginWindow(entries[i].value, now);
-        if (live.count >= LOGIN_LIMITS[scope]) return { ok: true, value: null };
+        const live = lives[i];
         windows[scope] = live.window_start;
         op.check(entries[i]).set(
           keys[scope],

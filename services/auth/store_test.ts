@@ -4,7 +4,13 @@ import { createLogger } from "../../shared/log.ts";
 import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
 import { confirmationCode } from "./accounts.ts";
 import type { NewUser } from "./store.ts";
-import { addressBucket, AuthStore, CONFIRM_CODE_MAX_ATTEMPTS, LOGIN_LIMITS } from "./store.ts";
+import {
+  addressBucket,
+  AuthStore,
+  CONFIRM_CODE_MAX_ATTEMPTS,
+  LOGIN_LIMITS,
+  LOGIN_TRIES_OVER_ACCOUNT_CAP,
+} from "./store.ts";
 import { TokenIssuer } from "./tokens.ts";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 
@@ -142,6 +148,21 @@ Deno.test("login tries are counted per account and address, per address and per 
     assert.ok(await store.beginLoginTry("e@x.test", "10.0.0.1"));
     await store.clearLoginFailures("e@x.test");
     assert.ok(await store.beginLoginTry("e@x.test", "10.0.0.1"));
+  });
+});
+
+Deno.test("an account at its cap holds each address to 3 tries instead of locking", async () => {
+  await withStore(async (store) => {
+    for (let a = 0; a < LOGIN_LIMITS.account / LOGIN_LIMITS.account_address; a++) {
+      for (let i = 0; i < LOGIN_LIMITS.account_address; i++) {
+        assert.ok(await store.beginLoginTry("cap@x.test", `10.1.0.${a}`));
+      }
+    }
+    for (let i = 0; i < LOGIN_TRIES_OVER_ACCOUNT_CAP; i++) {
+      assert.ok(await store.beginLoginTry("cap@x.test", "10.2.0.1"));
+    }
+    assert.equal(await store.beginLoginTry("cap@x.test", "10.2.0.1"), null);
+    assert.ok(await store.beginLoginTry("cap@x.test", "10.2.0.2"));
   });
 });
 
