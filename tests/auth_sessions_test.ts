@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
-import { GOOD_PASSWORD, signupConfirmed } from "./helpers/users.ts";
+import { GOOD_PASSWORD, signupConfirmed, uniqueEmail } from "./helpers/users.ts";
+import { waitForOutbox } from "./helpers/outbox.ts";
 
 /** A login from the client at `address` (through the trusted loopback proxy). */
 function loginFrom(stack: TestStack, address: string, email: string, password: string) {
@@ -62,6 +63,61 @@ Deno.test(
           );
         }
         assert.deepEqual(statuses, [401, 401, 401, 429, 429]);
+      });
+    } finally {
+      await stack.close();
+    }
+  },
+);
+
+Deno.test(
+  "confirmation codes are tried at most 10 times per address in 15 minutes",
+  e2e,
+  async (t) => {
+    const stack = await startTestStack({ TRUSTED_PROXIES: "127.0.0.1" });
+    try {
+      const email = uniqueEmail("confirm");
+      const signup = await api(stack, "POST", "/api/auth/signup", {
+        body: { email, password: GOOD_PASSWORD, name: "Pending", recaptcha_token: "t" },
+      });
+      assert.equal(signup.status, 200);
+      const mail = await waitForOutbox(
+        stack.outboxFile,
+        (l) => l.template === "confirm_email" && l.to === email,
+      );
+      const confirmFrom = (address: string, body: { email: string; code: string }) =>
+        api(stack, "POST", "/api/auth/confirm", {
+          body,
+          headers: { "x-forwarded-for": address },
+        });
+      const guesser = "198.51.100.30";
+
+      await t.step("30 wrong tries from one address: 10 answered, then 429", async () => {
+        const statuses = [];
+        for (let i = 0; i < 30; i++) {
+          // Wrong codes at other (unknown) emails, so the account's own code stays alive.
+          const res = await confirmFrom(guesser, {
+            email: uniqueEmail("nobody"),
+            code: String(100000 + i),
+          });
+          statuses.push(res.status);
+          if (res.status === 429) assert.equal(typeof res.body.error, "string");
+        }
+        assert.deepEqual(statuses, [...Array(10).fill(404), ...Array(20).fill(429)]);
+        const right = await confirmFrom(guesser, { email, code: String(mail.data.code) });
+        assert.equal(right.status, 429);
+      });
+
+      await t.step("another address confirms with the right code", async () => {
+        const right = await confirmFrom("203.0.113.30", { email, code: String(mail.data.code) });
+        assert.equal(right.status, 200, JSON.stringify(right.body));
+      });
+
+      await t.step("right codes do not use up an address's tries", async () => {
+        for (let i = 0; i < 12; i++) {
+          const res = await confirmFrom("203.0.113.31", { email, code: String(mail.data.code) });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+        }
       });
     } finally {
       await stack.close();

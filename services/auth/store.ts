@@ -42,6 +42,12 @@ export const RESET_CODE_MAX_ATTEMPTS = 5;
 export const MAIL_WINDOW_MS = 15 * MINUTE;
 export const MAIL_LIMIT_PER_EMAIL = 3;
 export const MAIL_LIMIT_PER_ADDRESS = 10;
+/**
+ * Confirmation-code tries per client address per MAIL_WINDOW_MS, across every email (beside
+ * each code's own CONFIRM_CODE_MAX_ATTEMPTS): a right code gives its try back, so only wrong
+ * codes and unknown emails use it up.
+ */
+export const CONFIRM_TRIES_PER_ADDRESS = 10;
 
 // Key builders: the only place the auth KV layout is spelled out.
 const userKey = (userId: string) => ["users", userId];
@@ -70,6 +76,7 @@ const mailLimitKey = (kind: MailKind, scope: "email" | "address", value: string)
   scope,
   value,
 ];
+const confirmTriesKey = (address: string) => ["rate_limits", "confirm_tries", address];
 const adminKey = (userId: string) => ["users_by_role", "admin", userId];
 const ADMINS_PREFIX = ["users_by_role", "admin"];
 const SETUP_TOKEN_KEY = ["setup_token"];
@@ -481,27 +488,66 @@ export class AuthStore {
    * answer says nothing about whether one exists.
    */
   async takeMailAllowance(kind: MailKind, email: string, address: string): Promise<boolean> {
-    const emailKey = mailLimitKey(kind, "email", email);
-    const addressKey = mailLimitKey(kind, "address", address);
-    return await retryCommit<boolean>(async () => {
-      const [byEmail, byAddress] = await this.kv.getMany<[WindowCount, WindowCount]>([
-        emailKey,
-        addressKey,
-      ]);
-      const now = Date.now();
-      const e = liveWindow(byEmail.value, now);
-      const a = liveWindow(byAddress.value, now);
-      if (e.count >= MAIL_LIMIT_PER_EMAIL || a.count >= MAIL_LIMIT_PER_ADDRESS) {
-        return { ok: true, value: false };
+    return (await this.#takeWindowed([
+      { key: mailLimitKey(kind, "email", email), limit: MAIL_LIMIT_PER_EMAIL },
+      { key: mailLimitKey(kind, "address", address), limit: MAIL_LIMIT_PER_ADDRESS },
+    ])) !== null;
+  }
+
+  /**
+   * Counts one confirmation-code try against the client address's allowance
+   * (CONFIRM_TRIES_PER_ADDRESS per MAIL_WINDOW_MS), before the code is checked, so concurrent
+   * tries cannot outrun it. The window the try was counted in, to give it back with
+   * `giveBackConfirmTry`; null, and nothing counted, when the allowance is used up.
+   */
+  async takeConfirmTry(address: string): Promise<number | null> {
+    const windows = await this.#takeWindowed([
+      { key: confirmTriesKey(addressBucket(address)), limit: CONFIRM_TRIES_PER_ADDRESS },
+    ]);
+    return windows ? windows[0] : null;
+  }
+
+  /** A right code gives its try back (unless its window has ended since). */
+  async giveBackConfirmTry(address: string, windowStart: number): Promise<void> {
+    const key = confirmTriesKey(addressBucket(address));
+    await retryCommit(async () => {
+      const entry = await this.kv.get<WindowCount>(key);
+      const record = entry.value;
+      if (!record || record.count === 0 || record.window_start !== windowStart) {
+        return { ok: true, value: undefined };
       }
-      const ttl = (w: WindowCount) => ({
-        expireIn: Math.max(1, w.window_start + MAIL_WINDOW_MS - now),
-      });
-      const res = await this.kv.atomic().check(byEmail).check(byAddress)
-        .set(emailKey, { count: e.count + 1, window_start: e.window_start }, ttl(e))
-        .set(addressKey, { count: a.count + 1, window_start: a.window_start }, ttl(a))
-        .commit();
-      return res.ok ? { ok: true, value: true } : { ok: false };
+      const res = await this.kv.atomic().check(entry).set(
+        key,
+        { ...record, count: record.count - 1 },
+        { expireIn: Math.max(1, record.window_start + MAIL_WINDOW_MS - Date.now()) },
+      ).commit();
+      return res.ok ? { ok: true, value: undefined } : { ok: false };
+    });
+  }
+
+  /**
+   * Counts one use against each fixed-window allowance (MAIL_WINDOW_MS) in one commit checked
+   * against what was read. Each count's window start, or null, and nothing counted, when any
+   * allowance is used up.
+   */
+  async #takeWindowed(
+    allowances: { key: Deno.KvKey; limit: number }[],
+  ): Promise<number[] | null> {
+    return await retryCommit<number[] | null>(async () => {
+      const entries = await this.kv.getMany<WindowCount[]>(allowances.map((a) => a.key));
+      const now = Date.now();
+      const lives = entries.map((e) => liveWindow(e.value, now));
+      if (lives.some((w, i) => w.count >= allowances[i].limit)) return { ok: true, value: null };
+      const op = this.kv.atomic();
+      for (const [i, w] of lives.entries()) {
+        op.check(entries[i]).set(
+          allowances[i].key,
+          { count: w.count + 1, window_start: w.window_start } satisfies WindowCount,
+          { expireIn: Math.max(1, w.window_start + MAIL_WINDOW_MS - now) },
+        );
+      }
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: lives.map((w) => w.window_start) } : { ok: false };
     });
   }
 
