@@ -8,8 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
-import { GOOD_PASSWORD, signupConfirmed, uniqueEmail } from "./helpers/users.ts";
+import { createUser, GOOD_PASSWORD, login, signupConfirmed, uniqueEmail } from "./helpers/users.ts";
 import { waitForOutbox } from "./helpers/outbox.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
+import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
 
 /** A login from the client at `address` (through the trusted loopback proxy). */
 function loginFrom(stack: TestStack, address: string, email: string, password: string) {
@@ -119,6 +121,148 @@ Deno.test(
           assert.equal(res.status, 200, JSON.stringify(res.body));
         }
       });
+    } finally {
+      await stack.close();
+    }
+  },
+);
+
+/** Polls `probe` until it answers `status`, failing when that takes longer than 5 s from `since`. */
+async function refusedWithin(
+  since: number,
+  what: string,
+  status: number,
+  probe: () => Promise<number>,
+) {
+  let last = 0;
+  while (Date.now() - since <= 5_000) {
+    last = await probe();
+    if (last === status) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what}: still ${last} 5 s after the change, expected ${status}`);
+}
+
+Deno.test(
+  "tickets open one socket within a minute; a reset or a logout ends what the session issued",
+  e2e,
+  async (t) => {
+    const stack = await startTestStack();
+    try {
+      const owner = await createUser(stack, { name: "Session owner" });
+      const workspaceId = await createWorkspace(stack, owner, "Sessions");
+      const post = await api(stack, "POST", "/api/posts", {
+        token: owner.access_token,
+        body: { workspace_id: workspaceId, title: "Live post", content: "Text" },
+      });
+      assert.equal(post.status, 201, JSON.stringify(post.body));
+      const query = (ticket: string) =>
+        new URLSearchParams({ ticket, docId: post.body.post_id, workspaceId }).toString();
+      const opens = async (ticket: string) => await upgradeStatus(stack.url, query(ticket));
+      const me = async (token: string) =>
+        (await api(stack, "GET", "/api/auth/me", { token })).status;
+
+      await t.step("a ticket opens one socket: the second connection is refused", async () => {
+        const ticket = await ticketFor(stack, owner);
+        assert.equal(await opens(ticket), 101);
+        assert.equal(await opens(ticket), 401);
+      });
+
+      await t.step("a ticket lives at most a minute", async () => {
+        const ticket = await ticketFor(stack, owner);
+        const realNow = Date.now;
+        const start = realNow();
+        try {
+          Date.now = () => start + 61_000 + (realNow() - start);
+          assert.equal(await opens(ticket), 401);
+        } finally {
+          Date.now = realNow;
+        }
+      });
+
+      await t.step(
+        "a password reset refuses older access tokens and tickets within 5 s",
+        async () => {
+          const old = await login(stack, owner.email, owner.password);
+          const oldTicket = await ticketFor(stack, old);
+          assert.equal(await me(old.access_token), 200);
+          const forgot = await api(stack, "POST", "/api/auth/forgot-password", {
+            body: { email: owner.email },
+          });
+          assert.equal(forgot.status, 200);
+          const mail = await waitForOutbox(
+            stack.outboxFile,
+            (l) => l.template === "password_reset" && l.to === owner.email,
+          );
+          const newPassword = "Another-G00d-Pass!";
+          const reset = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email: owner.email, code: String(mail.data.code), password: newPassword },
+          });
+          assert.equal(reset.status, 200, JSON.stringify(reset.body));
+          const since = Date.now();
+          await refusedWithin(since, "GET /api/auth/me", 401, () => me(old.access_token));
+          await refusedWithin(
+            since,
+            "GET /api/workspaces",
+            401,
+            async () =>
+              (await api(stack, "GET", "/api/workspaces", { token: old.access_token })).status,
+          );
+          await refusedWithin(
+            since,
+            "POST /api/ws/ticket",
+            401,
+            async () =>
+              (await api(stack, "POST", "/api/ws/ticket", { token: old.access_token })).status,
+          );
+          await refusedWithin(since, "a ticket minted before", 401, () => opens(oldTicket));
+          // A new sign-in is a new session: its token and tickets work.
+          const fresh = await login(stack, owner.email, newPassword);
+          assert.equal(await me(fresh.access_token), 200);
+          assert.equal(await opens(await ticketFor(stack, fresh)), 101);
+          owner.password = newPassword;
+        },
+      );
+
+      await t.step(
+        "logout refuses that session's access token and tickets within 5 s, not the others'",
+        async () => {
+          const leaving = await login(stack, owner.email, owner.password);
+          const staying = await login(stack, owner.email, owner.password);
+          const leavingTicket = await ticketFor(stack, leaving);
+          const stayingTicket = await ticketFor(stack, staying);
+          assert.equal(await me(leaving.access_token), 200);
+          const out = await api(stack, "POST", "/api/auth/logout", {
+            body: { refresh_token: leaving.refresh_token },
+          });
+          assert.equal(out.status, 204);
+          const since = Date.now();
+          await refusedWithin(since, "GET /api/auth/me", 401, () => me(leaving.access_token));
+          await refusedWithin(
+            since,
+            "GET /api/workspaces",
+            401,
+            async () =>
+              (await api(stack, "GET", "/api/workspaces", { token: leaving.access_token })).status,
+          );
+          await refusedWithin(
+            since,
+            "POST /api/ws/ticket",
+            401,
+            async () =>
+              (await api(stack, "POST", "/api/ws/ticket", { token: leaving.access_token })).status,
+          );
+          await refusedWithin(since, "a ticket minted before", 401, () => opens(leavingTicket));
+          // The other device's session goes on.
+          assert.equal(await me(staying.access_token), 200);
+          assert.equal(await opens(stayingTicket), 101);
+          const refreshed = await api(stack, "POST", "/api/auth/refresh", {
+            body: { refresh_token: staying.refresh_token },
+          });
+          assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+          assert.equal(await me(refreshed.body.access_token), 200);
+        },
+      );
     } finally {
       await stack.close();
     }

@@ -199,8 +199,9 @@ export async function signIn(
   address: string,
 ): Promise<SessionTokens> {
   const user = await accounts.authenticate(email, password, address);
-  const tokens = await accounts.tokensFor(user);
-  return { ...tokens, refresh_token: await accounts.deps.store.issueRefreshToken(user.user_id) };
+  const session = await accounts.deps.store.issueRefreshToken(user.user_id);
+  const tokens = await accounts.tokensFor(user, session.family_id);
+  return { ...tokens, refresh_token: session.token };
 }
 
 /**
@@ -230,7 +231,7 @@ export async function refreshSession(
     await store.revokeFamily(rotated.family_id);
     throw err;
   }
-  const tokens = await accounts.tokensFor(user);
+  const tokens = await accounts.tokensFor(user, rotated.family_id);
   return { kind: "refreshed", tokens: { ...tokens, refresh_token: rotated.refresh_token } };
 }
 
@@ -258,8 +259,9 @@ export async function exchangeCode(
   const user = await store.getUser(record.user_id);
   if (!user) throw new AppError(400, INVALID_AUTH_CODE);
   accounts.requireUsable(user);
-  const tokens = await accounts.tokensFor(user);
-  return { ...tokens, refresh_token: await store.issueRefreshToken(user.user_id) };
+  const session = await store.issueRefreshToken(user.user_id);
+  const tokens = await accounts.tokensFor(user, session.family_id);
+  return { ...tokens, refresh_token: session.token };
 }
 
 /**

@@ -105,9 +105,11 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       method: "post",
       path: "/api/auth/logout",
       tags: ["Auth"],
-      summary: "Revoke a refresh token (and its rotation family)",
+      summary: "Sign this session out: revoke its refresh token family and access tokens",
       description: "The refresh token comes in the body or, when the body has none, in the " +
-        "`cp_refresh` cookie; the cookie is cleared either way.",
+        "`cp_refresh` cookie; the cookie is cleared either way. The access tokens and " +
+        "WebSocket tickets of that session (its refresh family) are refused within seconds; " +
+        "the account's other sessions go on.",
       request: body(refreshOrCookieSchema),
       responses: {
         204: { description: "Revoked (also when the token was unknown)" },
@@ -187,7 +189,11 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       method: "post",
       path: "/api/ws/ticket",
       tags: ["Auth"],
-      summary: "Mint a WebSocket ticket (valid 8 hours)",
+      summary: "Mint a WebSocket ticket (valid 1 minute, opens one socket)",
+      description: "The ticket opens one socket (`/ws?ticket=...`) within a minute: mint a new " +
+        "one for every connect and reconnect. It is refused once the account is disabled or " +
+        "rejected, its sessions are revoked (password reset), or the session of the access " +
+        "token that minted it has logged out.",
       security: bearer,
       responses: {
         200: json(ticketSchema, "A UUID v4 ticket"),
@@ -195,8 +201,8 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       },
     }),
     async (c) => {
-      const { user_id, role, approved } = verifiedCaller(c);
-      const ticket = await store.createWsTicket({ user_id, role, approved });
+      const { user_id, role, approved, sid } = verifiedCaller(c);
+      const ticket = await store.createWsTicket({ user_id, role, approved, sid: sid ?? null });
       return c.json({ ticket }, 200);
     },
   );

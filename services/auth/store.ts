@@ -14,7 +14,8 @@ export const CONFIRM_CODE_TTL_MS = DAY;
 export const CONFIRM_CODE_MAX_ATTEMPTS = 5;
 export const REFRESH_TOKEN_TTL_MS = 30 * DAY;
 export const AUTH_CODE_TTL_MS = 5 * MINUTE;
-export const WS_TICKET_TTL_MS = 8 * HOUR;
+/** A WebSocket ticket only has to last until its socket opens; it opens one socket. */
+export const WS_TICKET_TTL_MS = MINUTE;
 export const GOOGLE_STATE_TTL_MS = 10 * MINUTE;
 /** Login throttle (issue 11): tries counted per window, before the password is verified. */
 export const LOGIN_WINDOW_MS = 15 * MINUTE;
@@ -136,6 +137,9 @@ export interface WsTicketRecord {
   user_id: string;
   role: Role;
   approved: boolean;
+  /** The session (refresh family) of the access token that minted it; null without one. */
+  sid: string | null;
+  created_at: number;
   expires_at: number;
 }
 
@@ -742,8 +746,11 @@ export class AuthStore {
 
   // ---------------------------------------------------------------- refresh tokens
 
-  /** A new refresh token starting a new family (a new session); rotation continues one. */
-  async issueRefreshToken(userId: string): Promise<string> {
+  /**
+   * A new refresh token starting a new family (a new session), and the family's id (the
+   * access tokens of the session carry it as `sid`); rotation continues one.
+   */
+  async issueRefreshToken(userId: string): Promise<{ token: string; family_id: string }> {
     const token = randomToken(32);
     const familyId = newId();
     const family: RefreshFamilyRecord = { user_id: userId, revoked: false, created_at: Date.now() };
@@ -761,7 +768,17 @@ export class AuthStore {
       )
       .commit();
     if (!res.ok) throw new Error("Cannot store the refresh token");
-    return token;
+    return { token, family_id: familyId };
+  }
+
+  /**
+   * Whether a session (refresh family) was revoked: by logout, a reused refresh token or a
+   * refused refresh. A family the store no longer holds (expired, or dropped by a restore) is
+   * not counted as revoked: a revoked one is kept longer than its access tokens live.
+   */
+  async sessionRevoked(familyId: string): Promise<boolean> {
+    return (await this.kv.get<RefreshFamilyRecord>(refreshFamilyKey(familyId))).value?.revoked ===
+      true;
   }
 
   /**
@@ -876,23 +893,29 @@ export class AuthStore {
 
   // ---------------------------------------------------------------- WebSocket tickets
 
-  async createWsTicket(snapshot: Omit<WsTicketRecord, "expires_at">): Promise<string> {
+  async createWsTicket(
+    snapshot: Omit<WsTicketRecord, "created_at" | "expires_at">,
+  ): Promise<string> {
     const ticket = crypto.randomUUID();
+    const now = Date.now();
     await this.kv.set(
       wsTicketKey(await sha256Hex(ticket)),
-      {
-        ...snapshot,
-        expires_at: Date.now() + WS_TICKET_TTL_MS,
-      } satisfies WsTicketRecord,
+      { ...snapshot, created_at: now, expires_at: now + WS_TICKET_TTL_MS } satisfies WsTicketRecord,
       { expireIn: WS_TICKET_TTL_MS },
     );
     return ticket;
   }
 
-  async getWsTicket(ticket: string): Promise<WsTicketRecord | null> {
-    const record = (await this.kv.get<WsTicketRecord>(wsTicketKey(await sha256Hex(ticket))))
-      .value;
-    return record && record.expires_at > Date.now() ? record : null;
+  /**
+   * Takes a ticket out of the store as its socket opens (single use: of two connections with
+   * one ticket, one gets it); null when unknown, used or expired.
+   */
+  async takeWsTicket(ticket: string): Promise<WsTicketRecord | null> {
+    const entry = await this.kv.get<WsTicketRecord>(wsTicketKey(await sha256Hex(ticket)));
+    if (!entry.value) return null;
+    const res = await this.kv.atomic().check(entry).delete(entry.key).commit();
+    if (!res.ok) return null;
+    return entry.value.expires_at > Date.now() ? entry.value : null;
   }
 
   // ---------------------------------------------------------------- Google sign-in state
