@@ -79,7 +79,9 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       tags: ["Auth"],
       summary: "Exchange a refresh token for new tokens (rotation)",
       description: "The refresh token comes in the body or, when the body has none, in the " +
-        "`cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body.",
+        "`cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body. " +
+        "The script-readable `cp_session=1` marker (Path=/) is set and cleared with " +
+        "`cp_refresh`, so the web app only asks for a refresh when there is a cookie to use.",
       request: body(refreshOrCookieSchema),
       responses: {
         200: json(refreshResponseSchema, "New tokens and a new refresh token"),
@@ -89,7 +91,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       },
     }),
     async (c) => {
-      const { token, fromCookie } = refreshTokenOf(c, c.req.valid("json"));
+      const { token, fromCookie } = refreshTokenOf(c, c.req.valid("json"), secure);
       const outcome = await refreshSession(accounts, token);
       if (outcome.kind === "refused") {
         if (fromCookie) setRefreshCookie(c, "", secure);
@@ -107,7 +109,8 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       tags: ["Auth"],
       summary: "Sign this session out: revoke its refresh token family and access tokens",
       description: "The refresh token comes in the body or, when the body has none, in the " +
-        "`cp_refresh` cookie; the cookie is cleared either way. The access tokens and " +
+        "`cp_refresh` cookie; the cookie (and the `cp_session` marker) is cleared either way. " +
+        "The access tokens and " +
         "WebSocket tickets of that session (its refresh family) are refused within seconds; " +
         "the account's other sessions go on.",
       request: body(refreshOrCookieSchema),
@@ -117,7 +120,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       },
     }),
     async (c) => {
-      const { token } = refreshTokenOf(c, c.req.valid("json"));
+      const { token } = refreshTokenOf(c, c.req.valid("json"), secure);
       await store.revokeRefreshToken(token);
       setRefreshCookie(c, "", secure);
       return c.body(null, 204);
@@ -136,7 +139,8 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
           ...json(
             callbackResponseSchema,
             "Tokens; also sets the `svc_token` cookie to the id token and the " +
-              "HttpOnly `cp_refresh` cookie (Path=/api/auth) to a new refresh token",
+              "HttpOnly `cp_refresh` cookie (Path=/api/auth) to a new refresh token, with " +
+              "the script-readable `cp_session=1` marker beside it",
           ),
           headers: { "Set-Cookie": { schema: { type: "string" } } },
         },
