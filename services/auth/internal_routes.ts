@@ -166,7 +166,9 @@ export function mountInternalRoutes(
   // deployed apart): a ticket opens one socket.
   app.post("/internal/ws-tickets/:ticket/redeem", async (c) => {
     const ticket = c.req.param("ticket");
-    return c.json(await ticketAnswer(ticket.length <= 100 ? await store.takeWsTicket(ticket) : null));
+    return c.json(
+      await ticketAnswer(ticket.length <= 100 ? await store.takeWsTicket(ticket) : null),
+    );
   });
 
   app.get("/internal/stats", async (c) => c.json(await store.stats()));
