@@ -7,18 +7,46 @@ export interface UserAccess {
   /** false for a disabled or rejected account */
   active: boolean;
   role: "admin" | "member";
+  /**
+   * When the account's sessions were last revoked (ms since the epoch; a password reset): what
+   * was issued before is refused. Null or absent when never.
+   */
+  sessions_revoked_at?: number | null;
+  /**
+   * Answered to a lookup that names a session (refresh family): false once it was revoked
+   * (logout, a reused refresh token) or began before `sessions_revoked_at`.
+   */
+  session_live?: boolean;
 }
 
-export type AccessLookup = (userId: string) => Promise<UserAccess | null>;
+export type AccessLookup = (userId: string, sid?: string) => Promise<UserAccess | null>;
+
+/**
+ * Whether a verified token still stands by its account's live answer: a token of a session
+ * (`sid`) while that session is live; a token without one (issued before sessions were named)
+ * unless it was surely issued before the account's sessions were revoked (`iat` is in seconds).
+ */
+export function tokenSessionLive(
+  live: UserAccess,
+  token: { sid?: string; iat?: number },
+): boolean {
+  if (token.sid !== undefined) return live.session_live !== false;
+  const revokedAt = live.sessions_revoked_at;
+  if (!revokedAt || token.iat === undefined) return true;
+  return (token.iat + 1) * 1000 > revokedAt;
+}
 
 /** A cached answer is trusted this long: revocation must land within 5 s (CONTRACT 11). */
 export const ACCESS_TTL_MS = 2_000;
 const MAX_ENTRIES = 50_000;
+/** Between a user id and a session id in a cache key (neither holds it). */
+const SESSION_SEPARATOR = "\u0000";
 
 /**
  * Remembers each user's live access state for a short time (at most 2 s), so a check on every
- * request costs a map lookup and the auth service sees one lookup per user and TTL. Concurrent
- * lookups of one user share one call. A failed lookup is not cached: the caller sees the error.
+ * request costs a map lookup and the auth service sees one lookup per user (per user and
+ * session, for lookups that name one) and TTL. Concurrent lookups of one user share one call.
+ * A failed lookup is not cached: the caller sees the error.
  */
 export class AccessCache {
   readonly #entries = new Map<
@@ -39,39 +67,48 @@ export class AccessCache {
   /**
    * The user's access state, from the cache when it is fresh. `fetchedAfter` (epoch ms) refuses
    * a cached answer fetched before it: a token issued after the answer may carry a promotion
-   * the answer predates.
+   * the answer predates. `sid` asks about one session of the user too (`session_live`).
    */
-  get(userId: string, { fetchedAfter = 0 }: { fetchedAfter?: number } = {}): Promise<
-    UserAccess | null
-  > {
-    const cached = this.#entries.get(userId);
+  get(
+    userId: string,
+    { fetchedAfter = 0, sid }: { fetchedAfter?: number; sid?: string } = {},
+  ): Promise<UserAccess | null> {
+    const key = sid === undefined ? userId : `${userId}${SESSION_SEPARATOR}${sid}`;
+    const cached = this.#entries.get(key);
     if (cached && cached.expiresAt > this.now() && cached.fetchedAt >= fetchedAfter) {
       return Promise.resolve(cached.value);
     }
-    const pending = this.#pending.get(userId);
+    const pending = this.#pending.get(key);
     if (pending) return pending;
-    const lookup = this.#lookup(userId);
-    this.#pending.set(userId, lookup);
+    const lookup = this.#lookup(key, userId, sid);
+    this.#pending.set(key, lookup);
     return lookup;
   }
 
   /** Forgets what is known of `userId` (or of everyone), so the next `get` asks again. */
   invalidate(userId?: string): void {
-    if (userId === undefined) this.#entries.clear();
-    else this.#entries.delete(userId);
+    if (userId === undefined) {
+      this.#entries.clear();
+      return;
+    }
+    this.#entries.delete(userId);
+    const sessions = `${userId}${SESSION_SEPARATOR}`;
+    for (const key of this.#entries.keys()) {
+      if (key.startsWith(sessions)) this.#entries.delete(key);
+    }
   }
 
-  async #lookup(userId: string): Promise<UserAccess | null> {
+  async #lookup(key: string, userId: string, sid?: string): Promise<UserAccess | null> {
     try {
       const fetchedAt = this.now();
-      const value = await this.fetch(userId);
+      const value = await (sid === undefined ? this.fetch(userId) : this.fetch(userId, sid));
       if (this.#ttlMs > 0) {
         if (this.#entries.size >= MAX_ENTRIES) this.#prune();
-        this.#entries.set(userId, { value, fetchedAt, expiresAt: fetchedAt + this.#ttlMs });
+        this.#entries.set(key, { value, fetchedAt, expiresAt: fetchedAt + this.#ttlMs });
       }
       return value;
     } finally {
-      this.#pending.delete(userId);
+      this.#pending.delete(key);
     }
   }
 

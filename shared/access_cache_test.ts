@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AccessCache, effectiveRole, type UserAccess } from "./access_cache.ts";
+import { AccessCache, effectiveRole, tokenSessionLive, type UserAccess } from "./access_cache.ts";
 
 function counting(answer: (id: string) => UserAccess | null) {
   const calls: string[] = [];
@@ -82,4 +82,30 @@ Deno.test("a live role only ever lowers the token's role", () => {
   assert.equal(effectiveRole("member", "admin"), "member");
   assert.equal(effectiveRole("admin", "admin"), "admin");
   assert.equal(effectiveRole("member", "member"), "member");
+});
+
+Deno.test("access cache keeps a session's answer apart from the user's and other sessions'", async () => {
+  const calls: string[] = [];
+  const cache = new AccessCache((id, sid) => {
+    calls.push(`${id}/${sid ?? "-"}`);
+    return Promise.resolve({ ...member(id), session_live: sid !== "gone" });
+  });
+  assert.equal((await cache.get("u1", { sid: "s1" }))?.session_live, true);
+  assert.equal((await cache.get("u1", { sid: "gone" }))?.session_live, false);
+  await cache.get("u1", { sid: "s1" });
+  await cache.get("u1");
+  assert.deepEqual(calls, ["u1/s1", "u1/gone", "u1/-"]);
+  cache.invalidate("u1");
+  await cache.get("u1", { sid: "s1" });
+  assert.equal(calls.length, 4);
+});
+
+Deno.test("a token stands while its session is live, or was issued after the last revocation", () => {
+  const live = { ...member("u1"), sessions_revoked_at: 10_500, session_live: true };
+  assert.equal(tokenSessionLive(live, { sid: "s1", iat: 1 }), true);
+  assert.equal(tokenSessionLive({ ...live, session_live: false }, { sid: "s1", iat: 99 }), false);
+  // Without a session id: refused only when surely issued before the revocation.
+  assert.equal(tokenSessionLive(live, { iat: 9 }), false);
+  assert.equal(tokenSessionLive(live, { iat: 10 }), true);
+  assert.equal(tokenSessionLive(member("u1"), { iat: 1 }), true);
 });

@@ -114,8 +114,9 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
     const editor = await createUser(stack, { name: "Editor" });
     const { workspaceId, postId } = await workspaceWithPost(stack, owner, "Start");
     await addMember(stack, owner, workspaceId, editor);
-    const ownerTicket = await ticketFor(stack, owner);
-    const editorTicket = await ticketFor(stack, editor);
+    // A ticket opens one socket: every socket gets a ticket of its own.
+    const ownerTicket = () => ticketFor(stack, owner);
+    const editorTicket = () => ticketFor(stack, editor);
     const params = (ticket: string) => ({ ticket, docId: postId, workspaceId });
     const query = (ticket: string) => new URLSearchParams(params(ticket)).toString();
     const postText = async () => {
@@ -130,7 +131,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
       assert.equal(res.status, 200);
       return await res.json();
     };
-    const observer = await synced(openProvider(stack.url, params(ownerTicket)));
+    const observer = await synced(openProvider(stack.url, params(await ownerTicket())));
     closers.push(() => observer.provider.destroy());
     assert.equal(textOf(observer), "Start");
 
@@ -138,7 +139,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
       "item 9: a 2 MiB frame is refused (4413), neither stored nor forwarded",
       async () => {
         const before = await stats();
-        const raw = openRawSocket(stack.url, query(editorTicket));
+        const raw = openRawSocket(stack.url, query(await editorTicket()));
         await raw.opened;
         raw.socket.send(updateFrame(insertUpdate("x".repeat(2 * 1024 * 1024))));
         await waitFor(() => raw.closed !== null, "the socket to be closed");
@@ -155,7 +156,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
       "item 9: an update taking the text past 200 000 characters is refused (4413)",
       async () => {
         // One 210 000-character paste: under the 1 MiB frame limit, over the text limit.
-        const paster = openProvider(stack.url, params(editorTicket));
+        const paster = openProvider(stack.url, params(await editorTicket()));
         closers.push(() => paster.provider.destroy());
         await synced(paster);
         paster.provider.doc.getText("content").insert(0, "y".repeat(210_000));
@@ -166,7 +167,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
         assert.equal(textOf(observer), "Start!");
         assert.equal(await postText(), "Start!");
         // Up to the limit is fine.
-        const near = await synced(openProvider(stack.url, params(editorTicket)));
+        const near = await synced(openProvider(stack.url, params(await editorTicket())));
         closers.push(() => near.provider.destroy());
         near.provider.doc.getText("content").insert(0, "z".repeat(150_000));
         await waitFor(() => textOf(observer).length === 150_006, "a 150 000-character paste");
@@ -176,28 +177,28 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
     );
 
     await t.step("item 9: the 21st socket of one user is closed (4429)", async () => {
-      const ticket = await ticketFor(stack, editor);
+      const ticket = () => ticketFor(stack, editor);
       const sockets: ReturnType<typeof openRawSocket>[] = [];
       for (let i = 0; i < 20; i++) {
-        const raw = openRawSocket(stack.url, query(ticket));
+        const raw = openRawSocket(stack.url, query(await ticket()));
         closers.push(() => raw.socket.close());
         sockets.push(raw);
         await raw.opened;
       }
       await sleep(200);
       assert.deepEqual(sockets.map((s) => s.closed), new Array(20).fill(null));
-      const extra = openRawSocket(stack.url, query(ticket));
+      const extra = openRawSocket(stack.url, query(await ticket()));
       closers.push(() => extra.socket.close());
       await waitFor(() => extra.closed !== null, "the 21st socket to be closed");
       assert.equal(extra.closed!.code, 4429);
       // Another user is not affected, and a closed socket frees its place.
-      const other = openRawSocket(stack.url, query(ownerTicket));
+      const other = openRawSocket(stack.url, query(await ownerTicket()));
       closers.push(() => other.socket.close());
       await other.opened;
       sockets[0].socket.close();
       await waitFor(() => sockets[0].closed !== null, "the first socket to close");
       await sleep(100);
-      const again = openRawSocket(stack.url, query(ticket));
+      const again = openRawSocket(stack.url, query(await ticket()));
       closers.push(() => again.socket.close());
       await again.opened;
       await sleep(200);
@@ -213,7 +214,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
         const state = observer.provider.awareness.getStates().get(clientID);
         if (state) seen.push(state);
       });
-      const raw = openRawSocket(stack.url, query(editorTicket));
+      const raw = openRawSocket(stack.url, query(await editorTicket()));
       closers.push(() => raw.socket.close());
       await raw.opened;
       raw.socket.send(awarenessFrame([{ clientID, clock: 1, state: { n: 1 } }]));
@@ -231,7 +232,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
     });
 
     await t.step("item 9: a client cannot set or remove another client's awareness", async () => {
-      const victim = await synced(openProvider(stack.url, params(ownerTicket)));
+      const victim = await synced(openProvider(stack.url, params(await ownerTicket())));
       closers.push(() => victim.provider.destroy());
       const victimId = victim.provider.awareness.clientID;
       victim.provider.awareness.setLocalStateField("user", { name: "Victim" });
@@ -240,7 +241,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
           | { user?: { name: string } }
           | undefined;
       await waitFor(() => victimState()?.user?.name === "Victim", "the victim's cursor");
-      const raw = openRawSocket(stack.url, query(editorTicket));
+      const raw = openRawSocket(stack.url, query(await editorTicket()));
       closers.push(() => raw.socket.close());
       await raw.opened;
       const ownId = 777_002;
@@ -301,10 +302,9 @@ Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, 
     await t.step("item 4: open socket closed within 5 s of disabling its user (4401)", async () => {
       const user = await createUser(stack, { name: "Disabled soon" });
       await addMember(stack, owner, workspaceId, user);
-      const ticket = await ticketFor(stack, user);
-      const p = await synced(openProvider(stack.url, params(ticket)));
+      const p = await synced(openProvider(stack.url, params(await ticketFor(stack, user))));
       closers.push(() => p.provider.destroy());
-      const raw = openRawSocket(stack.url, query(ticket));
+      const raw = openRawSocket(stack.url, query(await ticketFor(stack, user)));
       closers.push(() => raw.socket.close());
       await raw.opened;
       const disabledAt = Date.now();
@@ -327,8 +327,8 @@ Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, 
       async () => {
         const user = await createUser(stack, { name: "Disabled ticket" });
         await addMember(stack, owner, workspaceId, user);
+        assert.equal(await upgradeStatus(stack.url, query(await ticketFor(stack, user))), 101);
         const ticket = await ticketFor(stack, user);
-        assert.equal(await upgradeStatus(stack.url, query(ticket)), 101);
         await setEnabled(user, false);
         assert.equal(await upgradeStatus(stack.url, query(ticket)), 401);
         // A rejected user's ticket too.
@@ -348,10 +348,10 @@ Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, 
       async () => {
         const user = await createUser(stack, { name: "Removed soon" });
         await addMember(stack, owner, workspaceId, user);
-        const ticket = await ticketFor(stack, user);
-        const raw = openRawSocket(stack.url, query(ticket));
+        const raw = openRawSocket(stack.url, query(await ticketFor(stack, user)));
         closers.push(() => raw.socket.close());
         await raw.opened;
+        const ticket = await ticketFor(stack, user);
         const removedAt = Date.now();
         const res = await api(
           stack,
@@ -452,12 +452,17 @@ Deno.test(
       });
       assert.equal(post.status, 201, JSON.stringify(post.body));
       const postId = post.body.post_id as string;
-      const ticket = await ticketFor(stack, { access_token: token });
+      // A ticket opens one socket: every socket gets a ticket of its own.
+      const newTicket = () => ticketFor(stack, { access_token: token });
       const query = (tk: string, ws = workspaceId) =>
         new URLSearchParams({ ticket: tk, docId: postId, workspaceId: ws }).toString();
 
       await t.step("item 15: the relayed socket works end to end", async () => {
-        const p = openProvider(stack.url, { ticket, docId: postId, workspaceId });
+        const p = openProvider(stack.url, {
+          ticket: await newTicket(),
+          docId: postId,
+          workspaceId,
+        });
         providers.push(p.provider);
         await synced(p);
         assert.equal(textOf(p), "Distributed text");
@@ -467,6 +472,7 @@ Deno.test(
       await t.step(
         "item 15: collab's /ws refuses a direct connection without the secret",
         async () => {
+          const ticket = await newTicket();
           assert.equal(await upgradeStatus(url("collab"), query(ticket)), 401);
           assert.equal(
             await upgradeStatus(url("collab"), query(ticket), {
@@ -489,9 +495,18 @@ Deno.test(
           body: { name: "Other" },
         });
         assert.equal(other.status, 201);
-        assert.equal(await upgradeStatus(stack.url, query(ticket, "no-such-workspace")), 403);
-        assert.equal(await upgradeStatus(stack.url, query(ticket, other.body.workspace_id)), 404);
+        assert.equal(
+          await upgradeStatus(stack.url, query(await newTicket(), "no-such-workspace")),
+          403,
+        );
+        assert.equal(
+          await upgradeStatus(stack.url, query(await newTicket(), other.body.workspace_id)),
+          404,
+        );
+        // The gateway uses the ticket up: its second socket is refused there, over HTTP.
+        const ticket = await newTicket();
         assert.equal(await upgradeStatus(stack.url, query(ticket)), 101);
+        assert.equal(await upgradeStatus(stack.url, query(ticket)), 401);
       });
     } finally {
       for (const p of providers) p.destroy();

@@ -89,8 +89,9 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const postId: string = created.body.post_id;
-    const ownerTicket = await ticketFor(stack, owner);
-    const editorTicket = await ticketFor(stack, editor);
+    // A ticket opens one socket: every socket gets a ticket of its own.
+    const ownerTicket = () => ticketFor(stack, owner);
+    const editorTicket = () => ticketFor(stack, editor);
     const params = (ticket: string) => ({ ticket, docId: postId, workspaceId });
     const query = (ticket: string) => new URLSearchParams(params(ticket)).toString();
     const postText = async (user: TestUser = owner) => {
@@ -107,7 +108,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     };
 
     await t.step("a post created with content has that text in its document", async () => {
-      const p = track(await synced(openProvider(stack, params(ownerTicket))));
+      const p = track(await synced(openProvider(stack, params(await ownerTicket()))));
       assert.equal(textOf(p), "Initial text");
       p.destroy();
     });
@@ -115,8 +116,8 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     await t.step(
       "two providers typing concurrently converge, and REST reads the live text",
       async () => {
-        const a = track(await synced(openProvider(stack, params(ownerTicket))));
-        const b = track(await synced(openProvider(stack, params(editorTicket))));
+        const a = track(await synced(openProvider(stack, params(await ownerTicket()))));
+        const b = track(await synced(openProvider(stack, params(await editorTicket()))));
         const ta = a.doc.getText("content");
         const tb = b.doc.getText("content");
         for (let i = 0; i < 40; i++) {
@@ -141,8 +142,8 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     );
 
     await t.step("a paste over 64 KiB survives and reaches the other editor", async () => {
-      const a = track(await synced(openProvider(stack, params(ownerTicket))));
-      const b = track(await synced(openProvider(stack, params(editorTicket))));
+      const a = track(await synced(openProvider(stack, params(await ownerTicket()))));
+      const b = track(await synced(openProvider(stack, params(await editorTicket()))));
       const paste = "Lorem ipsum dolor sit amet. ".repeat(4_000); // ~112 KB
       a.doc.getText("content").insert(0, paste);
       await waitFor(() => textOf(b).startsWith(paste), "the paste to reach the other editor");
@@ -154,7 +155,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     await t.step(
       "more than 100 stored updates are compacted and every character is kept",
       async () => {
-        const a = track(await synced(openProvider(stack, params(ownerTicket))));
+        const a = track(await synced(openProvider(stack, params(await ownerTicket()))));
         const text = a.doc.getText("content");
         const before = await stats();
         let expected = textOf(a);
@@ -172,7 +173,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
         );
         assert.ok(after.stored_updates <= 100, JSON.stringify(after));
         assert.equal(after.update_records, after.stored_updates);
-        const fresh = track(await synced(openProvider(stack, params(editorTicket))));
+        const fresh = track(await synced(openProvider(stack, params(await editorTicket()))));
         assert.equal(textOf(fresh), expected);
         a.destroy();
         fresh.destroy();
@@ -180,7 +181,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     );
 
     await t.step("a REST content change reaches a connected provider at once", async () => {
-      const a = track(await synced(openProvider(stack, params(editorTicket))));
+      const a = track(await synced(openProvider(stack, params(await editorTicket()))));
       const res = await api(stack, "PUT", `/api/posts/${postId}`, {
         token: owner.access_token,
         body: { workspace_id: workspaceId, content: "Rewritten through REST" },
@@ -195,13 +196,13 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
       "comment events reach plain sockets as JSON text and providers without breaking them",
       async () => {
         // A stock provider, with no handler for application events: it must keep working.
-        const p = track(await synced(openProvider(stack, params(ownerTicket))));
+        const p = track(await synced(openProvider(stack, params(await ownerTicket()))));
         // A provider whose app listens for events (docs/collab.md), connected with the post id
         // as y-websocket's room name: the URL path is /ws/<postId>.
         const events: unknown[] = [];
         const listening = track(
           new WebsocketProvider(`${stack.url.replace(/^http/, "ws")}/ws`, postId, new Y.Doc(), {
-            params: params(editorTicket),
+            params: params(await editorTicket()),
             // deno-lint-ignore no-explicit-any
             WebSocketPolyfill: WebSocket as any,
             disableBc: true,
@@ -211,7 +212,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
           events.push(JSON.parse(decoding.readVarString(decoder)));
         };
         await synced(listening);
-        const raw = openRawSocket(stack, query(editorTicket));
+        const raw = openRawSocket(stack, query(await editorTicket()));
         await raw.opened;
         const res = await api(stack, "POST", `/api/posts/${postId}/comments`, {
           token: editor.access_token,
@@ -247,7 +248,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     await t.step(
       "a bad ticket, a non-member and a post of another workspace are refused before the socket opens",
       async () => {
-        assert.equal(await upgradeStatus(stack.url, query(ownerTicket)), 101);
+        assert.equal(await upgradeStatus(stack.url, query(await ownerTicket())), 101);
         assert.equal(await upgradeStatus(stack.url, query(crypto.randomUUID())), 401);
         assert.equal(
           await upgradeStatus(stack.url, `docId=${postId}&workspaceId=${workspaceId}`),
@@ -263,14 +264,14 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
           await upgradeStatus(
             stack.url,
             new URLSearchParams({
-              ticket: ownerTicket,
+              ticket: await ownerTicket(),
               docId: postId,
               workspaceId: other.body.workspace_id,
             }).toString(),
           ),
           404,
         );
-        const refused = openProvider(stack, params(outsiderTicket));
+        const refused = openProvider(stack, params(await ticketFor(stack, outsider)));
         track(refused);
         await new Promise((r) => setTimeout(r, 300));
         assert.equal(refused.wsconnected, false);
@@ -282,12 +283,12 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
     await t.step(
       "a member removed from the workspace loses their open sockets within 5 s",
       async () => {
-        const p = track(await synced(openProvider(stack, params(editorTicket))));
+        const p = track(await synced(openProvider(stack, params(await editorTicket()))));
         let closedCode: number | null = null;
         p.on("closed", (e: { code: number }) => (closedCode = e.code));
-        const raw = openRawSocket(stack, query(editorTicket));
+        const raw = openRawSocket(stack, query(await editorTicket()));
         await raw.opened;
-        const ownerSocket = track(await synced(openProvider(stack, params(ownerTicket))));
+        const ownerSocket = track(await synced(openProvider(stack, params(await ownerTicket()))));
         const removedAt = Date.now();
         const res = await api(
           stack,
@@ -308,7 +309,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
         assert.equal(closedCode, 4403);
         assert.equal(p.shouldConnect, false, "the provider must not reconnect");
         assert.equal(ownerSocket.wsconnected, true, "the owner keeps editing");
-        assert.equal(await upgradeStatus(stack.url, query(editorTicket)), 403);
+        assert.equal(await upgradeStatus(stack.url, query(await editorTicket())), 403);
         p.destroy();
         ownerSocket.destroy();
       },
@@ -316,7 +317,7 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
 
     await t.step("a restart on the same DATA_DIR keeps the document whole", async () => {
       // Some history after the last snapshot, a chunked update among it.
-      const writer = track(await synced(openProvider(stack, params(ownerTicket))));
+      const writer = track(await synced(openProvider(stack, params(await ownerTicket()))));
       const content = writer.doc.getText("content");
       content.insert(content.length, " Appendix: " + "0123456789".repeat(8_000));
       for (let i = 0; i < 20; i++) {

@@ -110,6 +110,9 @@ Deno.test(
           assert.equal(ticket.status, 200, JSON.stringify(ticket.body));
           assert.equal(await upgradeStatus(stack.url, socketQuery(ticket.body.ticket)), 101);
           assert.equal((await mcpInitialize(stack, user)).status, 200);
+          // A ticket opens one socket: this one is minted before the change and used after it.
+          const unused = await api(stack, "POST", "/api/ws/ticket", { token: user.access_token });
+          assert.equal(unused.status, 200, JSON.stringify(unused.body));
 
           const disabled = await api(stack, "PUT", `/api/admin/users/${user.user_id}/status`, {
             token: admin.access_token,
@@ -139,7 +142,7 @@ Deno.test(
             () => api(stack, "GET", "/api/auth/me", { token: user.access_token }),
           );
           await refusedWithin(since, "a WebSocket ticket minted before", 401, async () => ({
-            status: await upgradeStatus(stack.url, socketQuery(ticket.body.ticket)),
+            status: await upgradeStatus(stack.url, socketQuery(unused.body.ticket)),
             body: null,
           }));
         },

@@ -13,6 +13,8 @@ import {
   signupBodySchema,
 } from "./schemas.ts";
 import {
+  CONFIRM_CODE_MAX_ATTEMPTS,
+  CONFIRM_TRIES_PER_ADDRESS,
   MAIL_LIMIT_PER_ADDRESS,
   MAIL_LIMIT_PER_EMAIL,
   MAIL_WINDOW_MS,
@@ -104,11 +106,19 @@ export function mountAccountRoutes(app: ServiceApp, accounts: Accounts): void {
         200: json(messageSchema, "Confirmed; pending invites became memberships"),
         400: err("Wrong or expired code"),
         404: err("Unknown email"),
+        429: err(
+          `More than ${CONFIRM_TRIES_PER_ADDRESS} wrong codes or unknown emails from this client ` +
+            `address in ${MAIL_WINDOW_MS / 60_000} minutes`,
+        ),
       },
+      description: `Each code dies after ${CONFIRM_CODE_MAX_ATTEMPTS} wrong tries, and each ` +
+        `client address gets ${CONFIRM_TRIES_PER_ADDRESS} wrong tries (wrong codes and unknown ` +
+        `emails, across every email) every ${MAIL_WINDOW_MS / 60_000} minutes; a right code ` +
+        "does not count.",
     }),
     async (c) => {
       const { email, code } = c.req.valid("json");
-      const outcome = await confirmEmail(accounts, email, code);
+      const outcome = await confirmEmail(accounts, email, code, clientAddress(c));
       const message = outcome === "already" ? "Email already confirmed" : CONFIRMED_MESSAGE;
       return c.json({ message }, 200);
     },

@@ -55,6 +55,15 @@ export function ulidTime(id: string): number {
   return t;
 }
 
+/**
+ * Whether a session (refresh family, a ULID, so it carries its start time) began after the
+ * account's sessions were last revoked (a password reset, a replacing signup, a Google claim).
+ */
+export function sessionOutlivedRevocation(user: UserRecord, familyId: string): boolean {
+  const revokedAt = user.sessions_revoked_at;
+  return revokedAt === undefined || ulidTime(familyId) >= revokedAt;
+}
+
 /** The account rules shared by the JSON routes and the hosted login page. */
 export class Accounts {
   /**
@@ -93,10 +102,7 @@ export class Accounts {
    * the time they were started.
    */
   requireLiveSession(user: UserRecord, familyId: string): void {
-    const revokedAt = user.sessions_revoked_at;
-    if (revokedAt !== undefined && ulidTime(familyId) < revokedAt) {
-      throw new AppError(401, INVALID_REFRESH);
-    }
+    if (!sessionOutlivedRevocation(user, familyId)) throw new AppError(401, INVALID_REFRESH);
   }
 
   /**
@@ -125,10 +131,13 @@ export class Accounts {
     if (!user.enabled) throw new AppError(403, ACCOUNT_DISABLED);
   }
 
-  /** Access and id tokens with the account's role and approval as they are now. */
-  async tokensFor(user: UserRecord): Promise<IssuedTokens> {
+  /**
+   * Access and id tokens with the account's role and approval as they are now, of the session
+   * (refresh family) `sid`.
+   */
+  async tokensFor(user: UserRecord, sid: string): Promise<IssuedTokens> {
     await this.deps.store.recordLogin(user.user_id);
-    return await this.deps.issuer.issue(user);
+    return await this.deps.issuer.issue(user, sid);
   }
 
   /** Invites for the email become memberships; a failure answers 502 so the client retries. */

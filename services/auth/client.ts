@@ -41,6 +41,8 @@ export const userAccessSchema = z.object({
   user_id: z.string(),
   active: z.boolean(),
   role: z.enum(["admin", "member"]),
+  sessions_revoked_at: z.number().nullable().optional(),
+  session_live: z.boolean().optional(),
 });
 
 /** The typed client other services use to reach the auth service's `/internal` routes. */
@@ -84,19 +86,31 @@ export class AuthClient {
 
   /**
    * The user's live access state (`active` false for a disabled or rejected account), or null
-   * for an unknown user. Callers on a hot path wrap it in `AccessCache` (shared/access_cache.ts).
+   * for an unknown user; with `sid`, also whether that session still stands (`session_live`).
+   * Callers on a hot path wrap it in `AccessCache` (shared/access_cache.ts).
    */
-  access(userId: string): Promise<UserAccess | null> {
-    return this.#client.json(userAccessSchema, "GET", `/internal/users/${enc(userId)}/access`);
+  access(userId: string, sid?: string): Promise<UserAccess | null> {
+    const query = sid === undefined ? "" : `?sid=${enc(sid)}`;
+    return this.#client.json(
+      userAccessSchema,
+      "GET",
+      `/internal/users/${enc(userId)}/access${query}`,
+    );
   }
 
   /**
-   * A WebSocket ticket's snapshot, or null when it is unknown or expired or its account has been
-   * disabled or rejected since; the role is the lower of the snapshot's and the live one (an
-   * account auth no longer knows keeps the snapshot).
+   * Uses a WebSocket ticket up (the socket it opens is its only one) and answers its snapshot,
+   * or null when it is unknown, used or expired, its account has been disabled or rejected
+   * since, or it was minted before the account's sessions or its own session were revoked; the
+   * role is the lower of the snapshot's and the live one (an account auth no longer knows keeps
+   * the snapshot).
    */
-  verifyWsTicket(ticket: string): Promise<WsTicket | null> {
-    return this.#client.json(wsTicketSchema, "GET", `/internal/ws-tickets/${enc(ticket)}`);
+  redeemWsTicket(ticket: string): Promise<WsTicket | null> {
+    return this.#client.json(
+      wsTicketSchema,
+      "POST",
+      `/internal/ws-tickets/${enc(ticket)}/redeem`,
+    );
   }
 
   async approve(userId: string): Promise<UserProfile | null> {

@@ -4,7 +4,7 @@ import { AppError } from "../../shared/http/app_error.ts";
 import { internalBody } from "../../shared/http/internal_input.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import { toIso } from "../../shared/time.ts";
-import type { Accounts } from "./accounts.ts";
+import { type Accounts, sessionOutlivedRevocation } from "./accounts.ts";
 import {
   enabledBodySchema,
   lookupBodySchema,
@@ -13,6 +13,7 @@ import {
   toProfile,
   type UserRecord,
 } from "./schemas.ts";
+import type { WsTicketRecord } from "./store.ts";
 
 const MAX_ID = 100;
 
@@ -73,10 +74,22 @@ export function mountInternalRoutes(
 
   // The live access state the gateway, ideas and collab check on every request (through
   // shared/access_cache.ts): revocation lands within seconds, not at the token's expiry.
+  // `?sid=` (a token's session) adds whether that session still stands.
   app.get("/internal/users/:id/access", async (c) => {
-    const user = await store.getUser(userId(c));
+    const sid = c.req.query("sid");
+    const [user, revoked] = await Promise.all([
+      store.getUser(userId(c)),
+      sid && sid.length <= MAX_ID ? store.sessionRevoked(sid) : Promise.resolve(true),
+    ]);
     if (!user) throw new AppError(404, "User not found");
-    return c.json(toAccess(user));
+    const access: UserAccess = {
+      ...toAccess(user),
+      sessions_revoked_at: user.sessions_revoked_at ?? null,
+    };
+    if (sid !== undefined) {
+      access.session_live = !revoked && sessionOutlivedRevocation(user, sid);
+    }
+    return c.json(access);
   });
 
   app.post("/internal/users/:id/approve", async (c) => {
@@ -121,21 +134,41 @@ export function mountInternalRoutes(
     return c.json(found(result));
   });
 
-  app.get("/internal/ws-tickets/:ticket", async (c) => {
-    const ticket = c.req.param("ticket");
-    const record = ticket.length <= 100 ? await store.getWsTicket(ticket) : null;
+  /**
+   * A ticket's snapshot as it may be used now. A ticket of an account disabled or rejected
+   * since it was minted opens nothing, nor one minted before the account's sessions were
+   * revoked (a password reset) or by a session revoked since (logout); a demoted admin's
+   * ticket carries the lower role (CONTRACT 11).
+   */
+  async function ticketAnswer(record: WsTicketRecord | null) {
     if (!record) throw new AppError(404, "Ticket not found");
-    // A ticket of an account disabled or rejected since it was minted opens nothing, and a
-    // demoted admin's ticket carries the lower role (CONTRACT 11).
     const user = await store.getUser(record.user_id);
     const access = user ? toAccess(user) : null;
     if (access && !access.active) throw new AppError(404, "Ticket not found");
-    return c.json({
+    if (user && !(await ticketSessionLive(user, record))) {
+      throw new AppError(404, "Ticket not found");
+    }
+    return {
       user_id: record.user_id,
       role: access ? effectiveRole(record.role, access.role) : record.role,
       approved: record.approved,
       expires_at: toIso(new Date(record.expires_at)),
-    });
+    };
+  }
+
+  async function ticketSessionLive(user: UserRecord, record: WsTicketRecord): Promise<boolean> {
+    if (record.created_at < (user.sessions_revoked_at ?? 0)) return false;
+    if (!record.sid) return true;
+    return sessionOutlivedRevocation(user, record.sid) && !(await store.sessionRevoked(record.sid));
+  }
+
+  // Uses the ticket up as its socket opens (collab, or the gateway before it relays to collab
+  // deployed apart): a ticket opens one socket.
+  app.post("/internal/ws-tickets/:ticket/redeem", async (c) => {
+    const ticket = c.req.param("ticket");
+    return c.json(
+      await ticketAnswer(ticket.length <= 100 ? await store.takeWsTicket(ticket) : null),
+    );
   });
 
   app.get("/internal/stats", async (c) => c.json(await store.stats()));

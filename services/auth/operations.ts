@@ -107,15 +107,26 @@ export async function signUp(
   logger.info("unconfirmed account replaced by a new signup", { user_id: current.user_id });
 }
 
-/** Confirms the email with its code (404 unknown, 400 wrong); its invites become memberships. */
+/**
+ * Confirms the email with its code (404 unknown, 400 wrong); its invites become memberships.
+ * Each try from the client `address` counts against its allowance first (429 beyond it); a
+ * right code gives its try back.
+ */
 export async function confirmEmail(
   accounts: Accounts,
   email: string,
   code: string,
+  address: string,
 ): Promise<"confirmed" | "already"> {
-  const result = await accounts.deps.store.confirmEmail(email, code);
+  const { store } = accounts.deps;
+  const window = await store.takeConfirmTry(address);
+  if (window === null) {
+    throw new AppError(429, "Too many confirmation tries from this address; try again later");
+  }
+  const result = await store.confirmEmail(email, code);
   if (result.kind === "unknown") throw new AppError(404, "User not found");
   if (result.kind === "invalid") throw new AppError(400, "Invalid or expired confirmation code");
+  await store.giveBackConfirmTry(address, window);
   await accounts.acceptInvites(result.user);
   return result.kind === "already" ? "already" : "confirmed";
 }
@@ -188,8 +199,9 @@ export async function signIn(
   address: string,
 ): Promise<SessionTokens> {
   const user = await accounts.authenticate(email, password, address);
-  const tokens = await accounts.tokensFor(user);
-  return { ...tokens, refresh_token: await accounts.deps.store.issueRefreshToken(user.user_id) };
+  const session = await accounts.deps.store.issueRefreshToken(user.user_id);
+  const tokens = await accounts.tokensFor(user, session.family_id);
+  return { ...tokens, refresh_token: session.token };
 }
 
 /**
@@ -219,7 +231,7 @@ export async function refreshSession(
     await store.revokeFamily(rotated.family_id);
     throw err;
   }
-  const tokens = await accounts.tokensFor(user);
+  const tokens = await accounts.tokensFor(user, rotated.family_id);
   return { kind: "refreshed", tokens: { ...tokens, refresh_token: rotated.refresh_token } };
 }
 
@@ -247,8 +259,9 @@ export async function exchangeCode(
   const user = await store.getUser(record.user_id);
   if (!user) throw new AppError(400, INVALID_AUTH_CODE);
   accounts.requireUsable(user);
-  const tokens = await accounts.tokensFor(user);
-  return { ...tokens, refresh_token: await store.issueRefreshToken(user.user_id) };
+  const session = await store.issueRefreshToken(user.user_id);
+  const tokens = await accounts.tokensFor(user, session.family_id);
+  return { ...tokens, refresh_token: session.token };
 }
 
 /**

@@ -61,7 +61,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
         401: err("Invalid email or password"),
         403: err("Email not confirmed, or account disabled or rejected"),
         429: err(
-          "Too many login tries in 15 minutes for this account from this address, from this address, or for this account",
+          "Too many login tries in 15 minutes for this account from this address (10, or 3 once the account has had 100 tries from all addresses), or from this address (50)",
         ),
         503: err("Too many sign-ins are being checked at once; try again shortly"),
       },
@@ -79,7 +79,9 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       tags: ["Auth"],
       summary: "Exchange a refresh token for new tokens (rotation)",
       description: "The refresh token comes in the body or, when the body has none, in the " +
-        "`cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body.",
+        "`cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body. " +
+        "The script-readable `cp_session=1` marker (Path=/) is set and cleared with " +
+        "`cp_refresh`, so the web app only asks for a refresh when there is a cookie to use.",
       request: body(refreshOrCookieSchema),
       responses: {
         200: json(refreshResponseSchema, "New tokens and a new refresh token"),
@@ -89,7 +91,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       },
     }),
     async (c) => {
-      const { token, fromCookie } = refreshTokenOf(c, c.req.valid("json"));
+      const { token, fromCookie } = refreshTokenOf(c, c.req.valid("json"), secure);
       const outcome = await refreshSession(accounts, token);
       if (outcome.kind === "refused") {
         if (fromCookie) setRefreshCookie(c, "", secure);
@@ -105,9 +107,12 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       method: "post",
       path: "/api/auth/logout",
       tags: ["Auth"],
-      summary: "Revoke a refresh token (and its rotation family)",
+      summary: "Sign this session out: revoke its refresh token family and access tokens",
       description: "The refresh token comes in the body or, when the body has none, in the " +
-        "`cp_refresh` cookie; the cookie is cleared either way.",
+        "`cp_refresh` cookie; the cookie (and the `cp_session` marker) is cleared either way. " +
+        "The access tokens and " +
+        "WebSocket tickets of that session (its refresh family) are refused within seconds; " +
+        "the account's other sessions go on.",
       request: body(refreshOrCookieSchema),
       responses: {
         204: { description: "Revoked (also when the token was unknown)" },
@@ -115,7 +120,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       },
     }),
     async (c) => {
-      const { token } = refreshTokenOf(c, c.req.valid("json"));
+      const { token } = refreshTokenOf(c, c.req.valid("json"), secure);
       await store.revokeRefreshToken(token);
       setRefreshCookie(c, "", secure);
       return c.body(null, 204);
@@ -134,7 +139,8 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
           ...json(
             callbackResponseSchema,
             "Tokens; also sets the `svc_token` cookie to the id token and the " +
-              "HttpOnly `cp_refresh` cookie (Path=/api/auth) to a new refresh token",
+              "HttpOnly `cp_refresh` cookie (Path=/api/auth) to a new refresh token, with " +
+              "the script-readable `cp_session=1` marker beside it",
           ),
           headers: { "Set-Cookie": { schema: { type: "string" } } },
         },
@@ -187,7 +193,11 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       method: "post",
       path: "/api/ws/ticket",
       tags: ["Auth"],
-      summary: "Mint a WebSocket ticket (valid 8 hours)",
+      summary: "Mint a WebSocket ticket (valid 1 minute, opens one socket)",
+      description: "The ticket opens one socket (`/ws?ticket=...`) within a minute: mint a new " +
+        "one for every connect and reconnect. It is refused once the account is disabled or " +
+        "rejected, its sessions are revoked (password reset), or the session of the access " +
+        "token that minted it has logged out.",
       security: bearer,
       responses: {
         200: json(ticketSchema, "A UUID v4 ticket"),
@@ -195,8 +205,8 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       },
     }),
     async (c) => {
-      const { user_id, role, approved } = verifiedCaller(c);
-      const ticket = await store.createWsTicket({ user_id, role, approved });
+      const { user_id, role, approved, sid } = verifiedCaller(c);
+      const ticket = await store.createWsTicket({ user_id, role, approved, sid: sid ?? null });
       return c.json({ ticket }, 200);
     },
   );

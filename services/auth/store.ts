@@ -14,20 +14,25 @@ export const CONFIRM_CODE_TTL_MS = DAY;
 export const CONFIRM_CODE_MAX_ATTEMPTS = 5;
 export const REFRESH_TOKEN_TTL_MS = 30 * DAY;
 export const AUTH_CODE_TTL_MS = 5 * MINUTE;
-export const WS_TICKET_TTL_MS = 8 * HOUR;
+/** A WebSocket ticket only has to last until its socket opens; it opens one socket. */
+export const WS_TICKET_TTL_MS = MINUTE;
 export const GOOGLE_STATE_TTL_MS = 10 * MINUTE;
 /** Login throttle (issue 11): tries counted per window, before the password is verified. */
 export const LOGIN_WINDOW_MS = 15 * MINUTE;
 /**
  * Tries per window and scope. `account_address` (one email from one client address) is what
  * a guesser gets at an account: a burst gets at most 10 verifications. `address` caps one
- * client address across every email (spraying one password over many accounts). `account` is
- * a backstop across all addresses, high enough that one attacker address (held to 10 by the
- * first limit) can never lock the owner out from another address; only a spread-out attack
- * from 10+ addresses reaches it. A successful sign-in resets its `account_address` count and
- * gives its own try back to the other two.
+ * client address across every email (spraying one password over many accounts). `account`
+ * counts tries at an account from every address; once it reaches its cap (a spread-out attack
+ * from 10+ addresses) the account is not locked: each address is held to
+ * LOGIN_TRIES_OVER_ACCOUNT_CAP tries at it instead of 10, so the owner, whose address has
+ * tried little or not at all, still signs in while every attacking address is refused. A
+ * successful sign-in resets its `account_address` count and gives its own try back to the
+ * other two.
  */
 export const LOGIN_LIMITS = { account_address: 10, address: 50, account: 100 } as const;
+/** Tries per address at an account whose `account` count is at its cap (see LOGIN_LIMITS). */
+export const LOGIN_TRIES_OVER_ACCOUNT_CAP = 3;
 export const LOGIN_MAX_FAILURES = LOGIN_LIMITS.account_address;
 /** A refresh family (one sign-in) ends this long after the sign-in, however often it rotates. */
 export const SESSION_MAX_AGE_MS = 30 * DAY;
@@ -38,6 +43,12 @@ export const RESET_CODE_MAX_ATTEMPTS = 5;
 export const MAIL_WINDOW_MS = 15 * MINUTE;
 export const MAIL_LIMIT_PER_EMAIL = 3;
 export const MAIL_LIMIT_PER_ADDRESS = 10;
+/**
+ * Confirmation-code tries per client address per MAIL_WINDOW_MS, across every email (beside
+ * each code's own CONFIRM_CODE_MAX_ATTEMPTS): a right code gives its try back, so only wrong
+ * codes and unknown emails use it up.
+ */
+export const CONFIRM_TRIES_PER_ADDRESS = 10;
 
 // Key builders: the only place the auth KV layout is spelled out.
 const userKey = (userId: string) => ["users", userId];
@@ -66,6 +77,7 @@ const mailLimitKey = (kind: MailKind, scope: "email" | "address", value: string)
   scope,
   value,
 ];
+const confirmTriesKey = (address: string) => ["rate_limits", "confirm_tries", address];
 const adminKey = (userId: string) => ["users_by_role", "admin", userId];
 const ADMINS_PREFIX = ["users_by_role", "admin"];
 const SETUP_TOKEN_KEY = ["setup_token"];
@@ -125,6 +137,9 @@ export interface WsTicketRecord {
   user_id: string;
   role: Role;
   approved: boolean;
+  /** The session (refresh family) of the access token that minted it; null without one. */
+  sid: string | null;
+  created_at: number;
   expires_at: number;
 }
 
@@ -477,27 +492,66 @@ export class AuthStore {
    * answer says nothing about whether one exists.
    */
   async takeMailAllowance(kind: MailKind, email: string, address: string): Promise<boolean> {
-    const emailKey = mailLimitKey(kind, "email", email);
-    const addressKey = mailLimitKey(kind, "address", address);
-    return await retryCommit<boolean>(async () => {
-      const [byEmail, byAddress] = await this.kv.getMany<[WindowCount, WindowCount]>([
-        emailKey,
-        addressKey,
-      ]);
-      const now = Date.now();
-      const e = liveWindow(byEmail.value, now);
-      const a = liveWindow(byAddress.value, now);
-      if (e.count >= MAIL_LIMIT_PER_EMAIL || a.count >= MAIL_LIMIT_PER_ADDRESS) {
-        return { ok: true, value: false };
+    return (await this.#takeWindowed([
+      { key: mailLimitKey(kind, "email", email), limit: MAIL_LIMIT_PER_EMAIL },
+      { key: mailLimitKey(kind, "address", address), limit: MAIL_LIMIT_PER_ADDRESS },
+    ])) !== null;
+  }
+
+  /**
+   * Counts one confirmation-code try against the client address's allowance
+   * (CONFIRM_TRIES_PER_ADDRESS per MAIL_WINDOW_MS), before the code is checked, so concurrent
+   * tries cannot outrun it. The window the try was counted in, to give it back with
+   * `giveBackConfirmTry`; null, and nothing counted, when the allowance is used up.
+   */
+  async takeConfirmTry(address: string): Promise<number | null> {
+    const windows = await this.#takeWindowed([
+      { key: confirmTriesKey(addressBucket(address)), limit: CONFIRM_TRIES_PER_ADDRESS },
+    ]);
+    return windows ? windows[0] : null;
+  }
+
+  /** A right code gives its try back (unless its window has ended since). */
+  async giveBackConfirmTry(address: string, windowStart: number): Promise<void> {
+    const key = confirmTriesKey(addressBucket(address));
+    await retryCommit(async () => {
+      const entry = await this.kv.get<WindowCount>(key);
+      const record = entry.value;
+      if (!record || record.count === 0 || record.window_start !== windowStart) {
+        return { ok: true, value: undefined };
       }
-      const ttl = (w: WindowCount) => ({
-        expireIn: Math.max(1, w.window_start + MAIL_WINDOW_MS - now),
-      });
-      const res = await this.kv.atomic().check(byEmail).check(byAddress)
-        .set(emailKey, { count: e.count + 1, window_start: e.window_start }, ttl(e))
-        .set(addressKey, { count: a.count + 1, window_start: a.window_start }, ttl(a))
-        .commit();
-      return res.ok ? { ok: true, value: true } : { ok: false };
+      const res = await this.kv.atomic().check(entry).set(
+        key,
+        { ...record, count: record.count - 1 },
+        { expireIn: Math.max(1, record.window_start + MAIL_WINDOW_MS - Date.now()) },
+      ).commit();
+      return res.ok ? { ok: true, value: undefined } : { ok: false };
+    });
+  }
+
+  /**
+   * Counts one use against each fixed-window allowance (MAIL_WINDOW_MS) in one commit checked
+   * against what was read. Each count's window start, or null, and nothing counted, when any
+   * allowance is used up.
+   */
+  async #takeWindowed(
+    allowances: { key: Deno.KvKey; limit: number }[],
+  ): Promise<number[] | null> {
+    return await retryCommit<number[] | null>(async () => {
+      const entries = await this.kv.getMany<WindowCount[]>(allowances.map((a) => a.key));
+      const now = Date.now();
+      const lives = entries.map((e) => liveWindow(e.value, now));
+      if (lives.some((w, i) => w.count >= allowances[i].limit)) return { ok: true, value: null };
+      const op = this.kv.atomic();
+      for (const [i, w] of lives.entries()) {
+        op.check(entries[i]).set(
+          allowances[i].key,
+          { count: w.count + 1, window_start: w.window_start } satisfies WindowCount,
+          { expireIn: Math.max(1, w.window_start + MAIL_WINDOW_MS - now) },
+        );
+      }
+      const res = await op.commit();
+      return res.ok ? { ok: true, value: lives.map((w) => w.window_start) } : { ok: false };
     });
   }
 
@@ -631,9 +685,21 @@ export class AuthStore {
       const now = Date.now();
       const op = this.kv.atomic();
       const windows = {} as Record<LoginScope, number>;
+      const lives = scopes.map((_, i) => liveLoginWindow(entries[i].value, now));
+      const byScope = Object.fromEntries(scopes.map((s, i) => [s, lives[i]])) as Record<
+        LoginScope,
+        LoginTriesRecord
+      >;
+      // The account's cap narrows each address's allowance rather than locking the account.
+      const accountAddressLimit = byScope.account.count >= LOGIN_LIMITS.account
+        ? LOGIN_TRIES_OVER_ACCOUNT_CAP
+        : LOGIN_LIMITS.account_address;
+      if (
+        byScope.account_address.count >= accountAddressLimit ||
+        byScope.address.count >= LOGIN_LIMITS.address
+      ) return { ok: true, value: null };
       for (const [i, scope] of scopes.entries()) {
-        const live = liveLoginWindow(entries[i].value, now);
-        if (live.count >= LOGIN_LIMITS[scope]) return { ok: true, value: null };
+        const live = lives[i];
         windows[scope] = live.window_start;
         op.check(entries[i]).set(
           keys[scope],
@@ -680,8 +746,11 @@ export class AuthStore {
 
   // ---------------------------------------------------------------- refresh tokens
 
-  /** A new refresh token starting a new family (a new session); rotation continues one. */
-  async issueRefreshToken(userId: string): Promise<string> {
+  /**
+   * A new refresh token starting a new family (a new session), and the family's id (the
+   * access tokens of the session carry it as `sid`); rotation continues one.
+   */
+  async issueRefreshToken(userId: string): Promise<{ token: string; family_id: string }> {
     const token = randomToken(32);
     const familyId = newId();
     const family: RefreshFamilyRecord = { user_id: userId, revoked: false, created_at: Date.now() };
@@ -699,7 +768,17 @@ export class AuthStore {
       )
       .commit();
     if (!res.ok) throw new Error("Cannot store the refresh token");
-    return token;
+    return { token, family_id: familyId };
+  }
+
+  /**
+   * Whether a session (refresh family) was revoked: by logout, a reused refresh token or a
+   * refused refresh. A family the store no longer holds (expired, or dropped by a restore) is
+   * not counted as revoked: a revoked one is kept longer than its access tokens live.
+   */
+  async sessionRevoked(familyId: string): Promise<boolean> {
+    return (await this.kv.get<RefreshFamilyRecord>(refreshFamilyKey(familyId))).value?.revoked ===
+      true;
   }
 
   /**
@@ -814,23 +893,29 @@ export class AuthStore {
 
   // ---------------------------------------------------------------- WebSocket tickets
 
-  async createWsTicket(snapshot: Omit<WsTicketRecord, "expires_at">): Promise<string> {
+  async createWsTicket(
+    snapshot: Omit<WsTicketRecord, "created_at" | "expires_at">,
+  ): Promise<string> {
     const ticket = crypto.randomUUID();
+    const now = Date.now();
     await this.kv.set(
       wsTicketKey(await sha256Hex(ticket)),
-      {
-        ...snapshot,
-        expires_at: Date.now() + WS_TICKET_TTL_MS,
-      } satisfies WsTicketRecord,
+      { ...snapshot, created_at: now, expires_at: now + WS_TICKET_TTL_MS } satisfies WsTicketRecord,
       { expireIn: WS_TICKET_TTL_MS },
     );
     return ticket;
   }
 
-  async getWsTicket(ticket: string): Promise<WsTicketRecord | null> {
-    const record = (await this.kv.get<WsTicketRecord>(wsTicketKey(await sha256Hex(ticket))))
-      .value;
-    return record && record.expires_at > Date.now() ? record : null;
+  /**
+   * Takes a ticket out of the store as its socket opens (single use: of two connections with
+   * one ticket, one gets it); null when unknown, used or expired.
+   */
+  async takeWsTicket(ticket: string): Promise<WsTicketRecord | null> {
+    const entry = await this.kv.get<WsTicketRecord>(wsTicketKey(await sha256Hex(ticket)));
+    if (!entry.value) return null;
+    const res = await this.kv.atomic().check(entry).delete(entry.key).commit();
+    if (!res.ok) return null;
+    return entry.value.expires_at > Date.now() ? entry.value : null;
   }
 
   // ---------------------------------------------------------------- Google sign-in state

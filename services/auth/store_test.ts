@@ -4,7 +4,13 @@ import { createLogger } from "../../shared/log.ts";
 import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
 import { confirmationCode } from "./accounts.ts";
 import type { NewUser } from "./store.ts";
-import { addressBucket, AuthStore, CONFIRM_CODE_MAX_ATTEMPTS, LOGIN_LIMITS } from "./store.ts";
+import {
+  addressBucket,
+  AuthStore,
+  CONFIRM_CODE_MAX_ATTEMPTS,
+  LOGIN_LIMITS,
+  LOGIN_TRIES_OVER_ACCOUNT_CAP,
+} from "./store.ts";
 import { TokenIssuer } from "./tokens.ts";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 
@@ -90,7 +96,7 @@ Deno.test("a confirmation code works once and dies after 5 wrong tries", async (
 
 Deno.test("refresh rotation: a reused token revokes its whole family", async () => {
   await withStore(async (store) => {
-    const first = await store.issueRefreshToken("u1");
+    const { token: first } = await store.issueRefreshToken("u1");
     const r1 = await store.rotateRefreshToken(first);
     assert.equal(r1.kind, "rotated");
     const second = r1.kind === "rotated" ? r1.refresh_token : "";
@@ -102,9 +108,13 @@ Deno.test("refresh rotation: a reused token revokes its whole family", async () 
 
 Deno.test("logout revokes the token's family", async () => {
   await withStore(async (store) => {
-    const token = await store.issueRefreshToken("u1");
+    const { token, family_id } = await store.issueRefreshToken("u1");
+    const other = await store.issueRefreshToken("u1");
+    assert.equal(await store.sessionRevoked(family_id), false);
     await store.revokeRefreshToken(token);
     assert.equal((await store.rotateRefreshToken(token)).kind, "invalid");
+    assert.equal(await store.sessionRevoked(family_id), true);
+    assert.equal(await store.sessionRevoked(other.family_id), false, "other sessions go on");
   });
 });
 
@@ -145,6 +155,21 @@ Deno.test("login tries are counted per account and address, per address and per 
   });
 });
 
+Deno.test("an account at its cap holds each address to 3 tries instead of locking", async () => {
+  await withStore(async (store) => {
+    for (let a = 0; a < LOGIN_LIMITS.account / LOGIN_LIMITS.account_address; a++) {
+      for (let i = 0; i < LOGIN_LIMITS.account_address; i++) {
+        assert.ok(await store.beginLoginTry("cap@x.test", `10.1.0.${a}`));
+      }
+    }
+    for (let i = 0; i < LOGIN_TRIES_OVER_ACCOUNT_CAP; i++) {
+      assert.ok(await store.beginLoginTry("cap@x.test", "10.2.0.1"));
+    }
+    assert.equal(await store.beginLoginTry("cap@x.test", "10.2.0.1"), null);
+    assert.ok(await store.beginLoginTry("cap@x.test", "10.2.0.2"));
+  });
+});
+
 Deno.test("the per-address allowance spans every email; IPv6 counts by /64", async () => {
   await withStore(async (store) => {
     for (let i = 0; i < LOGIN_LIMITS.address; i++) {
@@ -166,14 +191,23 @@ Deno.test("40 concurrent login tries at one account from one address: exactly 10
   });
 });
 
-Deno.test("ws tickets snapshot the caller and are stored hashed", async () => {
+Deno.test("ws tickets snapshot the caller, live a minute, open one socket", async () => {
   await withStore(async (store) => {
-    const ticket = await store.createWsTicket({ user_id: "u1", role: "member", approved: true });
+    const ticket = await store.createWsTicket({
+      user_id: "u1",
+      role: "member",
+      approved: true,
+      sid: "s1",
+    });
     assert.match(ticket, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    const record = await store.getWsTicket(ticket);
+    assert.equal(await store.takeWsTicket(crypto.randomUUID()), null);
+    const [a, b] = await Promise.all([store.takeWsTicket(ticket), store.takeWsTicket(ticket)]);
+    assert.equal([a, b].filter(Boolean).length, 1);
+    const record = a ?? b;
     assert.equal(record?.user_id, "u1");
-    assert.ok(record!.expires_at > Date.now() + 7.9 * 3600_000);
-    assert.equal(await store.getWsTicket(crypto.randomUUID()), null);
+    assert.equal(record?.sid, "s1");
+    assert.ok(record!.expires_at <= Date.now() + 60_000);
+    assert.equal(await store.takeWsTicket(ticket), null);
   });
 });
 
@@ -228,14 +262,19 @@ Deno.test("expired codes and tickets are refused on read, before KV's own expiry
       redirect_uri: "http://x/",
       code_challenge: null,
     });
-    const ticket = await store.createWsTicket({ user_id: "u1", role: "member", approved: true });
+    const ticket = await store.createWsTicket({
+      user_id: "u1",
+      role: "member",
+      approved: true,
+      sid: null,
+    });
     for (const prefix of [["auth_codes"], ["ws_tickets"]]) {
       for await (const e of kv.list<{ expires_at: number }>({ prefix })) {
         await kv.set(e.key, { ...e.value, expires_at: Date.now() - 1 });
       }
     }
     assert.equal(await store.consumeAuthCode(code), null);
-    assert.equal(await store.getWsTicket(ticket), null);
+    assert.equal(await store.takeWsTicket(ticket), null);
   });
 });
 

@@ -101,14 +101,19 @@ export class TokenIssuer {
     return { keys };
   }
 
-  /** An access token and an id token for `user`, with the role and approval of now. */
-  async issue(user: UserRecord): Promise<IssuedTokens> {
+  /**
+   * An access token and an id token for `user`, with the role and approval of now. `sid` names
+   * the session (refresh family) they belong to: once it is revoked (logout) or the account's
+   * sessions are (a password reset), the gateway refuses the access token.
+   */
+  async issue(user: UserRecord, sid?: string): Promise<IssuedTokens> {
     const { record, key } = await this.#signingKey();
     const claims = {
       email: user.email,
       name: user.name,
       "custom:role": user.role,
       "custom:approved": user.approved ? "true" : "false",
+      ...(sid ? { sid } : {}),
     };
     const sign = (use: "access" | "id") =>
       new SignJWT({ ...claims, token_use: use })

@@ -59,7 +59,8 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
     internalSecret: base.internalSecret,
     pingSeconds: Math.max(1, Math.round(config.idleTimeoutMs / 1000)),
     access: {
-      verifyTicket: (ticket) => auth.verifyWsTicket(ticket),
+      // Used up: a ticket opens one socket.
+      verifyTicket: (ticket) => auth.redeemWsTicket(ticket),
       isActive,
       membership: (workspaceId, userId) => workspaces.membership(workspaceId, userId),
       getPost: (postId) => posts.getPostInfo(postId),

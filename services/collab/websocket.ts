@@ -1,4 +1,8 @@
-import { inProcessPasses, INTERNAL_SECRET_HEADER } from "../../shared/http/identity.ts";
+import {
+  inProcessPasses,
+  INTERNAL_SECRET_HEADER,
+  WS_TICKET_USER_HEADER,
+} from "../../shared/http/identity.ts";
 import { describeZodError } from "../../shared/http/service_app.ts";
 import { newId, timingSafeEqual } from "../../shared/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
@@ -10,7 +14,10 @@ import { wsQuerySchema } from "./schemas.ts";
 
 /** What the upgrade checks need from the peers (auth, workspaces, posts). */
 export interface WsAccess {
-  /** the ticket's user, or null when it is unknown or expired */
+  /**
+   * the ticket's user, or null when it is unknown, used or expired; the ticket is used up (one
+   * socket per ticket) by whichever checks it, collab or the gateway before it relays
+   */
   verifyTicket(ticket: string): Promise<{ user_id: string; expires_at: string } | null>;
   /** whether the account may still edit (not disabled or rejected), checked live */
   isActive(userId: string): Promise<boolean>;
@@ -44,7 +51,21 @@ function refuse(status: number, error: string): Response {
 /** Whether the request came through the gateway (in process, or with the internal secret). */
 function fromGateway(req: Request, internalSecret: string): boolean {
   if (inProcessPasses.has(req)) return true;
+  return hasSecret(req, internalSecret);
+}
+
+function hasSecret(req: Request, internalSecret: string): boolean {
   return timingSafeEqual(req.headers.get(INTERNAL_SECRET_HEADER) ?? "", internalSecret);
+}
+
+/**
+ * The user of a ticket the gateway already checked and used up, when it relays the upgrade
+ * across processes. Never read from a request without the secret: in one process the request
+ * is the client's own, headers and all.
+ */
+function relayedTicketUser(req: Request, internalSecret: string): string | null {
+  const user = req.headers.get(WS_TICKET_USER_HEADER);
+  return user && hasSecret(req, internalSecret) ? user : null;
 }
 
 /**
@@ -69,11 +90,15 @@ export function createWsHandler(
     let room: DocumentRoom;
     let userId: string;
     try {
-      const found = await access.verifyTicket(ticket);
-      if (!found || Date.parse(found.expires_at) <= Date.now()) {
-        return refuse(401, "Invalid or expired ticket");
+      const relayed = relayedTicketUser(req, internalSecret);
+      if (relayed) userId = relayed;
+      else {
+        const found = await access.verifyTicket(ticket);
+        if (!found || Date.parse(found.expires_at) <= Date.now()) {
+          return refuse(401, "Invalid or expired ticket");
+        }
+        userId = found.user_id;
       }
-      userId = found.user_id;
       if (!await access.isActive(userId)) return refuse(401, "Invalid or expired ticket");
       const membership = await access.membership(workspaceId, userId);
       if (!membership.role) return refuse(403, "Not a workspace member");

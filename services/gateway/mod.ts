@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { decodeJwt, type JSONWebKeySet } from "jose";
 import type { ServiceName } from "../../shared/config.ts";
 import { SERVICE_NAMES } from "../../shared/config.ts";
-import { AccessCache, effectiveRole } from "../../shared/access_cache.ts";
+import { AccessCache, effectiveRole, tokenSessionLive } from "../../shared/access_cache.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import {
   type Caller,
@@ -58,9 +58,10 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   });
 
   // Live access (CONTRACT 11): a disabled or rejected account is refused and a demotion applies
-  // within seconds, not when the token expires. Cached per user for at most 2 s.
+  // within seconds, not when the token expires; so is a token of a session that logged out or
+  // that a password reset ended. Cached per user and session for at most 2 s.
   const authClient = new AuthClient(directory, config.base.internalSecret);
-  const access = new AccessCache((userId) => authClient.access(userId));
+  const access = new AccessCache((userId, sid) => authClient.access(userId, sid));
 
   // Distributed mode: the upgrade is checked here (ticket, account, membership) before relaying.
   const proxyWebSocket = createWebSocketProxy({
@@ -110,13 +111,16 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       caller = verified.caller;
       // An account unknown to auth (only after a wipe or a restore that remapped ids) keeps
       // its token's claims, as before; a known one is held to its live state.
-      let live = await access.get(caller.user_id);
+      const sid = caller.sid;
+      let live = await access.get(caller.user_id, { sid });
       if (live?.active && effectiveRole(caller.role, live.role) !== caller.role) {
         // Rare: the token's role is above the cached live one. Either a demotion (keep it) or
         // a promotion newer than the cached answer: ask again unless the answer is newer.
-        live = await access.get(caller.user_id, { fetchedAfter: issuedAtMs(match![1]) });
+        live = await access.get(caller.user_id, { sid, fetchedAfter: issuedAtMs(match![1]) });
       }
-      if (live && !live.active) return c.json({ error: "Unauthorized" }, 401);
+      if (live && (!live.active || !tokenSessionLive(live, { sid, iat: verified.iat }))) {
+        return c.json({ error: "Unauthorized" }, 401);
+      }
       const role = live ? effectiveRole(caller.role, live.role) : caller.role;
       if (role !== caller.role) {
         // Demoted since the token was issued: services see the lower role at once.

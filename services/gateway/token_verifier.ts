@@ -9,6 +9,9 @@ const claimsSchema = z.object({
   "custom:role": z.enum(["admin", "member"]).default("member"),
   "custom:approved": z.string().default("false"),
   exp: z.number(),
+  iat: z.number().optional(),
+  /** The session (refresh family) the token belongs to; logout revokes it. */
+  sid: z.string().max(100).optional(),
   /**
    * Only access tokens authorize API calls. The id token (also the `svc_token` cookie) says who
    * signed in, for the client to read; taking it as a bearer token would let anything that
@@ -16,6 +19,16 @@ const claimsSchema = z.object({
    */
   token_use: z.literal("access"),
 });
+
+/** What a verified token proves, kept until it expires. */
+export interface VerifiedToken {
+  caller: Caller;
+  /** `caller`, encoded for the identity header */
+  header: string;
+  expiresAt: number;
+  /** issued at (seconds), when the token says */
+  iat?: number;
+}
 
 export interface TokenVerifierOptions {
   issuer: string;
@@ -32,7 +45,7 @@ export interface TokenVerifierOptions {
  * verification.
  */
 export class TokenVerifier {
-  readonly #cache = new Map<string, { caller: Caller; header: string; expiresAt: number }>();
+  readonly #cache = new Map<string, VerifiedToken>();
   #jwks: ReturnType<typeof createLocalJWKSet> | null = null;
   #jwksLoadedAt = 0;
 
@@ -43,7 +56,7 @@ export class TokenVerifier {
    * verification), or null when the token is invalid, expired, lacks `sub` or is not an access
    * token.
    */
-  async verify(token: string): Promise<{ caller: Caller; header: string } | null> {
+  async verify(token: string): Promise<VerifiedToken | null> {
     const now = Date.now();
     const cached = this.#cache.get(token);
     if (cached) {
@@ -58,13 +71,19 @@ export class TokenVerifier {
       name: claims.name,
       role: claims["custom:role"],
       approved: claims["custom:approved"] === "true",
+      ...(claims.sid !== undefined ? { sid: claims.sid } : {}),
     };
     const max = this.options.cacheSize ?? 10_000;
     if (this.#cache.size >= max) {
       const oldest = this.#cache.keys().next().value;
       if (oldest !== undefined) this.#cache.delete(oldest);
     }
-    const entry = { caller, header: encodeCaller(caller), expiresAt: claims.exp * 1000 };
+    const entry: VerifiedToken = {
+      caller,
+      header: encodeCaller(caller),
+      expiresAt: claims.exp * 1000,
+      iat: claims.iat,
+    };
     this.#cache.set(token, entry);
     return entry;
   }

@@ -1,4 +1,8 @@
-import { INTERNAL_SECRET_HEADER, REQUEST_ID_HEADER } from "../../shared/http/identity.ts";
+import {
+  INTERNAL_SECRET_HEADER,
+  REQUEST_ID_HEADER,
+  WS_TICKET_USER_HEADER,
+} from "../../shared/http/identity.ts";
 import { describeZodError } from "../../shared/http/service_app.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
@@ -25,7 +29,8 @@ function clientChecks(directory: ServiceDirectory, secret: string): WsUpgradeChe
   const workspaces = new WorkspacesClient(directory, secret);
   const posts = new PostsClient(directory, secret);
   return {
-    verifyTicket: (ticket) => auth.verifyWsTicket(ticket),
+    // Used up here (a ticket opens one socket); collab takes the user from the relay.
+    verifyTicket: (ticket) => auth.redeemWsTicket(ticket),
     // As for tokens: only a known account that is disabled or rejected is refused.
     isActive: async (userId) => (await auth.access(userId))?.active !== false,
     membership: (workspaceId, userId) => workspaces.membership(workspaceId, userId),
@@ -45,23 +50,27 @@ export function createWebSocketProxy(options: WebSocketProxyOptions) {
   const { internalSecret, logger } = options;
   const checks = options.checks ?? clientChecks(options.directory, internalSecret);
   return async (req: Request, targetBase: string): Promise<Response> => {
-    const refusal = await checkUpgrade(req, checks, logger);
-    if (refusal) return refusal;
+    const checked = await checkUpgrade(req, checks, logger);
+    if (checked instanceof Response) return checked;
     return relay(req, targetBase, {
       [INTERNAL_SECRET_HEADER]: internalSecret,
       [REQUEST_ID_HEADER]: req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID(),
+      [WS_TICKET_USER_HEADER]: checked.userId,
     });
   };
 }
 
 const refuse = (status: number, error: string) => Response.json({ error }, { status });
 
-/** The refusal collab would answer, or null when the upgrade may go on. */
+/**
+ * The refusal collab would answer, or the ticket's user when the upgrade may go on. The ticket
+ * is used up here, so collab, which could not redeem it again, is told the user it proved.
+ */
 async function checkUpgrade(
   req: Request,
   checks: WsUpgradeChecks,
   logger: Logger,
-): Promise<Response | null> {
+): Promise<Response | { userId: string }> {
   const url = new URL(req.url);
   const parsed = wsQuerySchema.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success) return refuse(400, describeZodError(parsed.error));
@@ -77,7 +86,7 @@ async function checkUpgrade(
     if (membership.workspace_status !== "active") return refuse(404, "Workspace not found");
     const post = await checks.getPost(docId);
     if (!post || post.workspace_id !== workspaceId) return refuse(404, "Post not found");
-    return null;
+    return { userId: found.user_id };
   } catch (err) {
     logger.error("WebSocket upgrade check failed", { error: errorMessage(err) });
     return refuse(503, "Collaboration is not available");

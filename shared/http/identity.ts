@@ -8,6 +8,11 @@ import { z } from "zod";
 export const INTERNAL_SECRET_HEADER = "x-cp-internal";
 export const CALLER_HEADER = "x-cp-caller";
 export const REQUEST_ID_HEADER = "x-request-id";
+/**
+ * On a WebSocket upgrade the gateway relays to collab deployed apart: the user whose ticket the
+ * gateway checked and used up (a ticket opens one socket). Read only beside the internal secret.
+ */
+export const WS_TICKET_USER_HEADER = "x-cp-ws-user";
 
 export const callerSchema = z.object({
   user_id: z.string().min(1),
@@ -15,6 +20,8 @@ export const callerSchema = z.object({
   name: z.string(),
   role: z.enum(["admin", "member"]),
   approved: z.boolean(),
+  /** The session (refresh family) the caller's access token belongs to, when it names one. */
+  sid: z.string().optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 

@@ -81,7 +81,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm an email address with the emailed code */
+        /**
+         * Confirm an email address with the emailed code
+         * @description Each code dies after 5 wrong tries, and each client address gets 10 wrong tries (wrong codes and unknown emails, across every email) every 15 minutes; a right code does not count.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -115,6 +118,15 @@ export interface paths {
                 };
                 /** @description Unknown email */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description More than 10 wrong codes or unknown emails from this client address in 15 minutes */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -453,7 +465,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many login tries in 15 minutes for this account from this address, from this address, or for this account */
+                /** @description Too many login tries in 15 minutes for this account from this address (10, or 3 once the account has had 100 tries from all addresses), or from this address (50) */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -490,7 +502,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for new tokens (rotation)
-         * @description The refresh token comes in the body or, when the body has none, in the `cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body.
+         * @description The refresh token comes in the body or, when the body has none, in the `cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body. The script-readable `cp_session=1` marker (Path=/) is set and cleared with `cp_refresh`, so the web app only asks for a refresh when there is a cookie to use.
          */
         post: {
             parameters: {
@@ -559,8 +571,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke a refresh token (and its rotation family)
-         * @description The refresh token comes in the body or, when the body has none, in the `cp_refresh` cookie; the cookie is cleared either way.
+         * Sign this session out: revoke its refresh token family and access tokens
+         * @description The refresh token comes in the body or, when the body has none, in the `cp_refresh` cookie; the cookie (and the `cp_session` marker) is cleared either way. The access tokens and WebSocket tickets of that session (its refresh family) are refused within seconds; the account's other sessions go on.
          */
         post: {
             parameters: {
@@ -622,7 +634,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Tokens; also sets the `svc_token` cookie to the id token and the HttpOnly `cp_refresh` cookie (Path=/api/auth) to a new refresh token */
+                /** @description Tokens; also sets the `svc_token` cookie to the id token and the HttpOnly `cp_refresh` cookie (Path=/api/auth) to a new refresh token, with the script-readable `cp_session=1` marker beside it */
                 200: {
                     headers: {
                         "Set-Cookie"?: string;
@@ -721,7 +733,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mint a WebSocket ticket (valid 8 hours) */
+        /**
+         * Mint a WebSocket ticket (valid 1 minute, opens one socket)
+         * @description The ticket opens one socket (`/ws?ticket=...`) within a minute: mint a new one for every connect and reconnect. It is refused once the account is disabled or rejected, its sessions are revoked (password reset), or the session of the access token that minted it has logged out.
+         */
         post: {
             parameters: {
                 query?: never;

@@ -1,7 +1,9 @@
 /**
  * The session. The access token lives only in memory (a signal); the refresh token lives in
  * the HttpOnly `cp_refresh` cookie the callback sets, so a reload costs one refresh call and
- * no token is ever in localStorage or sessionStorage. Sign-in is the hosted login with code +
+ * no token is ever in localStorage or sessionStorage. The server sets the script-readable
+ * `cp_session=1` marker beside that cookie and clears it with it: without the marker there is
+ * nothing to refresh with, so a signed-out visit makes no refresh call (none that fails). Sign-in is the hosted login with code +
  * PKCE (S256); only the verifier and state sit in sessionStorage for the round trip.
  */
 import { computed, signal } from "@preact/signals";
@@ -43,6 +45,7 @@ export const isAdmin = computed(() => claims.value?.["custom:role"] === "admin")
 export const isApproved = computed(() => claims.value?.["custom:approved"] === "true");
 
 const PKCE_KEY = "cp_pkce";
+const SESSION_MARKER = "cp_session";
 const REFRESH_MARGIN_MS = 60_000;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 let refreshing: Promise<boolean> | null = null;
@@ -78,11 +81,18 @@ export function signedOut(reason: "signed-out" | "expired" | null = null) {
   endReason.value = reason;
 }
 
+/** Whether the server has set a refresh cookie (its `cp_session` marker is there). */
+function hasRefreshCookie(): boolean {
+  const cookies = globalThis.document?.cookie ?? "";
+  return cookies.split(";").some((c) => c.trim().startsWith(`${SESSION_MARKER}=1`));
+}
+
 /**
  * New tokens through the refresh cookie; one call at a time however many callers ask.
- * Answers whether the session is alive.
+ * Answers whether the session is alive (false at once when there is no cookie to use).
  */
 export function refreshSession(): Promise<boolean> {
+  if (!refreshing && !hasRefreshCookie()) return Promise.resolve(false);
   refreshing ??= (async () => {
     try {
       const { data, response } = await authApi.POST("/api/auth/refresh", {
