@@ -25,7 +25,7 @@ import {
   syncProtocol,
 } from "./protocol.ts";
 import type { HeadEntry, LoadedDoc } from "./store.ts";
-import { textLengthBounds } from "./text_bounds.ts";
+import { type LengthBounds, textLengthBounds } from "./text_bounds.ts";
 
 /** The name of the Y.Text that holds a post's text. */
 export const CONTENT_FIELD = "content";
@@ -453,7 +453,7 @@ export class DocumentRoom {
     const bytesFit = this.#docBytes + update.byteLength <= maxDocBytes;
     const waiting = this.doc.store.pendingStructs !== null || this.doc.store.pendingDs !== null;
     if (length + update.byteLength <= maxTextChars && bytesFit && !waiting) return null;
-    const bounds = waiting ? null : textLengthBounds(this.doc, CONTENT_FIELD, update);
+    const bounds = waiting ? null : this.#textBounds(update);
     if (bounds && bounds.min > maxTextChars && bounds.min > length) {
       return `Document over ${maxTextChars} characters`;
     }
@@ -476,6 +476,15 @@ export class DocumentRoom {
       return null;
     } finally {
       trial.destroy();
+    }
+  }
+
+  /** textLengthBounds of the `content` text; null (the exact check) when it cannot read it. */
+  #textBounds(update: Uint8Array): LengthBounds | null {
+    try {
+      return textLengthBounds(this.doc, CONTENT_FIELD, update);
+    } catch {
+      return null;
     }
   }
 
