@@ -11,6 +11,12 @@
  * and prints the same figures for deliveries within one instance and across instances
  * (writer on one, reader on another).
  *
+ * With `--at-limit` it runs only the load at the text limit instead (infra/bench/collab_at_limit.ts):
+ * the post's text filled to 100 characters under the limit (200 000) in 20 000 pieces,
+ * BENCH_CLIENTS writers each, over and over, joining as a fresh provider and inserting 1000
+ * characters (refused, 4413), while `GET /api/posts/{id}` is timed for BENCH_SECONDS; it prints
+ * the reads' p50/p99/max and the refusals per second.
+ *
  * BENCH_CLIENTS, BENCH_RATE (updates/s per client) and BENCH_SECONDS change the load.
  * `deno run -A infra/bench/collab.ts --serve <dataDir> <fresh|reuse>` is the service child.
  */
@@ -18,6 +24,7 @@ import process from "node:process";
 import * as Y from "yjs";
 import { WebsocketProvider } from "y-websocket";
 import { startAllInOne } from "../all_in_one.ts";
+import { fillText, quantile, startRefusedWriters, timeReads } from "./collab_at_limit.ts";
 
 // Each provider adds a process exit listener; 50 of them are expected here.
 process.setMaxListeners(0);
@@ -97,7 +104,7 @@ async function serve(dataDir: string, mode: string) {
     info = JSON.parse(await Deno.readTextFile(`${dataDir}/bench.json`));
   }
   const { ticket } = await call("POST", "/api/ws/ticket", token);
-  console.log(JSON.stringify({ port: stack.port, ticket, ...info }));
+  console.log(JSON.stringify({ port: stack.port, ticket, token, ...info }));
 }
 
 // ---------------------------------------------------------------- the orchestrator
@@ -120,7 +127,9 @@ async function startService(dataDir: string, mode: "fresh" | "reuse") {
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   // Its one JSON line with the port; anything logged before it is skipped.
   let buffered = "";
-  let info: { port?: number; ticket: string; postId: string; workspaceId: string } | null = null;
+  let info:
+    | { port?: number; ticket: string; token: string; postId: string; workspaceId: string }
+    | null = null;
   while (!info) {
     const { value, done } = await reader.read();
     if (done) throw new Error("the service child exited before it was ready");
@@ -140,7 +149,7 @@ async function startService(dataDir: string, mode: "fresh" | "reuse") {
     room: "ws",
     params: { ticket: info.ticket, docId: info.postId, workspaceId: info.workspaceId },
   };
-  return { child, target };
+  return { child, target, port: info.port!, token: info.token };
 }
 
 async function startStock() {
@@ -381,8 +390,62 @@ async function runInstances(): Promise<RunResult> {
   }
 }
 
+/** `--at-limit`: reads of the post while writers are refused at the text limit. */
+async function atLimit() {
+  const LIMIT = Number(Deno.env.get("COLLAB_MAX_TEXT_CHARS") ?? 200_000);
+  const filled = LIMIT - 100;
+  console.log(
+    `text at ${filled} of ${LIMIT} characters (20000 pieces), ${CLIENTS} writers refused ` +
+      `over and over, GET /api/posts/{id} timed for ${SECONDS} s`,
+  );
+  const dataDir = await Deno.makeTempDir({ prefix: "cps-bench-collab-limit-" });
+  const service = await startService(dataDir, "fresh");
+  try {
+    const url = `http://127.0.0.1:${service.port}`;
+    const target = {
+      url,
+      postId: service.target.params.docId,
+      workspaceId: service.target.params.workspaceId,
+    };
+    const mint = async () => {
+      const res = await fetch(`${url}/api/ws/ticket`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${service.token}` },
+      });
+      if (!res.ok) throw new Error(`POST /api/ws/ticket: ${res.status}`);
+      return (await res.json()).ticket as string;
+    };
+    await fillText(target, service.target.params.ticket, filled, 20_000);
+    const idle = await timeReads(target, service.token, 2_000, 30_000);
+    const writers = startRefusedWriters(target, CLIENTS, mint);
+    await until(() => writers.refused.every((n) => n > 0), 60_000);
+    const before = writers.refused.reduce((a, b) => a + b, 0);
+    const reads = await timeReads(target, service.token, SECONDS * 1000, 30_000);
+    const refusals = writers.refused.reduce((a, b) => a + b, 0) - before;
+    await writers.stop();
+    const row = (name: string, times: number[]) =>
+      `${name.padEnd(30)} p50 ${quantile(times, 0.5).toFixed(1).padStart(7)} ms   p99 ${
+        quantile(times, 0.99).toFixed(1).padStart(7)
+      } ms   max ${Math.max(...times).toFixed(0).padStart(6)} ms   (${times.length} reads)`;
+    console.log(row("GET, no writers", idle.times));
+    console.log(row(`GET, ${CLIENTS} writers refused`, reads.times));
+    const wrong = reads.lengths.filter((n) => n !== filled).length;
+    console.log(
+      `${(refusals / SECONDS).toFixed(0)} refusals/s; reads not answered with the filled ` +
+        `text within 30 s: ${wrong}; other closes: ${writers.otherCloses.length}`,
+    );
+  } finally {
+    service.child.kill();
+    await service.child.status;
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+  Deno.exit(0);
+}
+
 if (Deno.args[0] === "--serve") {
   await serve(Deno.args[1], Deno.args[2] ?? "fresh");
+} else if (Deno.args.includes("--at-limit")) {
+  await atLimit();
 } else {
   await main();
 }

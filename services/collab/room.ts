@@ -25,6 +25,7 @@ import {
   syncProtocol,
 } from "./protocol.ts";
 import type { HeadEntry, LoadedDoc } from "./store.ts";
+import { type LengthBounds, textLengthBounds } from "./text_bounds.ts";
 
 /** The name of the Y.Text that holds a post's text. */
 export const CONTENT_FIELD = "content";
@@ -117,6 +118,13 @@ export class DocumentRoom {
    * computed.
    */
   #docBytes = 0;
+  /**
+   * The sync step 2 answering an empty state vector (a client with a fresh document), kept
+   * until the document changes: a room whose text stays as it is (as at the text limit, every
+   * writer refused) sends the same whole document to each joining client without encoding it
+   * again.
+   */
+  #wholeState: Uint8Array | null = null;
   #pending: Uint8Array[] = [];
   #flushing: Promise<void> | null = null;
   /**
@@ -266,16 +274,13 @@ export class DocumentRoom {
     if (!this.#admitFrame(conn, state, data.byteLength)) return;
     try {
       const decoder = decoding.createDecoder(data);
-      const encoder = encoding.createEncoder();
       const type = decoding.readVarUint(decoder);
       state.speaksYjs = true;
       switch (type) {
         case MESSAGE_SYNC: {
           const step = decoding.readVarUint(decoder);
           if (step === syncProtocol.messageYjsSyncStep1) {
-            encoding.writeVarUint(encoder, MESSAGE_SYNC);
-            syncProtocol.readSyncStep1(decoder, encoder, this.doc);
-            conn.send(encoding.toUint8Array(encoder));
+            conn.send(this.#syncStep2(decoding.readVarUint8Array(decoder)));
           } else if (
             step === syncProtocol.messageYjsSyncStep2 || step === syncProtocol.messageYjsUpdate
           ) {
@@ -296,7 +301,7 @@ export class DocumentRoom {
               this.#refuse(conn, CloseCode.TooLarge, refusal);
               return;
             }
-            Y.applyUpdate(this.doc, update, conn);
+            this.#apply(update, conn);
           } else {
             throw new Error(`Unknown sync message type ${step}`);
           }
@@ -394,24 +399,65 @@ export class DocumentRoom {
     this.#destroyed = true;
     this.awareness.off("update", this.#onAwareness);
     this.awareness.destroy();
+    this.#wholeState = null;
     this.doc.destroy();
+  }
+
+  /**
+   * Applies `update` to the document. One that only adds to (or releases) what waits for a
+   * missing update fires no update event but changes what a sync step 2 carries.
+   */
+  #apply(update: Uint8Array, origin: unknown): void {
+    const store = this.doc.store;
+    const structs = store.pendingStructs;
+    const before = [structs, structs?.update, store.pendingDs];
+    try {
+      Y.applyUpdate(this.doc, update, origin);
+    } finally {
+      const after = store.pendingStructs;
+      if (
+        after !== before[0] || after?.update !== before[1] || store.pendingDs !== before[2]
+      ) this.#wholeState = null;
+    }
+  }
+
+  /**
+   * Our sync step 2 for a client's sync step 1 carrying `stateVector`: the document's updates
+   * that client lacks (the whole document for an empty state vector, encoded once per change).
+   */
+  #syncStep2(stateVector: Uint8Array): Uint8Array {
+    const empty = stateVector.byteLength === 1 && stateVector[0] === 0;
+    if (empty && this.#wholeState) return this.#wholeState;
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MESSAGE_SYNC);
+    syncProtocol.writeSyncStep2(encoder, this.doc, stateVector);
+    const message = encoding.toUint8Array(encoder);
+    if (empty) this.#wholeState = message;
+    return message;
   }
 
   /**
    * Why `update` may not be applied (it would take the text past `maxTextChars` characters or
    * the encoded document past `maxDocBytes` bytes), or null when it may. An update cannot add
-   * more characters than it has bytes, so the exact check (on a copy of the document) runs
-   * only near a limit, or while the document holds updates still missing a dependency. An
-   * update that shrinks a document already over a limit is let through.
+   * more characters than it has bytes, so far from the limits nothing more is checked. Near
+   * the text limit the update is read against the document (`textLengthBounds`, costing the
+   * update's size, not the document's): most updates are then settled, and a writer refused
+   * at the limit costs no more than its update. Only what that leaves open (an update both
+   * adding and removing text across the limit, one near the byte limit, or while the document
+   * holds updates still missing a dependency) is applied to a copy of the document. An update
+   * that shrinks a document already over a limit is let through.
    */
   #checkSize(update: Uint8Array): string | null {
     const { maxTextChars, maxDocBytes } = this.#limits;
     const length = this.doc.getText(CONTENT_FIELD).length;
-    if (
-      length + update.byteLength <= maxTextChars &&
-      this.#docBytes + update.byteLength <= maxDocBytes &&
-      this.doc.store.pendingStructs === null && this.doc.store.pendingDs === null
-    ) return null;
+    const bytesFit = this.#docBytes + update.byteLength <= maxDocBytes;
+    const waiting = this.doc.store.pendingStructs !== null || this.doc.store.pendingDs !== null;
+    if (length + update.byteLength <= maxTextChars && bytesFit && !waiting) return null;
+    const bounds = waiting ? null : this.#textBounds(update);
+    if (bounds && bounds.min > maxTextChars && bounds.min > length) {
+      return `Document over ${maxTextChars} characters`;
+    }
+    if (bounds && (bounds.max <= maxTextChars || bounds.max <= length) && bytesFit) return null;
     const state = Y.encodeStateAsUpdate(this.doc);
     const trial = new Y.Doc({ gc: this.doc.gc });
     try {
@@ -430,6 +476,15 @@ export class DocumentRoom {
       return null;
     } finally {
       trial.destroy();
+    }
+  }
+
+  /** textLengthBounds of the `content` text; null (the exact check) when it cannot read it. */
+  #textBounds(update: Uint8Array): LengthBounds | null {
+    try {
+      return textLengthBounds(this.doc, CONTENT_FIELD, update);
+    } catch {
+      return null;
     }
   }
 
@@ -505,6 +560,7 @@ export class DocumentRoom {
    */
   #onUpdate = (update: Uint8Array, origin: unknown): void => {
     this.#docBytes += update.byteLength;
+    this.#wholeState = null;
     if (origin === REMOTE && !this.#remoteHadPending) {
       const message = encodeUpdate(update);
       for (const conn of this.#conns.keys()) safeSend(conn, message);
@@ -599,7 +655,7 @@ export class DocumentRoom {
     const store = this.doc.store;
     this.#remoteHadPending = store.pendingStructs !== null || store.pendingDs !== null;
     try {
-      Y.applyUpdate(this.doc, update, REMOTE);
+      this.#apply(update, REMOTE);
     } finally {
       this.#remoteHadPending = false;
     }
