@@ -3,7 +3,8 @@
  * document, assembled in process (every service built on a throwaway DATA_DIR, the gateway's
  * merge answering `GET /api/openapi.json`) without opening a port.
  */
-import openapiTS, { astToString } from "openapi-typescript";
+// deno-lint-ignore no-import-prefix -- dev-only: kept out of deno.json so `deno task start` does not install it
+import openapiTS, { astToString } from "npm:openapi-typescript@7.13.0";
 import { parseBaseConfig, type ServiceName } from "../../shared/config.ts";
 import { createLogger } from "../../shared/log.ts";
 import { ServiceDirectory } from "../../shared/service_directory.ts";

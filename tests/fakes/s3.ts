@@ -4,7 +4,8 @@
  * does not check signatures (a wrongly signed or unsigned request is accepted): presigned URLs
  * are checked against AWS's published example in shared/assets/s3_signing_test.ts.
  */
-import S3rver from "s3rver";
+// deno-lint-ignore no-import-prefix -- test-only: kept out of deno.json so `deno task start` does not install it
+import S3rver from "npm:s3rver@3.7.1";
 import { freePort } from "../helpers/stack.ts";
 
 export const FAKE_S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };

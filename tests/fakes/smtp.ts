@@ -1,4 +1,5 @@
-import { SMTPServer, type SMTPServerError } from "smtp-server";
+// deno-lint-ignore no-import-prefix -- test-only: kept out of deno.json so `deno task start` does not install it
+import { SMTPServer, type SMTPServerError } from "npm:smtp-server@3.21.6";
 
 /**
  * A loopback SMTP server (the `smtp-server` package: real SMTP on the wire) that keeps every

@@ -11,7 +11,8 @@
  *
  * Name elements the way a user does: `page.getByRole("button", { name: "Sign out" })`.
  */
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+// deno-lint-ignore no-import-prefix -- test-only: kept out of deno.json so `deno task start` does not install it
+import { type Browser, type BrowserContext, chromium, type Page } from "npm:playwright-core@1.64.1";
 import { ensureBuilt } from "../../services/web/build.ts";
 import { startTestStack, type TestStack } from "./stack.ts";
 
@@ -107,7 +108,9 @@ let axeSource: string | null = null;
  * script goes in through the DevTools protocol, so the page's strict CSP stays on.
  */
 export async function checkA11y(page: Page): Promise<void> {
-  axeSource ??= ((await import("axe-core")).default as unknown as { source: string }).source;
+  axeSource ??=
+    // deno-lint-ignore no-import-prefix -- test-only: kept out of deno.json so `deno task start` does not install it
+    ((await import("npm:axe-core@4.14.1")).default as unknown as { source: string }).source;
   const hasAxe = await page.evaluate(() => "axe" in globalThis);
   if (!hasAxe) await page.evaluate(axeSource);
   // A string, so it runs in the page (which has `document`), not type-checked as Deno code.
