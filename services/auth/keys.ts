@@ -4,7 +4,7 @@ import { QUEUE_KEYS } from "../../shared/queue.ts";
 
 /**
  * Every key family the auth service writes, with its backup class: the one list its backup
- * and restore read (key builders and layouts: store.ts).
+ * and restore read.
  */
 export const KEY_FAMILIES = declareKeys(
   {
