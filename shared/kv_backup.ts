@@ -451,10 +451,10 @@ export async function wipeKv(kv: Deno.Kv, families: KeyFamilies) {
 /**
  * Replaces the keyspace (less its local families) with the entries of `lines`: wipes first
  * (sessions included), then writes in commits within KV's limits, skipping lines of a local
- * or session family. `lines` gives lines one by one or a chunk's lines at a time (`readLineChunks`),
- * which are then written without a promise per line. Every line is decoded before it is
- * written; a malformed line throws (a TypeError) with the line number. Answers how many lines
- * were read.
+ * or session family. `lines` gives lines one by one or a chunk's lines at a time
+ * (`readLineChunks`), which are then written without a promise per line. Every line is decoded
+ * before it is written; a malformed line throws (a TypeError) with the line number. Answers how
+ * many lines were read.
  */
 export async function importKv(
   kv: Deno.Kv,
