@@ -1,88 +1,35 @@
+import type { BackupClass, KeyFamilies } from "./kv_keys.ts";
+
 /**
  * A service's keyspace as NDJSON, for backup and restore: one line per entry,
  * `{"k": [key parts], "v": value}`, with the types JSON lacks written as tagged objects
  * (`{"$t": "u8", "v": "<base64>"}` and so on). Export streams straight from `kv.list`; import
  * wipes the keyspace and writes the lines in commits that respect KV's limits, so running it
- * again with the same lines gives the same end state.
+ * again with the same lines gives the same end state. What happens to each key family (data,
+ * session, local) is the service's own declaration (see kv_keys.ts).
  */
+
+/** What a backup does with a key: export it, drop it (session), or leave it alone (local). */
+type Treatment = (key: Deno.KvKey) => BackupClass;
+
+const treatments = new WeakMap<KeyFamilies, Treatment>();
 
 /**
- * Key prefixes (first key part; a trailing `*` matches any first part that starts with the
- * rest) that are neither exported nor wiped nor written: volatile or per-deployment state that
- * belongs to this deployment, not to the data. One list for every service: each keyspace is
- * its own, so a name only matters where it is used.
+ * How `families` classes a key, as a check made once per declaration: a backup or restore asks
+ * it for every entry, and it allocates nothing. A family the declaration does not name is
+ * treated as data, so a backup never loses what a store wrote (a test keeps every family
+ * declared).
  */
-export const PRESERVED_PREFIXES: readonly string[] = [
-  // delivery idempotency markers, dead letters and queued messages belong to this deployment
-  "deliveries",
-  "dead_letters",
-  // pending queue messages (shared/kv_queue.ts) belong to this deployment's queue too
-  "queue",
-  // the read cache's generation counter (shared/kv_cache.ts): it only moves forward, and a wipe
-  // that deleted it would see it made again by its own commit
-  "cache_generation",
-  // signing keys are per-deployment secrets: tokens issued here keep verifying after a restore
-  "signing_keys",
-  "signing_key_current",
-  // throttles and rate-limit windows: a restore neither brings old ones back nor resets live
-  // ones (auth's login failures, throttles and mail limits, genai's per-user AI calls)
-  "login_failures",
-  "login_tries",
-  "login_throttle*",
-  "mail_limits",
-  "ai_calls",
-  "rate_limits*",
-];
-
-/**
- * Sessions and one-time secrets: never exported, dropped from an archive being imported, and
- * cleared by an import. A restore replaces accounts wholesale (roles, enabled flags, passwords,
- * ids remapped by email), so a session from before it, or one planted in an archive, must not
- * survive it: after a restore everyone signs in again. The signing keys are kept (see above),
- * so access tokens already issued run out their hour and the admin can follow the restore job.
- */
-export const SESSION_PREFIXES: readonly string[] = [
-  // auth: refresh tokens and their families (and any per-family record), hosted-login codes,
-  // WebSocket tickets, Google sign-in states, email confirmation and password reset codes,
-  // the first-run setup token
-  "refresh_*",
-  "auth_codes",
-  "ws_tickets",
-  "google_states",
-  "confirm_codes",
-  "reset_codes",
-  "password_reset*",
-  "setup_token*",
-  "sessions",
-  "web_sessions*",
-  // OAuth states of outside connections (LinkedIn), bound to a browser and single-use
-  "oauth_states*",
-  "linkedin_states*",
-  // actions: the single-use grants of attachment upload URLs
-  "attachment_uploads",
-];
-
-const matchers = new WeakMap<readonly string[], (key: Deno.KvKey) => boolean>();
-
-/**
- * Whether a key's first part is one of `prefixes` (a trailing `*` matches by start), as a
- * check made once per list: a backup or restore asks it for every entry, and it allocates
- * nothing.
- */
-function prefixMatcher(prefixes: readonly string[]): (key: Deno.KvKey) => boolean {
-  let match = matchers.get(prefixes);
-  if (match) return match;
-  const exact = new Set(prefixes.filter((p) => !p.endsWith("*")));
-  const starts = prefixes.filter((p) => p.endsWith("*")).map((p) => p.slice(0, -1));
-  match = (key) => {
+function treatment(families: KeyFamilies): Treatment {
+  let treat = treatments.get(families);
+  if (treat) return treat;
+  const classes = new Map<string, BackupClass>(Object.entries(families));
+  treat = (key) => {
     const first = key[0];
-    if (typeof first !== "string") return false;
-    if (exact.has(first)) return true;
-    for (let i = 0; i < starts.length; i++) if (first.startsWith(starts[i])) return true;
-    return false;
+    return (typeof first === "string" && classes.get(first)) || "data";
   };
-  matchers.set(prefixes, match);
-  return match;
+  treatments.set(families, treat);
+  return treat;
 }
 
 /** At most this many mutations and bytes (estimated) per atomic commit (KV: 1000 / 800 KiB). */
@@ -356,18 +303,16 @@ export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGener
 const EXPORT_CHUNK = 64 * 1024;
 
 /**
- * The whole keyspace (less `keep` and `sessions`) as an NDJSON byte stream, page by page. Each
- * line is encoded into the chunk's bytes as soon as it is made, so no text of a chunk stays
- * alive while the next entries are read.
+ * The keyspace's data (every key `families` does not class session or local) as an NDJSON
+ * byte stream, page by page. Each line is encoded into the chunk's bytes as soon as it is
+ * made, so no text of a chunk stays alive while the next entries are read.
  */
 export function exportKv(
   kv: Deno.Kv,
-  keep: readonly string[] = PRESERVED_PREFIXES,
-  sessions: readonly string[] = SESSION_PREFIXES,
+  families: KeyFamilies,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const kept = prefixMatcher(keep);
-  const session = prefixMatcher(sessions);
+  const treat = treatment(families);
   let iter: Deno.KvListIterator<unknown> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -382,7 +327,7 @@ export function exportKv(
           return;
         }
         const entry = next.value;
-        if (kept(entry.key) || session(entry.key)) continue;
+        if (treat(entry.key) !== "data") continue;
         const line = encodeLine(entry.key, entry.value) + "\n";
         letGo(entry);
         // UTF-8 takes at most 3 bytes per UTF-16 unit.
@@ -488,14 +433,14 @@ function escapedUtf8Length(s: string): number {
   return n;
 }
 
-/** Deletes every entry except those under `keep`, page by page as it lists them. */
-export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PREFIXES) {
-  const kept = prefixMatcher(keep);
+/** Deletes every entry but the local ones, page by page as it lists them. */
+export async function wipeKv(kv: Deno.Kv, families: KeyFamilies) {
+  const treat = treatment(families);
   const batch = new Batcher(kv);
   // The listing reads on from the last key it gave, so deleting what it gave is safe.
   for await (const e of kv.list({ prefix: [] }, { batchSize: 100 })) {
     letGo(e);
-    if (kept(e.key)) continue;
+    if (treat(e.key) === "local") continue;
     const size = keySize(e.key);
     const wait = batch.add(e.key, undefined, size, size);
     if (wait) await wait;
@@ -504,22 +449,20 @@ export async function wipeKv(kv: Deno.Kv, keep: readonly string[] = PRESERVED_PR
 }
 
 /**
- * Replaces the keyspace (less `keep`) with the entries of `lines`: wipes first (sessions
- * included), then writes in commits within KV's limits, skipping lines under `keep` or
- * `sessions`. `lines` gives lines one by one or a chunk's lines at a time (`readLineChunks`),
- * which are then written without a promise per line. Every line is decoded before it is
- * written; a malformed line throws (a TypeError) with the line number. Answers how many lines
- * were read.
+ * Replaces the keyspace (less its local families) with the entries of `lines`: wipes first
+ * (sessions included), then writes in commits within KV's limits, skipping lines of a local
+ * or session family. `lines` gives lines one by one or a chunk's lines at a time
+ * (`readLineChunks`), which are then written without a promise per line. Every line is decoded
+ * before it is written; a malformed line throws (a TypeError) with the line number. Answers how
+ * many lines were read.
  */
 export async function importKv(
   kv: Deno.Kv,
   lines: AsyncIterable<string | Iterable<string>>,
-  keep: readonly string[] = PRESERVED_PREFIXES,
-  sessions: readonly string[] = SESSION_PREFIXES,
+  families: KeyFamilies,
 ): Promise<number> {
-  await wipeKv(kv, keep);
-  const kept = prefixMatcher(keep);
-  const session = prefixMatcher(sessions);
+  await wipeKv(kv, families);
+  const treat = treatment(families);
   const batch = new Batcher(kv);
   let n = 0;
   for await (const item of lines) {
@@ -531,7 +474,7 @@ export async function importKv(
       } catch (err) {
         throw new TypeError(`line ${n}: ${err instanceof Error ? err.message : String(err)}`);
       }
-      if (kept(decoded.key) || session(decoded.key)) continue;
+      if (treat(decoded.key) !== "data") continue;
       const ks = keySize(decoded.key);
       const wait = batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
       if (wait) await wait;

@@ -10,6 +10,11 @@ import {
   remapLine,
   wipeKv,
 } from "./kv_backup.ts";
+import { declareKeys } from "./kv_keys.ts";
+import { DELIVERY_KEYS } from "./delivery/deliverer.ts";
+
+/** The families these tests declare: delivery markers and signing keys are this deployment's. */
+const KEYS = declareKeys({ signing_keys: "local" }, DELIVERY_KEYS);
 
 async function dump(kv: Deno.Kv): Promise<[Deno.KvKey, unknown][]> {
   const out: [Deno.KvKey, unknown][] = [];
@@ -18,7 +23,7 @@ async function dump(kv: Deno.Kv): Promise<[Deno.KvKey, unknown][]> {
 }
 
 async function exportLines(kv: Deno.Kv): Promise<string[]> {
-  return await Array.fromAsync(readLines(exportKv(kv)));
+  return await Array.fromAsync(readLines(exportKv(kv, KEYS)));
 }
 
 Deno.test("export then import reproduces every key part and value type exactly", async () => {
@@ -42,7 +47,7 @@ Deno.test("export then import reproduces every key part and value type exactly",
 
     const lines = await exportLines(src);
     assert.equal(lines.length, 6, "the deliveries marker is not exported");
-    const n = await importKv(dst, lines.values() as unknown as AsyncIterable<string>);
+    const n = await importKv(dst, lines.values() as unknown as AsyncIterable<string>, KEYS);
     assert.equal(n, 6);
     const expected = (await dump(src)).filter(([k]) => k[0] !== "deliveries");
     const got = await dump(dst);
@@ -62,9 +67,9 @@ Deno.test("import run twice gives the same end state", async () => {
       (async function* () {
         yield* lines;
       })();
-    await importKv(kv, iter());
+    await importKv(kv, iter(), KEYS);
     await kv.set(["extra"], 1);
-    await importKv(kv, iter());
+    await importKv(kv, iter(), KEYS);
     const after = await dump(kv);
     assert.equal(after.length, 50);
     assert.deepEqual(after[49], [["a", 49], { i: 49 }]);
@@ -81,9 +86,9 @@ Deno.test("import splits large keyspaces into commits within KV's limits", async
       for (let i = 0; i < 40; i++) yield encodeLine(["big", i], big);
       for (let i = 0; i < 2500; i++) yield encodeLine(["small", "k".repeat(200), i], i);
     })();
-    assert.equal(await importKv(kv, lines), 2540);
+    assert.equal(await importKv(kv, lines, KEYS), 2540);
     assert.equal((await dump(kv)).length, 2540);
-    await wipeKv(kv);
+    await wipeKv(kv, KEYS);
     assert.equal((await dump(kv)).length, 0);
   } finally {
     kv.close();
@@ -97,7 +102,7 @@ Deno.test("a malformed line is refused with its line number", async () => {
       yield encodeLine(["ok"], 1);
       yield "{not json";
     })();
-    await assert.rejects(() => importKv(kv, lines), /line 2: line is not JSON/);
+    await assert.rejects(() => importKv(kv, lines, KEYS), /line 2: line is not JSON/);
     assert.throws(() => decodeLine(JSON.stringify({ k: [{ $x: 1 }], v: 1 })), /unsupported key/);
   } finally {
     kv.close();
@@ -157,7 +162,7 @@ Deno.test("export cuts its chunks at line ends, a line longer than a chunk inclu
   try {
     await kv.set(["huge"], "ß".repeat(50_000)); // 100,000 bytes of UTF-8: more than one chunk
     for (let i = 0; i < 3000; i++) await kv.set(["row", i], { text: "x".repeat(90), i });
-    const chunks = await Array.fromAsync(exportKv(kv));
+    const chunks = await Array.fromAsync(exportKv(kv, KEYS));
     assert.ok(chunks.length > 3);
     for (const chunk of chunks) assert.equal(chunk.at(-1), 10, "every chunk ends a line");
     const lines = await exportLines(kv);
@@ -182,7 +187,7 @@ Deno.test("wipe deletes page after page and keeps the preserved keys between the
       }
       await op.commit();
     }
-    await wipeKv(kv);
+    await wipeKv(kv, KEYS);
     const left = await dump(kv);
     assert.equal(left.length, 1200);
     assert.ok(left.every(([k]) => k[0] === "deliveries"));
@@ -201,15 +206,50 @@ Deno.test("import takes a stream's lines a chunk at a time, and names a malforme
         for (let i = 0; i < bytes.length; i += step) yield bytes.slice(i, i + step);
         if (tail) yield new TextEncoder().encode(tail);
       })());
-    assert.equal(await importKv(kv, readLineChunks(stream(4093))), 3000);
+    assert.equal(await importKv(kv, readLineChunks(stream(4093)), KEYS), 3000);
     const all = await dump(kv);
     assert.equal(all.length, 3000);
     assert.deepEqual(all[2999], [["k", 2999], { i: 2999 }]);
     await assert.rejects(
-      () => importKv(kv, readLineChunks(stream(65536, "\n{broken"))),
+      () => importKv(kv, readLineChunks(stream(65536, "\n{broken")), KEYS),
       /line 3001: line is not JSON/,
     );
   } finally {
     kv.close();
   }
+});
+
+Deno.test("a session family is never exported, is wiped by an import and is not written by one", async () => {
+  const keys = declareKeys({ refresh_tokens: "session", queue: "local", users: "data" });
+  const src = await Deno.openKv(":memory:");
+  const dst = await Deno.openKv(":memory:");
+  try {
+    await src.set(["users", "u1"], { name: "U" });
+    await src.set(["refresh_tokens", "h1"], "u1");
+    await src.set(["queue", "due", 1], "m");
+    const lines = await Array.fromAsync(readLines(exportKv(src, keys)));
+    assert.deepEqual(lines.map((l) => decodeLine(l).key), [["users", "u1"]]);
+    await dst.set(["refresh_tokens", "live"], "u2");
+    await dst.set(["queue", "due", 2], "kept");
+    const planted = [...lines, encodeLine(["refresh_tokens", "planted"], "u1")];
+    assert.equal(
+      await importKv(dst, planted.values() as unknown as AsyncIterable<string>, keys),
+      2,
+    );
+    assert.deepEqual((await dump(dst)).map(([k]) => k), [["queue", "due", 2], ["users", "u1"]]);
+  } finally {
+    src.close();
+    dst.close();
+  }
+});
+
+Deno.test("a family declared twice must keep its backup class", () => {
+  assert.deepEqual(declareKeys({ a: "data" }, { a: "data", b: "local" }), {
+    a: "data",
+    b: "local",
+  });
+  assert.throws(
+    () => declareKeys({ a: "data" }, { a: "local" }),
+    /a is declared both data and local/,
+  );
 });

@@ -1,4 +1,5 @@
 import { overrideKv, wrapCommit } from "./kv.ts";
+import type { KeyFamilies } from "./kv_keys.ts";
 
 /**
  * A read cache in front of a service's own KV, for hot read paths (a workspace Get, the
@@ -102,6 +103,13 @@ export function withReadCache(
 
 /** The counter every write through a read cache adds 1 to. */
 export const GENERATION_KEY: Deno.KvKey = ["cache_generation"];
+
+/**
+ * The key family a read cache writes into its service's KV: the generation counter only moves
+ * forward, so a backup neither takes nor restores it (a restore that wiped it would see it
+ * made again by its own commit).
+ */
+export const READ_CACHE_KEYS: KeyFamilies = { cache_generation: "local" };
 
 /** How long a cached answer is served without reading the generation counter again. */
 export const CHECK_INTERVAL_MS = 200;

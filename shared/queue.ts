@@ -1,10 +1,24 @@
 import type { z } from "zod";
 import { newId } from "./ids.ts";
-import { kvQueue } from "./kv_queue.ts";
+import { kvQueue, QUEUE_PREFIX } from "./kv_queue.ts";
+import type { KeyFamilies } from "./kv_keys.ts";
 import type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
 import { errorMessage, type Logger } from "./log.ts";
 
 export type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
+
+/** Where a message that exhausted its retries is kept: `["dead_letters", id]`. */
+const DEAD_LETTERS = "dead_letters";
+
+/**
+ * The key families a service's queue writes into its KV: pending messages and the dead
+ * letters of exhausted ones belong to this deployment, so a backup neither takes nor restores
+ * them.
+ */
+export const QUEUE_KEYS: KeyFamilies = {
+  [QUEUE_PREFIX]: "local",
+  [DEAD_LETTERS]: "local",
+};
 
 /** Retry delays, in milliseconds, before a message becomes a dead letter. */
 export const BACKOFF_SCHEDULE = [1_000, 5_000, 15_000, 60_000, 300_000];
@@ -62,7 +76,7 @@ export class ServiceQueue<M extends { type: string }> {
     const id = newId();
     return this.driver.enqueue(op, { id, body }, {
       delay: options.delay,
-      keysIfUndelivered: [["dead_letters", id]],
+      keysIfUndelivered: [[DEAD_LETTERS, id]],
     });
   }
 

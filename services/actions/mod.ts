@@ -2,6 +2,7 @@ import { openAssetStore } from "../../shared/assets/config.ts";
 import { UploadUrls } from "../../shared/assets/upload_urls.ts";
 import { createDeliverer } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
@@ -51,7 +52,7 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
   mountActionRoutes(app, actions);
   mountAttachmentRoutes(app, attachments);
   let ready = false;
-  mountServiceInternals(app, () => ready, kv);
+  mountServiceInternals(app, () => ready, { kv, keys: KEY_FAMILIES });
   return {
     name: "actions",
     fetch: app.fetch,

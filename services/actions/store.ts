@@ -12,6 +12,7 @@
  */
 import { retryCommit } from "../../shared/kv.ts";
 import type { Action } from "./schemas.ts";
+import { actionKey, uploadGrantKey, workspaceActionsPrefix } from "./keys.ts";
 
 /** What a read-modify-write of one action came to. */
 export type UpdateOutcome =
@@ -42,18 +43,6 @@ export type ClaimOutcome =
   /** the entry is a later request's (the same name was requested again) */
   | { kind: "superseded" }
   | { kind: "claimed"; grant: UploadGrant };
-
-export function uploadGrantKey(uploadId: string): Deno.KvKey {
-  return ["attachment_uploads", uploadId];
-}
-
-export function actionKey(workspaceId: string, actionId: string): Deno.KvKey {
-  return ["actions", workspaceId, actionId];
-}
-
-export function workspaceActionsPrefix(workspaceId: string): Deno.KvKey {
-  return ["actions", workspaceId];
-}
 
 export class ActionStore {
   constructor(private readonly kv: Deno.Kv) {}

@@ -15,12 +15,7 @@ import { retryCommit } from "../../shared/kv.ts";
 import type { ServiceQueue } from "../../shared/queue.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { AdminJob, BackupRecord, RestoreJob } from "./schemas.ts";
-
-const backupKey = (key: string) => ["backups", key];
-const restoreKey = (jobId: string) => ["restores", jobId];
-const idMapPrefix = (jobId: string) => ["restore_id_maps", jobId];
-const idMapKey = (jobId: string, oldId: string) => ["restore_id_maps", jobId, oldId];
-const idMapDoneKey = (jobId: string) => ["restore_id_maps_done", jobId];
+import { backupKey, idMapDoneKey, idMapKey, idMapPrefix, restoreKey } from "./keys.ts";
 
 export class AdminStore {
   constructor(private readonly kv: Deno.Kv, private readonly queue: ServiceQueue<AdminJob>) {}

@@ -1,5 +1,6 @@
 import { buildMessage, createDeliverer, parseDeliveryConfig } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
@@ -53,6 +54,7 @@ export const createAuthService: ServiceFactory = async ({ env, base, directory, 
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   mountServiceInternals(app, () => ready, {
     kv,
+    keys: KEY_FAMILIES,
     afterImport: async () => {
       await accounts.bootstrapAdmin();
       await accounts.prepareFirstRun();

@@ -5,6 +5,29 @@ import type { ServiceQueue } from "../../shared/queue.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { AuthJob } from "./jobs.ts";
 import { derivedStatus, type Role, type UserRecord } from "./schemas.ts";
+import {
+  activityDayKey,
+  adminKey,
+  ADMINS_PREFIX,
+  authCodeKey,
+  confirmCodeKey,
+  confirmTriesKey,
+  COUNT_PENDING_KEY,
+  COUNT_TOTAL_KEY,
+  CURRENT_SIGNING_KEY,
+  emailKey,
+  googleKey,
+  googleStateKey,
+  loginTriesKeys,
+  mailLimitKey,
+  refreshFamilyKey,
+  refreshTokenKey,
+  resetCodeKey,
+  SETUP_TOKEN_KEY,
+  signingKeyKey,
+  userKey,
+  wsTicketKey,
+} from "./keys.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -50,37 +73,7 @@ export const MAIL_LIMIT_PER_ADDRESS = 10;
  */
 export const CONFIRM_TRIES_PER_ADDRESS = 10;
 
-// Key builders: the only place the auth KV layout is spelled out.
-const userKey = (userId: string) => ["users", userId];
-const emailKey = (email: string) => ["users_by_email", email];
-const googleKey = (sub: string) => ["users_by_google", sub];
-const COUNT_TOTAL_KEY = ["user_counts", "total"];
-const COUNT_PENDING_KEY = ["user_counts", "pending"];
-const confirmCodeKey = (userId: string) => ["confirm_codes", userId];
-const refreshTokenKey = (hash: string) => ["refresh_tokens", hash];
-const refreshFamilyKey = (familyId: string) => ["refresh_families", familyId];
-const authCodeKey = (hash: string) => ["auth_codes", hash];
 type LoginScope = keyof typeof LOGIN_LIMITS;
-const loginTriesKeys = (email: string, bucket: string): Record<LoginScope, Deno.KvKey> => ({
-  account_address: ["login_tries", "account_address", email, bucket],
-  address: ["login_tries", "address", bucket],
-  account: ["login_tries", "account", email],
-});
-const wsTicketKey = (hash: string) => ["ws_tickets", hash];
-const googleStateKey = (hash: string) => ["google_states", hash];
-const activityDayKey = (day: string, userId: string) => ["user_activity_by_day", day, userId];
-const signingKeyKey = (kid: string) => ["signing_keys", kid];
-const resetCodeKey = (userId: string) => ["reset_codes", userId];
-const mailLimitKey = (kind: MailKind, scope: "email" | "address", value: string) => [
-  "mail_limits",
-  kind,
-  scope,
-  value,
-];
-const confirmTriesKey = (address: string) => ["rate_limits", "confirm_tries", address];
-const adminKey = (userId: string) => ["users_by_role", "admin", userId];
-const ADMINS_PREFIX = ["users_by_role", "admin"];
-const SETUP_TOKEN_KEY = ["setup_token"];
 /** How many instances' setup links stay valid at once. */
 const SETUP_TOKENS_KEPT = 16;
 
@@ -91,7 +84,6 @@ function setupHashes(record: SetupTokensRecord | null): string[] {
   if (!record) return [];
   return record.token_hashes ?? (record.token_hash ? [record.token_hash] : []);
 }
-const CURRENT_SIGNING_KEY = ["signing_key_current"];
 
 const ONE = new Deno.KvU64(1n);
 /** `sum` wraps at 2^64, so adding 2^64 - 1 subtracts one. */

@@ -1,4 +1,5 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
@@ -48,7 +49,7 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
-  mountServiceInternals(app, () => ready, kv);
+  mountServiceInternals(app, () => ready, { kv, keys: KEY_FAMILIES });
   mountInternalRoutes(app, { hub, store });
   documentWsRoute(app);
   // Deno.upgradeWebSocket needs the original request: it is answered before the app sees it,

@@ -1,6 +1,7 @@
 import * as Y from "yjs";
 import { newId } from "../../shared/ids.ts";
 import { nowIso } from "../../shared/time.ts";
+import { chunkKey, headKey, signalHeadKey, signalKey, snapshotKey, updateKey } from "./keys.ts";
 
 /**
  * The only code that touches collab's KV. A document is a snapshot plus the updates stored
@@ -76,23 +77,6 @@ export interface FollowedHeads {
   doc: HeadEntry | null;
   signalSeq: number;
 }
-
-export const headKey = (postId: string): Deno.KvKey => ["doc_heads", postId];
-export const signalHeadKey = (postId: string): Deno.KvKey => ["doc_signal_heads", postId];
-const signalKey = (postId: string, seq: number): Deno.KvKey => ["doc_signals", postId, seq];
-export const updateKey = (postId: string, seq: number): Deno.KvKey => ["doc_updates", postId, seq];
-export const chunkKey = (postId: string, seq: number, i: number): Deno.KvKey => [
-  "doc_update_chunks",
-  postId,
-  seq,
-  i,
-];
-export const snapshotKey = (postId: string, snapshotId: string, part: number): Deno.KvKey => [
-  "doc_snapshots",
-  postId,
-  snapshotId,
-  part,
-];
 
 /** Thrown when the stored records of a document do not add up (a bug, or a damaged file). */
 export class CorruptDocError extends Error {}

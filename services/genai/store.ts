@@ -1,14 +1,8 @@
 import { retryCommit } from "../../shared/kv.ts";
+import { aiCallsKey } from "./keys.ts";
 
 /** The length of one rate-limit window. */
 export const WINDOW_MS = 60_000;
-
-/** `["ai_calls", userId, windowStart]`: how many AI calls the user made in that minute. */
-export const aiCallsKey = (userId: string, windowStart: number): Deno.KvKey => [
-  "ai_calls",
-  userId,
-  windowStart,
-];
 
 export type CallDecision =
   | { allowed: true; used: number }

@@ -1,4 +1,5 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { KEY_FAMILIES } from "./keys.ts";
 import { AccessCache } from "../../shared/access_cache.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
@@ -39,6 +40,7 @@ export const createIdeasService: ServiceFactory = async ({ env, base, directory,
   // and revoke them; an archive restored from before then gets the same.
   mountServiceInternals(app, () => ready, {
     kv,
+    keys: KEY_FAMILIES,
     afterImport: async () => void await store.indexCaptureTokens(),
   });
   await store.indexCaptureTokens();

@@ -3,26 +3,19 @@ import { newId } from "../../shared/ids.ts";
 import { retryCommit } from "../../shared/kv.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { CaptureToken, Idea, IdeaPatch, IdeaStatus } from "./schemas.ts";
-
-/** Keys of the ideas service: the only module that touches its KV. */
-const ideaKey = (workspaceId: string, ideaId: string) => ["ideas", workspaceId, ideaId];
-const ideasOfWorkspace = (workspaceId: string) => ["ideas", workspaceId];
-/** idea id -> workspace id, for peers that address an idea by id alone */
-const ideaWorkspaceKey = (ideaId: string) => ["ideas_by_id", ideaId];
-const totalIdeasKey = () => ["counters", "total_ideas"];
-const captureTokenKey = (tokenHash: string) => ["qc_tokens", tokenHash];
-const captureTokensPrefix = () => ["qc_tokens"];
-/** A user's tokens by token id (a ULID, so newest last): holds the token's hash. */
-const tokenByUserKey = (userId: string, tokenId: string) => ["qc_tokens_by_user", userId, tokenId];
-const tokensOfUser = (userId: string) => ["qc_tokens_by_user", userId];
-const activeTokenByUserKey = (userId: string) => ["qc_active_by_user", userId];
-const activeTokenByWorkspaceKey = (workspaceId: string) => ["qc_active_by_workspace", workspaceId];
-/** Captures made with one token in one fixed minute window; expires on its own. */
-const captureRateKey = (tokenHash: string, windowStart: number) => [
-  "qc_rate",
-  tokenHash,
-  windowStart,
-];
+import {
+  activeTokenByUserKey,
+  activeTokenByWorkspaceKey,
+  captureRateKey,
+  captureTokenKey,
+  captureTokensPrefix,
+  ideaKey,
+  ideasOfWorkspace,
+  ideaWorkspaceKey,
+  tokenByUserKey,
+  tokensOfUser,
+  totalIdeasKey,
+} from "./keys.ts";
 
 /** The length of one capture rate-limit window. */
 export const CAPTURE_WINDOW_MS = 60_000;

@@ -1,5 +1,6 @@
 import { createDeliverer } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
@@ -75,6 +76,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   let ready = false;
   mountServiceInternals(app, () => ready, {
     kv,
+    keys: KEY_FAMILIES,
     afterImport: async (startedAt) => void await publishing.afterRestore(startedAt),
   });
   mountPostsInternal(app, { store, posts, review, publishing });

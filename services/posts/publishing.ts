@@ -12,8 +12,13 @@ import type { PostOperations } from "./operations.ts";
 import { type ReviewOperations, textFingerprint } from "./review.ts";
 import { type Post, POST_NOT_FOUND } from "./schemas.ts";
 import { nextFreeSlot } from "./slots.ts";
-import { linkedinPublicationKey, type PostsStore, type StoredPost } from "./store.ts";
+import type { PostsStore, StoredPost } from "./store.ts";
 import type { TokenCipher } from "./token_crypto.ts";
+import {
+  linkedinConnectionKey as connectionKey,
+  linkedinPublicationKey,
+  linkedinStateKey as stateKey,
+} from "./keys.ts";
 
 export const PUBLISH_MESSAGES = {
   notConfigured: "LinkedIn is not configured",
@@ -70,9 +75,6 @@ interface LinkedInState {
   /** SHA-256 of the nonce in the starting browser's `CONNECT_COOKIE` */
   nonce_hash?: string;
 }
-
-const connectionKey = (wsId: string): Deno.KvKey => ["linkedin_connections", wsId];
-const stateKey = (hash: string): Deno.KvKey => ["linkedin_states", hash];
 
 const sha256Hex = textFingerprint;
 

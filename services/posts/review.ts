@@ -16,7 +16,8 @@ import {
   type Review,
   type ReviewDecision,
 } from "./schemas.ts";
-import { type PostsStore, reviewKey, type StoredPost } from "./store.ts";
+import { reviewKey } from "./keys.ts";
+import type { PostsStore, StoredPost } from "./store.ts";
 
 export const REVIEW_MESSAGES = {
   ownReview: "Authors cannot review their own post",

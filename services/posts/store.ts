@@ -34,6 +34,23 @@ import type {
   Reply,
   Review,
 } from "./schemas.ts";
+import {
+  commentKey,
+  commentRepliesPrefix,
+  exampleKey,
+  linkedinPublicationsPrefix,
+  postCommentsPrefix,
+  postContentKey,
+  postContentPrefix,
+  postCountKey,
+  postKey,
+  postRepliesPrefix,
+  postReviewsPrefix,
+  postWorkspaceKey,
+  replyKey,
+  workspaceExamplesPrefix,
+  workspacePostsPrefix,
+} from "./keys.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
@@ -67,46 +84,6 @@ export interface StoredPost extends PostRecord {
 
 export type Also = (op: Deno.AtomicOperation) => void;
 type Attempt<T> = Promise<{ ok: true; value: T } | { ok: false }>;
-
-export function postKey(workspaceId: string, postId: string): Deno.KvKey {
-  return ["posts", workspaceId, postId];
-}
-export function workspacePostsPrefix(workspaceId: string): Deno.KvKey {
-  return ["posts", workspaceId];
-}
-export function postWorkspaceKey(postId: string): Deno.KvKey {
-  return ["post_workspaces", postId];
-}
-export function postContentKey(postId: string, chunk: number): Deno.KvKey {
-  return ["post_content", postId, chunk];
-}
-export function postContentPrefix(postId: string): Deno.KvKey {
-  return ["post_content", postId];
-}
-export function postCountKey(): Deno.KvKey {
-  return ["post_counters", "total"];
-}
-export function exampleKey(workspaceId: string, exampleId: string): Deno.KvKey {
-  return ["examples", workspaceId, exampleId];
-}
-export function workspaceExamplesPrefix(workspaceId: string): Deno.KvKey {
-  return ["examples", workspaceId];
-}
-export function commentKey(postId: string, commentId: string): Deno.KvKey {
-  return ["comments", postId, commentId];
-}
-export function postCommentsPrefix(postId: string): Deno.KvKey {
-  return ["comments", postId];
-}
-export function replyKey(postId: string, commentId: string, replyId: string): Deno.KvKey {
-  return ["comment_replies", postId, commentId, replyId];
-}
-export function commentRepliesPrefix(postId: string, commentId: string): Deno.KvKey {
-  return ["comment_replies", postId, commentId];
-}
-export function postRepliesPrefix(postId: string): Deno.KvKey {
-  return ["comment_replies", postId];
-}
 
 function splitContent(content: string): string[] {
   const chunks: string[] = [];
@@ -154,19 +131,6 @@ function publicRecord(stored: StoredPost): PostRecord {
 /** A stored post with the CONTRACT 12 fields an older record lacks. */
 function upgraded(stored: StoredPost): StoredPost {
   return { ...stored, ...publicRecord(stored) };
-}
-
-export function reviewKey(postId: string, reviewId: string): Deno.KvKey {
-  return ["post_reviews", postId, reviewId];
-}
-export function postReviewsPrefix(postId: string): Deno.KvKey {
-  return ["post_reviews", postId];
-}
-export function linkedinPublicationKey(publishedAt: string, postId: string): Deno.KvKey {
-  return ["linkedin_publications", publishedAt, postId];
-}
-export function linkedinPublicationsPrefix(): Deno.KvKey {
-  return ["linkedin_publications"];
 }
 
 export interface PostUpdate {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { newId } from "../../shared/ids.ts";
 import type { CommentRecord, PostRecord } from "./schemas.ts";
-import { CONTENT_CHUNK, postContentPrefix, PostsStore } from "./store.ts";
+import { postContentPrefix } from "./keys.ts";
+import { CONTENT_CHUNK, PostsStore } from "./store.ts";
 
 function record(workspaceId: string, overrides: Partial<PostRecord> = {}): PostRecord {
   const now = "2026-01-01T00:00:00.000+00:00";

@@ -1,4 +1,5 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
@@ -17,7 +18,7 @@ export const createPromptsService: ServiceFactory = async ({ base, directory, lo
     workspaces: new WorkspacesClient(directory, base.internalSecret),
   });
   mountPromptsInternal(app, store);
-  mountServiceInternals(app, () => ready, kv);
+  mountServiceInternals(app, () => ready, { kv, keys: KEY_FAMILIES });
   return {
     name: "prompts",
     fetch: app.fetch,

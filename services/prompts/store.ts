@@ -3,31 +3,7 @@ import { newId } from "../../shared/ids.ts";
 import { getManyBatched, retryCommit } from "../../shared/kv.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { Prompt, PromptPatch, StoredPrompt, Tone } from "./schemas.ts";
-
-/** Keys of the prompts service: the only module that touches its KV. */
-const promptKey = (workspaceId: string, promptId: string) => ["prompts", workspaceId, promptId];
-const byCreatorKey = (workspaceId: string, userId: string, promptId: string) => [
-  "prompts_by_creator",
-  workspaceId,
-  userId,
-  promptId,
-];
-const byCreatorPrefix = (workspaceId: string, userId: string) => [
-  "prompts_by_creator",
-  workspaceId,
-  userId,
-];
-/** How many prompts a creator has in a workspace: checked on delete (never the last one). */
-const countKey = (workspaceId: string, userId: string) => ["prompt_counts", workspaceId, userId];
-/**
- * A creator's default prompt in a workspace. One pointer, not a flag per prompt: two defaults
- * for one creator and workspace cannot exist, however many set-default calls race.
- */
-const defaultKey = (workspaceId: string, userId: string) => [
-  "prompt_defaults",
-  workspaceId,
-  userId,
-];
+import { byCreatorKey, byCreatorPrefix, countKey, defaultKey, promptKey } from "./keys.ts";
 
 const VALUE_MAX_BYTES = 60_000;
 

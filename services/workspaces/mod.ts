@@ -1,4 +1,5 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
+import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import { withReadCache } from "../../shared/kv_cache.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
@@ -22,7 +23,7 @@ export const createWorkspacesService: ServiceFactory = async (
   const auth = new AuthClient(directory, base.internalSecret);
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
-  mountServiceInternals(app, () => ready, kv);
+  mountServiceInternals(app, () => ready, { kv, keys: KEY_FAMILIES });
   mountInternalRoutes(app, store);
   mountWorkspaceRoutes(app, { store, auth });
   mountMemberRoutes(app, { store, auth });

@@ -38,23 +38,20 @@ import {
   type WorkspacePatch,
   type WorkspaceRole,
 } from "./schemas.ts";
-
-export const workspaceKey = (wsId: string) => ["workspaces", wsId];
-export const membershipKey = (wsId: string, userId: string) => ["memberships", wsId, userId];
-export const membershipsOfWorkspacePrefix = (wsId: string) => ["memberships", wsId];
-export const userMembershipKey = (userId: string, wsId: string) => [
-  "memberships_by_user",
-  userId,
-  wsId,
-];
-export const userMembershipsPrefix = (userId: string) => ["memberships_by_user", userId];
-export const memberCountKey = (wsId: string) => ["member_counts", wsId];
-export const inviteKey = (wsId: string, email: string) => ["invites", wsId, email];
-export const invitesOfWorkspacePrefix = (wsId: string) => ["invites", wsId];
-export const emailInviteKey = (email: string, wsId: string) => ["invites_by_email", email, wsId];
-export const emailInvitesPrefix = (email: string) => ["invites_by_email", email];
-export const listKey = (kind: ListKind, wsId: string) => [kind, wsId];
-export const workspacesTotalKey = () => ["stats", "workspaces_total"];
+import {
+  emailInviteKey,
+  emailInvitesPrefix,
+  inviteKey,
+  invitesOfWorkspacePrefix,
+  listKey,
+  memberCountKey,
+  membershipKey,
+  membershipsOfWorkspacePrefix,
+  userMembershipKey,
+  userMembershipsPrefix,
+  workspaceKey,
+  workspacesTotalKey,
+} from "./keys.ts";
 
 /** How many tries a contended read-modify-write gets before it gives up (500). */
 const COMMIT_TRIES = 60;

@@ -1,3 +1,4 @@
+import type { KeyFamilies } from "../kv_keys.ts";
 import type { Logger } from "../log.ts";
 import { countMetric } from "../metrics.ts";
 import type { OutgoingMessage } from "./message.ts";
@@ -36,6 +37,12 @@ export const DELIVERY_MARKER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export function deliveryMarkerKey(messageId: string, step: DeliveryStep): Deno.KvKey {
   return ["deliveries", messageId, step];
 }
+
+/**
+ * The key family a deliverer writes into its service's KV: the per-step markers belong to this
+ * deployment's queue, so a backup neither takes nor restores them.
+ */
+export const DELIVERY_KEYS: KeyFamilies = { deliveries: "local" };
 
 /** Slack's mrkdwn needs `&`, `<` and `>` escaped. */
 function slackEscape(text: string): string {

@@ -24,6 +24,7 @@ export {
   createDeliverer,
   type Deliverer,
   type DelivererOptions,
+  DELIVERY_KEYS,
   DELIVERY_MARKER_TTL_MS,
   deliveryMarkerKey,
   type DeliveryStep,

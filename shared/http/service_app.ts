@@ -7,13 +7,8 @@ import { errorMessage, type Logger } from "../log.ts";
 import { timingSafeEqual } from "../ids.ts";
 import { AppError } from "./app_error.ts";
 import { rejectMalformedStrings } from "./input_guard.ts";
-import {
-  exportKv,
-  importKv,
-  PRESERVED_PREFIXES,
-  readLineChunks,
-  SESSION_PREFIXES,
-} from "../kv_backup.ts";
+import { exportKv, importKv, readLineChunks } from "../kv_backup.ts";
+import type { KeyFamilies } from "../kv_keys.ts";
 import {
   type Caller,
   CALLER_HEADER,
@@ -185,10 +180,11 @@ export const BACKUP_IMPORT_PATH = "/internal/backup/import";
 /** What a service with a keyspace hands `mountServiceInternals` for backup and restore. */
 export interface KeyspaceOptions {
   kv: Deno.Kv;
-  /** Key prefixes (first key part) left out of export and untouched by import. */
-  preserve?: readonly string[];
-  /** Key prefixes of sessions and one-time secrets: left out of export, cleared by import. */
-  sessions?: readonly string[];
+  /**
+   * Every key family the service writes, with its backup class (its `keys.ts`): data is
+   * exported and restored, sessions are left out and cleared, local families are untouched.
+   */
+  keys: KeyFamilies;
   /**
    * Runs after a successful import (e.g. re-ensuring the bootstrap admin), given the moment
    * the import started.
@@ -200,7 +196,7 @@ export interface KeyspaceOptions {
  * The internal routes every service has: `/internal/health` (503 until `isReady()`) and
  * `/internal/openapi.json` (this service's part of the public OpenAPI 3.1 document, which the
  * gateway merges and serves at `/api/openapi.json`). Given its KV, a service also gets
- * `GET /internal/backup/export` (the keyspace as NDJSON, streamed) and
+ * `GET /internal/backup/export` (the keyspace's data as NDJSON, streamed) and
  * `POST /internal/backup/import` (a streamed NDJSON body that replaces the keyspace; running
  * it again with the same body gives the same end state), which the admin service's backup and
  * restore use.
@@ -208,7 +204,7 @@ export interface KeyspaceOptions {
 export function mountServiceInternals(
   app: ServiceApp,
   isReady: () => boolean,
-  keyspace?: Deno.Kv | KeyspaceOptions,
+  keyspace?: KeyspaceOptions,
 ): void {
   app.get(
     "/internal/health",
@@ -220,11 +216,9 @@ export function mountServiceInternals(
       info: { title: "Content Pipeline Service", version: "1.0.0" },
     })));
   if (!keyspace) return;
-  const options: KeyspaceOptions = keyspace instanceof Deno.Kv ? { kv: keyspace } : keyspace;
-  const preserve = options.preserve ?? PRESERVED_PREFIXES;
-  const sessions = options.sessions ?? SESSION_PREFIXES;
+  const options = keyspace;
   app.get(BACKUP_EXPORT_PATH, () =>
-    new Response(exportKv(options.kv, preserve, sessions), {
+    new Response(exportKv(options.kv, options.keys), {
       headers: { "content-type": "application/x-ndjson" },
     }));
   app.post(BACKUP_IMPORT_PATH, async (c) => {
@@ -232,7 +226,7 @@ export function mountServiceInternals(
     let imported: number;
     const startedAt = Date.now();
     try {
-      imported = await importKv(options.kv, readLineChunks(body), preserve, sessions);
+      imported = await importKv(options.kv, readLineChunks(body), options.keys);
     } catch (err) {
       if (err instanceof TypeError) throw new AppError(400, `Cannot import: ${err.message}`);
       throw err;

@@ -1,0 +1,86 @@
+import { DELIVERY_KEYS } from "../../shared/delivery/mod.ts";
+import { declareKeys } from "../../shared/kv_keys.ts";
+import { QUEUE_KEYS } from "../../shared/queue.ts";
+
+// Key builders: the only place the posts KV layout is spelled out (store.ts and publishing.ts
+// use them).
+export function postKey(workspaceId: string, postId: string): Deno.KvKey {
+  return ["posts", workspaceId, postId];
+}
+export function workspacePostsPrefix(workspaceId: string): Deno.KvKey {
+  return ["posts", workspaceId];
+}
+export function postWorkspaceKey(postId: string): Deno.KvKey {
+  return ["post_workspaces", postId];
+}
+export function postContentKey(postId: string, chunk: number): Deno.KvKey {
+  return ["post_content", postId, chunk];
+}
+export function postContentPrefix(postId: string): Deno.KvKey {
+  return ["post_content", postId];
+}
+export function postCountKey(): Deno.KvKey {
+  return ["post_counters", "total"];
+}
+export function exampleKey(workspaceId: string, exampleId: string): Deno.KvKey {
+  return ["examples", workspaceId, exampleId];
+}
+export function workspaceExamplesPrefix(workspaceId: string): Deno.KvKey {
+  return ["examples", workspaceId];
+}
+export function commentKey(postId: string, commentId: string): Deno.KvKey {
+  return ["comments", postId, commentId];
+}
+export function postCommentsPrefix(postId: string): Deno.KvKey {
+  return ["comments", postId];
+}
+export function replyKey(postId: string, commentId: string, replyId: string): Deno.KvKey {
+  return ["comment_replies", postId, commentId, replyId];
+}
+export function commentRepliesPrefix(postId: string, commentId: string): Deno.KvKey {
+  return ["comment_replies", postId, commentId];
+}
+export function postRepliesPrefix(postId: string): Deno.KvKey {
+  return ["comment_replies", postId];
+}
+
+export function reviewKey(postId: string, reviewId: string): Deno.KvKey {
+  return ["post_reviews", postId, reviewId];
+}
+export function postReviewsPrefix(postId: string): Deno.KvKey {
+  return ["post_reviews", postId];
+}
+export function linkedinPublicationKey(publishedAt: string, postId: string): Deno.KvKey {
+  return ["linkedin_publications", publishedAt, postId];
+}
+export function linkedinPublicationsPrefix(): Deno.KvKey {
+  return ["linkedin_publications"];
+}
+/** A workspace's LinkedIn connection (publishing.ts) */
+export const linkedinConnectionKey = (wsId: string): Deno.KvKey => ["linkedin_connections", wsId];
+/** A LinkedIn OAuth state, by the SHA-256 of the state (publishing.ts) */
+export const linkedinStateKey = (hash: string): Deno.KvKey => ["linkedin_states", hash];
+
+/**
+ * Every key family the posts service writes, with its backup class: the one list its backup
+ * and restore read.
+ */
+export const KEY_FAMILIES = declareKeys(
+  {
+    posts: "data",
+    post_workspaces: "data",
+    post_content: "data",
+    post_counters: "data",
+    post_reviews: "data",
+    comments: "data",
+    comment_replies: "data",
+    examples: "data",
+    linkedin_publications: "data",
+    // the access token is sealed with a key that is not in this KV
+    linkedin_connections: "data",
+    // a LinkedIn connection's OAuth state: bound to a browser, single use
+    linkedin_states: "session",
+  },
+  QUEUE_KEYS,
+  DELIVERY_KEYS,
+);
