@@ -7,7 +7,11 @@
  * browser, a publication or an approval withdrawn by an edit shows up without a reload.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, call, type Schemas } from "../api/client.ts";
+import { ApiError, type Schemas } from "../state/api.ts";
+import { loadMembers } from "../state/members.ts";
+import { getPost } from "../state/posts.ts";
+import { loadReviews, requestReview, submitReview } from "../state/reviews.ts";
+import { loadWorkspace } from "../state/workspaces.ts";
 import { claims } from "../state/session.ts";
 import { ErrorMessage } from "./error_message.tsx";
 import { Loading } from "./loading.tsx";
@@ -65,18 +69,15 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
   const postId = post.post_id;
   const me = claims.value?.sub ?? "";
   const workspace = useResource(
-    () => call(api.GET("/api/workspaces/{id}", { params: { path: { id: wsId } } })),
+    () => loadWorkspace(wsId),
     [wsId],
   );
   const members = useResource(
-    () => call(api.GET("/api/workspaces/{id}/members", { params: { path: { id: wsId } } })),
+    () => loadMembers(wsId),
     [wsId],
   );
   const reviews = useResource(
-    () =>
-      call(api.GET("/api/posts/{id}/reviews", {
-        params: { path: { id: postId }, query: { workspaceId: wsId } },
-      })),
+    () => loadReviews(wsId, postId),
     [wsId, postId],
   );
 
@@ -94,9 +95,7 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
       if (busy || document.visibilityState !== "visible") return;
       busy = true;
       try {
-        const fresh = await call(api.GET("/api/posts/{id}", {
-          params: { path: { id: postId }, query: { workspaceId: wsId } },
-        }));
+        const fresh = await getPost(wsId, postId);
         if (!live) return;
         const before = latest.current;
         if (signature(fresh) !== signature(before)) {
@@ -253,14 +252,7 @@ function RequestReview(
         setBusy(true);
         setError(null);
         try {
-          const next = await call(api.POST("/api/posts/{id}/review-requests", {
-            params: { path: { id: post.post_id } },
-            body: {
-              workspace_id: post.workspace_id,
-              reviewer_ids: picked,
-              note: note.trim() || null,
-            },
-          }));
+          const next = await requestReview(post, picked, note.trim() || null);
           setOpen(false);
           setNote("");
           onDone(next);
@@ -331,10 +323,7 @@ function Decide({ post, onDone }: { post: Post; onDone: (post: Post) => void }) 
     setBusy(decision);
     setError(null);
     try {
-      const next = await call(api.POST("/api/posts/{id}/reviews", {
-        params: { path: { id: post.post_id } },
-        body: { workspace_id: post.workspace_id, decision, note: note.trim() || null },
-      }));
+      const next = await submitReview(post, decision, note.trim() || null);
       setNote("");
       onDone(next);
     } catch (err) {

@@ -7,7 +7,7 @@
  * Kept light on purpose: this chunk imports nothing beyond the app's own core.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
 import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { IdeaFilters, type IdeaFilterValues, parseTags } from "../components/idea_filters.tsx";
@@ -16,7 +16,9 @@ import { IdeaPendingItem, IdeaQuickAdd, type PendingIdea } from "../components/i
 import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { Link, navigate, url } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
+import { createIdea, loadIdeas } from "../state/ideas.ts";
+import { loadMembers } from "../state/members.ts";
 import { claims } from "../state/session.ts";
 
 type Idea = Schemas["Idea"];
@@ -45,21 +47,11 @@ export default function IdeasScreen({ params }: ScreenProps) {
   const filtered = Boolean(filters.status || filters.tags || filters.author);
 
   const ideas = useResource(
-    () =>
-      call(api.GET("/api/ideas", {
-        params: {
-          query: {
-            workspaceId,
-            status: filters.status || undefined,
-            tags: filters.tags || undefined,
-            authorId: filters.author || undefined,
-          },
-        },
-      })),
+    () => loadIdeas(workspaceId, filters),
     [workspaceId, filters.status, filters.tags, filters.author],
   );
   const members = useResource(
-    () => call(api.GET("/api/workspaces/{id}/members", { params: { path: { id: workspaceId } } })),
+    () => loadMembers(workspaceId),
     [workspaceId],
   );
 
@@ -115,9 +107,12 @@ export default function IdeasScreen({ params }: ScreenProps) {
   async function submitIdea(entry: PendingIdea) {
     setPending((list) => [entry, ...list.filter((p) => p.key !== entry.key)]);
     try {
-      const idea = await call(api.POST("/api/ideas", {
-        body: { workspace_id: workspaceId, title: entry.text, tags: [], source_url: "" },
-      }));
+      const idea = await createIdea({
+        workspace_id: workspaceId,
+        title: entry.text,
+        tags: [],
+        source_url: "",
+      });
       setPending((list) => list.filter((p) => p.key !== entry.key));
       if (matches(idea, filtersFromUrl(new URLSearchParams(location.search)))) {
         patch((list) => [idea, ...list.filter((i) => i.idea_id !== idea.idea_id)]);

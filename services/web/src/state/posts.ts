@@ -1,0 +1,78 @@
+/**
+ * Posts of a workspace: the list, one post (the editor polls it to stay fresh), the writes
+ * (title and tags, status) and publishing (schedule, unschedule, publish now).
+ */
+import { signal } from "@preact/signals";
+import { call, client, type Schemas } from "./api.ts";
+
+export type Post = Schemas["Post"];
+
+/** The last list loaded, with the workspace it belongs to. */
+export const posts = signal<{ workspaceId: string; items: Post[] } | null>(null);
+
+export async function loadPosts(workspaceId: string) {
+  const data = await call(client().GET("/api/posts", { params: { query: { workspaceId } } }));
+  posts.value = { workspaceId, items: data.items };
+  return data;
+}
+
+export function getPost(workspaceId: string, id: string): Promise<Post> {
+  return call(
+    client().GET("/api/posts/{id}", {
+      params: { path: { id }, query: { workspaceId } },
+    }),
+  );
+}
+
+/** A new post, empty or written from an idea (`title` and `source_idea_id`). */
+export function createPost(
+  workspaceId: string,
+  from: { title?: string; source_idea_id?: string } = {},
+): Promise<Post> {
+  return call(client().POST("/api/posts", { body: { workspace_id: workspaceId, ...from } }));
+}
+
+export function updatePost(post: Post, fields: { title: string; tags: string[] }): Promise<Post> {
+  return call(
+    client().PUT("/api/posts/{id}", {
+      params: { path: { id: post.post_id } },
+      body: { workspace_id: post.workspace_id, ...fields },
+    }),
+  );
+}
+
+export function setPostStatus(post: Post, status: Post["status"]): Promise<Post> {
+  return call(
+    client().PUT("/api/posts/{id}/status", {
+      params: { path: { id: post.post_id } },
+      body: { workspace_id: post.workspace_id, status },
+    }),
+  );
+}
+
+/** Schedules at `at`, or at the workspace's next free slot without it. */
+export function schedulePost(workspaceId: string, postId: string, at?: string) {
+  return call(
+    client().POST("/api/posts/{id}/schedule", {
+      params: { path: { id: postId } },
+      body: at ? { workspace_id: workspaceId, at } : { workspace_id: workspaceId },
+    }),
+  );
+}
+
+export function publishPost(workspaceId: string, postId: string) {
+  return call(
+    client().POST("/api/posts/{id}/publish", {
+      params: { path: { id: postId } },
+      body: { workspace_id: workspaceId },
+    }),
+  );
+}
+
+export function unschedulePost(workspaceId: string, postId: string) {
+  return call(
+    client().DELETE("/api/posts/{id}/schedule", {
+      params: { path: { id: postId }, query: { workspaceId } },
+    }),
+  );
+}
