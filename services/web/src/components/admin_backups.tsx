@@ -11,8 +11,8 @@ import {
   backupUploadTarget,
   createBackup,
   loadBackups,
-  loadRestoreJob,
   startRestore,
+  watchRestoreJob,
 } from "../state/admin.ts";
 import { navigate, url } from "../router.tsx";
 import { formatBytes, formatDateTime } from "./admin_format.ts";
@@ -194,32 +194,15 @@ function RestoreStatus({ jobId, onFinished }: { jobId: string; onFinished: () =>
   const [job, setJob] = useState<RestoreJob | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [tick, setTick] = useState(0);
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = async () => {
-      try {
-        const next = await loadRestoreJob(jobId);
-        if (!live) return;
+  useEffect(() =>
+    watchRestoreJob(jobId, RESTORE_POLL_MS, {
+      onJob: (next) => {
         setJob(next);
         setError(null);
-        if (next.status === "succeeded" || next.status === "failed") {
-          onFinished();
-          return;
-        }
-      } catch (err) {
-        if (!live) return;
-        setError(err);
-        if (err instanceof ApiError && err.status === 404) return;
-      }
-      timer = setTimeout(poll, RESTORE_POLL_MS);
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [jobId, tick]);
+      },
+      onError: setError,
+      onFinished,
+    }), [jobId, tick]);
   const state = job?.status;
   return (
     <section

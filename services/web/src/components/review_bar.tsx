@@ -9,7 +9,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Schemas } from "../state/api.ts";
 import { loadMembers } from "../state/members.ts";
-import { getPost } from "../state/posts.ts";
+import { watchPost } from "../state/posts.ts";
 import { loadReviews, requestReview, submitReview } from "../state/reviews.ts";
 import { loadWorkspace } from "../state/workspaces.ts";
 import { claims } from "../state/session.ts";
@@ -50,20 +50,6 @@ function when(iso: string) {
   return <time dateTime={iso}>{WHEN.format(new Date(iso))}</time>;
 }
 
-/** The fields whose change the bar (and the status select) must show. */
-function signature(p: Post): string {
-  return JSON.stringify([
-    p.status,
-    p.scheduled_at,
-    p.approved_by,
-    p.approved_at,
-    p.reviewer_ids,
-    p.publish_error,
-    p.linkedin_post_url,
-    p.published_at,
-  ]);
-}
-
 export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Post) => void }) {
   const wsId = post.workspace_id;
   const postId = post.post_id;
@@ -88,39 +74,19 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
   onChangeRef.current = onChange;
   const reloadReviews = useRef(reviews.reload);
   reloadReviews.current = reviews.reload;
-  useEffect(() => {
-    let live = true;
-    let busy = false;
-    const refresh = async () => {
-      if (busy || document.visibilityState !== "visible") return;
-      busy = true;
-      try {
-        const fresh = await getPost(wsId, postId);
-        if (!live) return;
-        const before = latest.current;
-        if (signature(fresh) !== signature(before)) {
-          onChangeRef.current(fresh);
-          if (fresh.status !== before.status || fresh.approved_at !== before.approved_at) {
-            reloadReviews.current();
-          }
+  useEffect(() =>
+    watchPost({
+      workspaceId: wsId,
+      postId,
+      everyMs: POLL_MS,
+      current: () => latest.current,
+      onChange: (fresh, before) => {
+        onChangeRef.current(fresh);
+        if (fresh.status !== before.status || fresh.approved_at !== before.approved_at) {
+          reloadReviews.current();
         }
-      } catch {
-        // a failed background read changes nothing; the next tick tries again
-      } finally {
-        busy = false;
-      }
-    };
-    const timer = setInterval(() => void refresh(), POLL_MS);
-    const onFocus = () => void refresh();
-    globalThis.addEventListener("focus", onFocus);
-    document.addEventListener("visibilitychange", onFocus);
-    return () => {
-      live = false;
-      clearInterval(timer);
-      globalThis.removeEventListener("focus", onFocus);
-      document.removeEventListener("visibilitychange", onFocus);
-    };
-  }, [wsId, postId]);
+      },
+    }), [wsId, postId]);
 
   const changed = (next: Post) => {
     onChange(next);

@@ -2,7 +2,7 @@
  * The platform admin's data: users (approve, reject, role, enable), workspaces (delete,
  * recover), backups (create, download, upload, restore and its job) and metrics.
  */
-import { call, client } from "./api.ts";
+import { ApiError, call, client } from "./api.ts";
 
 export function loadUsers(status?: "pending") {
   return status
@@ -93,4 +93,40 @@ export function loadRestoreJob(jobId: string) {
 
 export function loadMetrics() {
   return call(client().GET("/api/admin/metrics"));
+}
+
+type RestoreJob = Awaited<ReturnType<typeof loadRestoreJob>>;
+
+/**
+ * Asks for a restore job's status every `everyMs` until it has finished (or is unknown: 404),
+ * telling `onJob` each answer and `onError` each failure. Answers the function that stops it.
+ */
+export function watchRestoreJob(
+  jobId: string,
+  everyMs: number,
+  on: { onJob: (job: RestoreJob) => void; onError: (err: unknown) => void; onFinished: () => void },
+): () => void {
+  let live = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const poll = async () => {
+    try {
+      const next = await loadRestoreJob(jobId);
+      if (!live) return;
+      on.onJob(next);
+      if (next.status === "succeeded" || next.status === "failed") {
+        on.onFinished();
+        return;
+      }
+    } catch (err) {
+      if (!live) return;
+      on.onError(err);
+      if (err instanceof ApiError && err.status === 404) return;
+    }
+    timer = setTimeout(poll, everyMs);
+  };
+  void poll();
+  return () => {
+    live = false;
+    clearTimeout(timer);
+  };
 }

@@ -18,6 +18,7 @@ import {
   setUserEnabled,
   setUserRole,
   startRestore,
+  watchRestoreJob,
 } from "./admin.ts";
 
 Deno.test("admin store: users are listed (all or pending) and changed one by one", async () => {
@@ -83,4 +84,44 @@ Deno.test("admin store: workspaces, backups, restores and metrics", async () => 
     "GET /api/admin/metrics",
   ]);
   assert.deepEqual(server.seen[7].body, { key: "b2" });
+});
+
+Deno.test("admin store: a restore job is polled until it has finished", async () => {
+  const states = ["queued", "running", "succeeded"];
+  using server = serve(
+    new Hono().get(
+      "/api/admin/restores/:id",
+      (c) => c.json({ job_id: "j1", status: states.shift() }),
+    ),
+  );
+  const seen: string[] = [];
+  await new Promise<void>((finished) => {
+    watchRestoreJob("j1", 5, {
+      onJob: (job) => seen.push(job.status),
+      onError: (err) => seen.push(`error ${err}`),
+      onFinished: finished,
+    });
+  });
+  assert.deepEqual(seen, ["queued", "running", "succeeded"]);
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(server.seen.length, 3, "no read after the job finished");
+});
+
+Deno.test("admin store: an unknown restore job stops the polling", async () => {
+  using server = serve(
+    new Hono().get(
+      "/api/admin/restores/:id",
+      (c) => c.json({ error: "Restore job not found" }, 404),
+    ),
+  );
+  const errors: unknown[] = [];
+  const stop = watchRestoreJob("gone", 5, {
+    onJob: () => {},
+    onError: (err) => errors.push(err),
+    onFinished: () => {},
+  });
+  await new Promise((r) => setTimeout(r, 40));
+  stop();
+  assert.equal(errors.length, 1);
+  assert.equal(server.seen.length, 1);
 });

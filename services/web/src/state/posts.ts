@@ -76,3 +76,71 @@ export function unschedulePost(workspaceId: string, postId: string) {
     }),
   );
 }
+
+/** The fields whose change the review bar (and the status select) must show. */
+export function postSignature(p: Post): string {
+  return JSON.stringify([
+    p.status,
+    p.scheduled_at,
+    p.approved_by,
+    p.approved_at,
+    p.reviewer_ids,
+    p.publish_error,
+    p.linkedin_post_url,
+    p.published_at,
+  ]);
+}
+
+export interface WatchPostOptions {
+  workspaceId: string;
+  postId: string;
+  everyMs: number;
+  /** The post as the screen shows it now. */
+  current: () => Post;
+  /** A fresh read whose signature differs from `current()`. */
+  onChange: (fresh: Post, before: Post) => void;
+  /** Reads only while this holds (the tab is visible). */
+  isVisible?: () => boolean;
+  /** Calls `wake` when a read should happen at once (focus, the tab shown); answers an unsubscribe. */
+  subscribeWake?: (wake: () => void) => () => void;
+}
+
+function pageWake(wake: () => void): () => void {
+  globalThis.addEventListener("focus", wake);
+  document.addEventListener("visibilitychange", wake);
+  return () => {
+    globalThis.removeEventListener("focus", wake);
+    document.removeEventListener("visibilitychange", wake);
+  };
+}
+
+/**
+ * Keeps a post fresh: a light poll while visible, and a read when the window regains focus;
+ * one read at a time, a failed read changes nothing. Answers the function that stops it.
+ */
+export function watchPost(o: WatchPostOptions): () => void {
+  const isVisible = o.isVisible ?? (() => document.visibilityState === "visible");
+  let live = true;
+  let busy = false;
+  const refresh = async () => {
+    if (busy || !isVisible()) return;
+    busy = true;
+    try {
+      const fresh = await getPost(o.workspaceId, o.postId);
+      if (!live) return;
+      const before = o.current();
+      if (postSignature(fresh) !== postSignature(before)) o.onChange(fresh, before);
+    } catch {
+      // a failed background read changes nothing; the next tick tries again
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void refresh(), o.everyMs);
+  const unsubscribe = (o.subscribeWake ?? pageWake)(() => void refresh());
+  return () => {
+    live = false;
+    clearInterval(timer);
+    unsubscribe();
+  };
+}

@@ -13,6 +13,7 @@ import {
   setPostStatus,
   unschedulePost,
   updatePost,
+  watchPost,
 } from "./posts.ts";
 
 const post = { post_id: "p1", workspace_id: "ws1", title: "T", status: "draft" } as Post;
@@ -59,4 +60,47 @@ Deno.test("posts store: schedules at a time or the next slot, publishes, unsched
     ["POST", "/api/posts/p1/publish", { workspace_id: "ws1" }],
     ["DELETE", "/api/posts/p1/schedule", { workspaceId: "ws1" }],
   ]);
+});
+
+Deno.test("posts store: a watched post is re-read on wake and reported only when its review fields change", async () => {
+  let status = "draft";
+  using server = serve(new Hono().get("/api/posts/:id", (c) => c.json({ ...post, status })));
+  let shown = post;
+  const changes: string[] = [];
+  let wake = () => {};
+  let visible = false;
+  const stop = watchPost({
+    workspaceId: "ws1",
+    postId: "p1",
+    everyMs: 60_000,
+    current: () => shown,
+    onChange: (fresh, before) => {
+      changes.push(`${before.status}->${fresh.status}`);
+      shown = fresh;
+    },
+    isVisible: () => visible,
+    subscribeWake: (w) => {
+      wake = w;
+      return () => {
+        wake = () => {};
+      };
+    },
+  });
+  const settle = () => new Promise((r) => setTimeout(r, 20));
+  wake();
+  await settle();
+  assert.equal(server.seen.length, 0, "a hidden tab reads nothing");
+  visible = true;
+  wake();
+  await settle();
+  assert.equal(server.seen.length, 1);
+  assert.deepEqual(changes, [], "the same post is not a change");
+  status = "in_review";
+  wake();
+  await settle();
+  assert.deepEqual(changes, ["draft->in_review"]);
+  stop();
+  wake();
+  await settle();
+  assert.equal(server.seen.length, 2, "a stopped watch reads nothing");
 });
