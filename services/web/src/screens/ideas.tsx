@@ -17,7 +17,13 @@ import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { Link, navigate, url } from "../router.tsx";
 import type { ScreenProps } from "../screen_props.ts";
-import { createIdea, loadIdeas } from "../state/ideas.ts";
+import {
+  dismissPendingIdea,
+  forgetPendingIdeas,
+  loadIdeas,
+  pendingIdeas,
+  quickAddIdea,
+} from "../state/ideas.ts";
 import { loadMembers } from "../state/members.ts";
 import { claims } from "../state/session.ts";
 
@@ -68,7 +74,8 @@ export default function IdeasScreen({ params }: ScreenProps) {
       return { source, items: fn(base) };
     });
 
-  const [pending, setPending] = useState<PendingIdea[]>([]);
+  const pending = pendingIdeas.value.filter((p) => p.workspaceId === workspaceId);
+  useEffect(() => forgetPendingIdeas, []);
   const [hiddenNotice, setHiddenNotice] = useState<Idea | null>(null);
   const quickAdd = useRef<HTMLTextAreaElement>(null);
 
@@ -105,23 +112,13 @@ export default function IdeasScreen({ params }: ScreenProps) {
   }
 
   async function submitIdea(entry: PendingIdea) {
-    setPending((list) => [entry, ...list.filter((p) => p.key !== entry.key)]);
-    try {
-      const idea = await createIdea({
-        workspace_id: workspaceId,
-        title: entry.text,
-        tags: [],
-        source_url: "",
-      });
-      setPending((list) => list.filter((p) => p.key !== entry.key));
-      if (matches(idea, filtersFromUrl(new URLSearchParams(location.search)))) {
-        patch((list) => [idea, ...list.filter((i) => i.idea_id !== idea.idea_id)]);
-        setHiddenNotice(null);
-      } else {
-        setHiddenNotice(idea);
-      }
-    } catch (error) {
-      setPending((list) => list.map((p) => p.key === entry.key ? { ...p, error } : p));
+    const idea = await quickAddIdea(workspaceId, entry);
+    if (!idea) return;
+    if (matches(idea, filtersFromUrl(new URLSearchParams(location.search)))) {
+      patch((list) => [idea, ...list.filter((i) => i.idea_id !== idea.idea_id)]);
+      setHiddenNotice(null);
+    } else {
+      setHiddenNotice(idea);
     }
   }
 
@@ -210,7 +207,7 @@ export default function IdeasScreen({ params }: ScreenProps) {
                       key={entry.key}
                       entry={entry}
                       onRetry={() => void submitIdea({ ...entry, error: undefined })}
-                      onDismiss={() => setPending((l) => l.filter((p) => p.key !== entry.key))}
+                      onDismiss={() => dismissPendingIdea(entry.key)}
                     />
                   ))}
                   {list.map((idea) => (

@@ -18,7 +18,11 @@ export interface ActionQuery {
 /** The last list loaded, with the workspace it belongs to. */
 export const actions = signal<{ workspaceId: string; items: Action[] } | null>(null);
 
+let loads = 0;
+
+/** Loads a list; only the latest load (filters changed meanwhile) lands in `actions`. */
 export async function loadActions(workspaceId: string, q: ActionQuery = {}) {
+  const load = ++loads;
   const data = await call(
     client().GET("/api/actions", {
       params: {
@@ -30,7 +34,7 @@ export async function loadActions(workspaceId: string, q: ActionQuery = {}) {
       },
     }),
   );
-  actions.value = { workspaceId, items: data.items };
+  if (load === loads) actions.value = { workspaceId, items: data.items };
   return data;
 }
 

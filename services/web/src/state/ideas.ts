@@ -17,7 +17,11 @@ export interface IdeaQuery {
 /** The last list loaded, with the workspace it belongs to. */
 export const ideas = signal<{ workspaceId: string; items: Idea[] } | null>(null);
 
+let loads = 0;
+
+/** Loads a list; only the latest load (filters changed meanwhile) lands in `ideas`. */
 export async function loadIdeas(workspaceId: string, q: IdeaQuery = {}): Promise<IdeaList> {
+  const load = ++loads;
   const data = await call(
     client().GET("/api/ideas", {
       params: {
@@ -30,7 +34,7 @@ export async function loadIdeas(workspaceId: string, q: IdeaQuery = {}): Promise
       },
     }),
   );
-  ideas.value = { workspaceId, items: data.items };
+  if (load === loads) ideas.value = { workspaceId, items: data.items };
   return data;
 }
 
@@ -61,4 +65,48 @@ export async function deleteIdea(workspaceId: string, id: string): Promise<void>
   if (current?.workspaceId === workspaceId) {
     ideas.value = { workspaceId, items: current.items.filter((i) => i.idea_id !== id) };
   }
+}
+
+/** A quick-add entry shown at once, before (or instead of, with its error) the saved idea. */
+export interface PendingIdea {
+  key: string;
+  text: string;
+  error?: unknown;
+}
+
+/** The quick-add entries on their way, newest first, with the workspace they go to. */
+export const pendingIdeas = signal<(PendingIdea & { workspaceId: string })[]>([]);
+
+/**
+ * Quick add, optimistically: the entry is listed as pending at once, leaves the list when the
+ * idea is saved (answered) and stays with its error when it is not (answers null).
+ */
+export async function quickAddIdea(workspaceId: string, entry: PendingIdea): Promise<Idea | null> {
+  const { error: _, ...clean } = entry;
+  pendingIdeas.value = [
+    { ...clean, workspaceId },
+    ...pendingIdeas.value.filter((p) => p.key !== entry.key),
+  ];
+  try {
+    const idea = await createIdea({
+      workspace_id: workspaceId,
+      title: entry.text,
+      tags: [],
+      source_url: "",
+    });
+    dismissPendingIdea(entry.key);
+    return idea;
+  } catch (error) {
+    pendingIdeas.value = pendingIdeas.value.map((p) => p.key === entry.key ? { ...p, error } : p);
+    return null;
+  }
+}
+
+export function dismissPendingIdea(key: string): void {
+  pendingIdeas.value = pendingIdeas.value.filter((p) => p.key !== key);
+}
+
+/** Forgets every pending entry (the ideas screen closed). */
+export function forgetPendingIdeas(): void {
+  pendingIdeas.value = [];
 }

@@ -2,7 +2,17 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { ApiError } from "./api.ts";
-import { createIdea, deleteIdea, getIdea, ideas, loadIdeas, updateIdea } from "./ideas.ts";
+import {
+  createIdea,
+  deleteIdea,
+  dismissPendingIdea,
+  getIdea,
+  ideas,
+  loadIdeas,
+  pendingIdeas,
+  quickAddIdea,
+  updateIdea,
+} from "./ideas.ts";
 import { serve } from "./test_server.ts";
 
 const idea = (id: string, title = "An idea") => ({
@@ -67,4 +77,47 @@ Deno.test("ideas store: a missing idea is null; a refused write carries the serv
     () => createIdea({ workspace_id: "ws1", title: "", tags: [], source_url: "" }),
     (err) => err instanceof ApiError && err.status === 400 && err.message === "title: Required",
   );
+});
+
+Deno.test("ideas store: a quick-added idea is pending at once, leaves when saved, stays with its error when refused", async () => {
+  let release = () => {};
+  let refuse = false;
+  using _server = serve(
+    new Hono().post("/api/ideas", async (c) => {
+      const { title } = await c.req.json();
+      if (refuse) return c.json({ error: "Too many ideas" }, 429);
+      await new Promise<void>((r) => release = r);
+      return c.json(idea("i9", title), 201);
+    }),
+  );
+  const saving = quickAddIdea("ws1", { key: "k1", text: "Fast thought" });
+  assert.deepEqual(pendingIdeas.value, [{ key: "k1", text: "Fast thought", workspaceId: "ws1" }]);
+  await new Promise((r) => setTimeout(r, 10));
+  release();
+  assert.equal((await saving)?.title, "Fast thought");
+  assert.deepEqual(pendingIdeas.value, []);
+
+  refuse = true;
+  assert.equal(await quickAddIdea("ws1", { key: "k2", text: "Another" }), null);
+  const left = pendingIdeas.peek();
+  assert.equal(left.length, 1);
+  assert.ok(left[0].error instanceof ApiError);
+  dismissPendingIdea("k2");
+  assert.deepEqual(pendingIdeas.value, []);
+});
+
+Deno.test("ideas store: a late answer for older filters does not replace the newer list", async () => {
+  let releaseOld = () => {};
+  using _server = serve(
+    new Hono().get("/api/ideas", async (c) => {
+      if (c.req.query("status") === "new") await new Promise<void>((r) => releaseOld = r);
+      return c.json({ items: [idea(c.req.query("status") ?? "all")] });
+    }),
+  );
+  const old = loadIdeas("ws1", { status: "new" });
+  await new Promise((r) => setTimeout(r, 10));
+  await loadIdeas("ws1", {});
+  releaseOld();
+  await old;
+  assert.deepEqual(ideas.value?.items.map((i) => i.idea_id), ["all"]);
 });
