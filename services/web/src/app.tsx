@@ -9,7 +9,8 @@ import { ErrorMessage } from "./components/error_message.tsx";
 import { Layout } from "./components/layout.tsx";
 import { Loading } from "./components/loading.tsx";
 import { matchPath, navigate, url } from "./router.tsx";
-import { NOT_FOUND, type RouteDef, ROUTES, type ScreenProps } from "./routes.ts";
+import { NOT_FOUND, type RouteDef, ROUTES } from "./routes.ts";
+import type { ScreenProps } from "./screen_props.ts";
 import {
   completeSignIn,
   endReason,

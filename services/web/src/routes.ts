@@ -2,15 +2,11 @@
  * Every screen of the app, by URL (CONTRACT 13 deep links). Each screen is its own chunk
  * (`import()`), so the editor's code is only loaded on the post route.
  *
- * To add a screen: write `screens/<name>.tsx` with a default export taking `ScreenProps`, and
+ * To add a screen: write `screens/<name>.tsx` with a default export taking `ScreenProps` (screen_props.ts), and
  * add a line here. `public` screens need no session; `bare` ones render without the top bar.
  */
 import type { ComponentType } from "preact";
-
-export interface ScreenProps {
-  /** The `:name` parts of the pattern. */
-  params: Record<string, string>;
-}
+import type { ScreenProps } from "./screen_props.ts";
 
 export interface RouteDef {
   pattern: string;
@@ -41,7 +37,7 @@ export const ROUTES: RouteDef[] = [
   },
   {
     pattern: "/workspaces/:workspaceId/actions",
-    load: () => import("./screens/actions.tsx"),
+    load: () => import("./screens/actions/index.tsx"),
     title: "Actions",
   },
   {
@@ -56,7 +52,7 @@ export const ROUTES: RouteDef[] = [
   },
   {
     pattern: "/workspaces/:workspaceId/settings",
-    load: () => import("./screens/settings.tsx"),
+    load: () => import("./screens/settings/index.tsx"),
     title: "Settings",
   },
   {

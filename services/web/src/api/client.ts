@@ -1,5 +1,6 @@
 /**
- * The one API client. Types come from `schema.d.ts` (generated from the service's OpenAPI
+ * The one API client; only the stores under `state/` use it (screens and components call store
+ * actions). Types come from `schema.d.ts` (generated from the service's OpenAPI
  * document by `deno task web:api-types`); never write a request or response shape by hand.
  *
  *     const { workspaces } = await call(api.GET("/api/workspaces"));
@@ -51,10 +52,20 @@ async function authedFetch(request: Request): Promise<Response> {
   return await fetch(retry);
 }
 
-export const api = createClient<paths>({
-  baseUrl: globalThis.location?.origin ?? "",
-  fetch: authedFetch,
-});
+/** A typed client over `fetch` (the app's own, or a test's fake or in-process server). */
+export function createApiClient(
+  options: { baseUrl?: string; fetch?: (request: Request) => Promise<Response> } = {},
+) {
+  return createClient<paths>({
+    baseUrl: options.baseUrl ?? globalThis.location?.origin ?? "",
+    fetch: options.fetch ?? authedFetch,
+  });
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;
+
+/** The app's client: the access token attached, refreshed once on a 401. */
+export const api: ApiClient = createApiClient();
 
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 

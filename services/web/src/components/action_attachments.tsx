@@ -4,7 +4,8 @@
  * XMLHttpRequest, which reports progress), and deleted.
  */
 import { useState } from "preact/hooks";
-import { api, ApiError, call } from "../api/client.ts";
+import { ApiError } from "../state/api.ts";
+import { addAttachment, loadAttachments, removeAttachment } from "../state/actions.ts";
 import { ErrorMessage } from "./error_message.tsx";
 import { Loading } from "./loading.tsx";
 import { useResource } from "./use_resource.ts";
@@ -72,10 +73,7 @@ export function ActionAttachments(
   },
 ) {
   const list = useResource(
-    () =>
-      call(api.GET("/api/actions/{id}/attachments", {
-        params: { path: { id: actionId }, query: { workspaceId } },
-      })),
+    () => loadAttachments(workspaceId, actionId),
     [workspaceId, actionId],
   );
   const [upload, setUpload] = useState<{ name: string; share: number } | null>(null);
@@ -100,10 +98,7 @@ export function ActionAttachments(
     setUpload({ name: file.name, share: 0 });
     let key: string | null = null;
     try {
-      const target = await call(api.POST("/api/actions/{id}/attachments", {
-        params: { path: { id: actionId } },
-        body: { workspace_id: workspaceId, filename: file.name, contentType },
-      }));
+      const target = await addAttachment(workspaceId, actionId, file.name, contentType);
       key = target.key;
       await putFile(
         target.uploadUrl,
@@ -117,9 +112,7 @@ export function ActionAttachments(
       setError(err);
       // the entry is recorded before the upload: take it back so no dead link stays listed
       if (key) {
-        await call(api.DELETE("/api/actions/{id}/attachments", {
-          params: { path: { id: actionId }, query: { workspaceId, key } },
-        })).catch(() => {});
+        await removeAttachment(workspaceId, actionId, key).catch(() => {});
       }
     } finally {
       setUpload(null);
@@ -192,9 +185,7 @@ export function ActionAttachments(
         confirmLabel="Delete"
         onClose={() => setDeleting(null)}
         onConfirm={async () => {
-          await call(api.DELETE("/api/actions/{id}/attachments", {
-            params: { path: { id: actionId }, query: { workspaceId, key: deleting!.key } },
-          }));
+          await removeAttachment(workspaceId, actionId, deleting!.key);
           list.reload();
           onChanged?.();
         }}

@@ -5,7 +5,15 @@
  * shared link still follows it).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, call, type Schemas } from "../api/client.ts";
+import { ApiError, type Schemas } from "../state/api.ts";
+import {
+  backupDownloadUrl,
+  backupUploadTarget,
+  createBackup,
+  loadBackups,
+  startRestore,
+  watchRestoreJob,
+} from "../state/admin.ts";
 import { navigate, url } from "../router.tsx";
 import { formatBytes, formatDateTime } from "./admin_format.ts";
 import { useConfirm } from "./confirm_dialog.tsx";
@@ -25,7 +33,7 @@ function backupLabel(b: Backup): string {
 }
 
 export function AdminBackups() {
-  const list = useResource(() => call(api.GET("/api/admin/backups")), []);
+  const list = useResource(loadBackups, []);
   const jobId = url.value.search.get("job");
   const [dialog, ask] = useConfirm();
   const [creating, setCreating] = useState(false);
@@ -39,7 +47,7 @@ export function AdminBackups() {
     setCreateError(null);
     setCreated(null);
     try {
-      setCreated(await call(api.POST("/api/admin/backups")));
+      setCreated(await createBackup());
       list.reload();
     } catch (err) {
       setCreateError(err);
@@ -62,9 +70,7 @@ export function AdminBackups() {
 
   const download = (b: Backup) =>
     rowAction(b.key, async () => {
-      const { url: href } = await call(
-        api.GET("/api/admin/backups/download", { params: { query: { key: b.key } } }),
-      );
+      const href = await backupDownloadUrl(b.key);
       const a = document.createElement("a");
       a.href = href;
       a.download = b.key.slice(b.key.lastIndexOf("/") + 1);
@@ -89,7 +95,7 @@ export function AdminBackups() {
     });
     if (!sure) return;
     await rowAction(key, async () => {
-      const started = await call(api.POST("/api/admin/backups/restore", { body: { key } }));
+      const started = await startRestore(key);
       navigate(`/admin?tab=backups&job=${encodeURIComponent(started.job_id)}`, { replace: true });
     });
   };
@@ -188,34 +194,15 @@ function RestoreStatus({ jobId, onFinished }: { jobId: string; onFinished: () =>
   const [job, setJob] = useState<RestoreJob | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [tick, setTick] = useState(0);
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = async () => {
-      try {
-        const next = await call(
-          api.GET("/api/admin/restores/{job_id}", { params: { path: { job_id: jobId } } }),
-        );
-        if (!live) return;
+  useEffect(() =>
+    watchRestoreJob(jobId, RESTORE_POLL_MS, {
+      onJob: (next) => {
         setJob(next);
         setError(null);
-        if (next.status === "succeeded" || next.status === "failed") {
-          onFinished();
-          return;
-        }
-      } catch (err) {
-        if (!live) return;
-        setError(err);
-        if (err instanceof ApiError && err.status === 404) return;
-      }
-      timer = setTimeout(poll, RESTORE_POLL_MS);
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [jobId, tick]);
+      },
+      onError: setError,
+      onFinished,
+    }), [jobId, tick]);
   const state = job?.status;
   return (
     <section
@@ -291,7 +278,7 @@ function UploadBackup(
     setFileError(null);
     setProgress(0);
     try {
-      const target = await call(api.POST("/api/admin/backups/upload-url"));
+      const target = await backupUploadTarget();
       await new Promise<void>((resolve, reject) => {
         const xhr = new XMLHttpRequest();
         xhrRef.current = xhr;

@@ -1,5 +1,6 @@
 /** The admin screen's figures: the platform counters as a calm grid. */
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import { loadMetrics } from "../state/admin.ts";
 import { ErrorMessage } from "./error_message.tsx";
 import { Loading } from "./loading.tsx";
 import { useResource } from "./use_resource.ts";
@@ -15,7 +16,7 @@ const FIGURES: { key: keyof Schemas["AdminMetrics"]; label: string }[] = [
 ];
 
 export function AdminMetrics() {
-  const metrics = useResource(() => call(api.GET("/api/admin/metrics")), []);
+  const metrics = useResource(loadMetrics, []);
   if (metrics.loading && !metrics.data) return <Loading label="Loading metrics" />;
   if (metrics.error) return <ErrorMessage error={metrics.error} onRetry={metrics.reload} />;
   const data = metrics.data!;

@@ -3,7 +3,8 @@
  * role, enable or disable). Rejecting and disabling ask first; errors show on the row.
  */
 import { useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import { approveUser, loadUsers, rejectUser, setUserEnabled, setUserRole } from "../state/admin.ts";
 import { claims } from "../state/session.ts";
 import { formatDateTime } from "./admin_format.ts";
 import { useConfirm } from "./confirm_dialog.tsx";
@@ -40,7 +41,7 @@ function displayName(u: AdminUser): string {
 
 export function PendingUsers() {
   const users = useResource(
-    () => call(api.GET("/api/admin/users", { params: { query: { status: "pending" } } })),
+    () => loadUsers("pending"),
     [],
   );
   const rows = useRowAction();
@@ -54,8 +55,7 @@ export function PendingUsers() {
   const approve = async (u: AdminUser) => {
     const ok = await rows.run(
       u.user_id,
-      () =>
-        call(api.POST("/api/admin/users/{id}/approve", { params: { path: { id: u.user_id } } })),
+      () => approveUser(u.user_id),
     );
     if (ok) {
       setDone(`${displayName(u)} is approved and was told so.`);
@@ -77,7 +77,7 @@ export function PendingUsers() {
     if (!sure) return;
     const ok = await rows.run(
       u.user_id,
-      () => call(api.POST("/api/admin/users/{id}/reject", { params: { path: { id: u.user_id } } })),
+      () => rejectUser(u.user_id),
     );
     if (ok) {
       setDone(`${displayName(u)} was rejected.`);
@@ -142,7 +142,7 @@ const STATUS_LABEL: Record<AdminUser["status"], string> = {
 };
 
 export function AllUsers() {
-  const users = useResource(() => call(api.GET("/api/admin/users")), []);
+  const users = useResource(() => loadUsers(), []);
   const rows = useRowAction();
   const [dialog, ask] = useConfirm();
   const [filter, setFilter] = useState("");
@@ -158,11 +158,7 @@ export function AllUsers() {
     : all;
 
   const setRole = async (u: AdminUser, role: "admin" | "member") => {
-    const ok = await rows.run(u.user_id, () =>
-      call(api.PUT("/api/admin/users/{id}/role", {
-        params: { path: { id: u.user_id } },
-        body: { role },
-      })));
+    const ok = await rows.run(u.user_id, () => setUserRole(u.user_id, role));
     if (ok) {
       setDone(`${displayName(u)} is now ${role === "admin" ? "an admin" : "a member"}.`);
       users.reload();
@@ -183,11 +179,7 @@ export function AllUsers() {
       });
       if (!sure) return;
     }
-    const ok = await rows.run(u.user_id, () =>
-      call(api.PUT("/api/admin/users/{id}/status", {
-        params: { path: { id: u.user_id } },
-        body: { enabled },
-      })));
+    const ok = await rows.run(u.user_id, () => setUserEnabled(u.user_id, enabled));
     if (ok) {
       setDone(`${displayName(u)} is ${enabled ? "enabled" : "disabled"}.`);
       users.reload();

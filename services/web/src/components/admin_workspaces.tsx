@@ -1,6 +1,11 @@
 /** The admin screen's workspaces: every one, soft-deleted ones included; delete or recover. */
 import { useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import {
+  deleteAdminWorkspace,
+  loadAdminWorkspaces,
+  recoverAdminWorkspace,
+} from "../state/admin.ts";
 import { formatDate, formatDateTime } from "./admin_format.ts";
 import { useConfirm } from "./confirm_dialog.tsx";
 import { EmptyState } from "./empty_state.tsx";
@@ -11,7 +16,7 @@ import { useResource } from "./use_resource.ts";
 type AdminWorkspace = Schemas["AdminWorkspace"];
 
 export function AdminWorkspaces() {
-  const list = useResource(() => call(api.GET("/api/admin/workspaces")), []);
+  const list = useResource(loadAdminWorkspaces, []);
   const [dialog, ask] = useConfirm();
   const [busy, setBusy] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, unknown>>({});
@@ -40,12 +45,8 @@ export function AdminWorkspaces() {
     setBusy(w.workspace_id);
     setErrors((e) => ({ ...e, [w.workspace_id]: null }));
     try {
-      const path = { workspace_id: w.workspace_id };
-      if (action === "delete") {
-        await call(api.DELETE("/api/admin/workspaces/{workspace_id}", { params: { path } }));
-      } else {
-        await call(api.POST("/api/admin/workspaces/{workspace_id}/recover", { params: { path } }));
-      }
+      if (action === "delete") await deleteAdminWorkspace(w.workspace_id);
+      else await recoverAdminWorkspace(w.workspace_id);
       setDone(`${w.name} is ${action === "delete" ? "deleted" : "recovered"}.`);
       list.reload();
     } catch (err) {

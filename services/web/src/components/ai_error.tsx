@@ -1,4 +1,4 @@
-import { ApiError, errorMessage } from "../api/client.ts";
+import { ApiError, errorMessage } from "../state/api.ts";
 
 /**
  * An AI call's failure said plainly, with what to do: no backend configured (503), too many

@@ -5,7 +5,10 @@
  * cursor.
  */
 import { useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import { generatePost } from "../state/genai.ts";
+import { getIdea } from "../state/ideas.ts";
+import { loadList, loadPrompts } from "../state/prompts.ts";
 import type { EditorSession } from "../editor/session.ts";
 import { replaceText } from "../editor/ai_edit.ts";
 import { useResource } from "./use_resource.ts";
@@ -45,16 +48,13 @@ export function AiGenerate({ session, ideaId }: { session: EditorSession; ideaId
 
 function GenerateForm({ session, ideaId }: { session: EditorSession; ideaId: string }) {
   const { workspaceId } = session;
-  const query = { workspaceId };
   const lists = useResource(
     () =>
       Promise.all([
-        call(api.GET("/api/ideas/{id}", { params: { path: { id: ideaId }, query } })).catch(
-          () => null,
-        ),
-        call(api.GET("/api/prompts", { params: { query } })),
-        call(api.GET("/api/audiences", { params: { query } })),
-        call(api.GET("/api/languages", { params: { query } })),
+        getIdea(workspaceId, ideaId),
+        loadPrompts(workspaceId),
+        loadList(workspaceId, "audiences"),
+        loadList(workspaceId, "languages"),
       ]),
     [workspaceId, ideaId],
   );
@@ -74,17 +74,15 @@ function GenerateForm({ session, ideaId }: { session: EditorSession; ideaId: str
     setError(null);
     setDone(null);
     try {
-      const { content } = await call(api.POST("/api/genai/generate", {
-        body: {
-          workspace_id: workspaceId,
-          idea_id: ideaId,
-          ...(promptId ? { prompt_id: promptId } : {}),
-          ...(audience ? { audience } : {}),
-          ...(language ? { language } : {}),
-          ...(tone ? { tone } : {}),
-          ...(length ? { length: length as Length } : {}),
-        },
-      }));
+      const content = await generatePost({
+        workspace_id: workspaceId,
+        idea_id: ideaId,
+        ...(promptId ? { prompt_id: promptId } : {}),
+        ...(audience ? { audience } : {}),
+        ...(language ? { language } : {}),
+        ...(tone ? { tone } : {}),
+        ...(length ? { length: length as Length } : {}),
+      });
       setDone(insertDraft(session, content));
     } catch (err) {
       setError(err);

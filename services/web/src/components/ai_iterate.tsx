@@ -4,7 +4,7 @@
  * common beginning and end stay, and everyone's cursors in them), Discard drops it.
  */
 import { useState } from "preact/hooks";
-import { api, call } from "../api/client.ts";
+import { iteratePost } from "../state/genai.ts";
 import type { EditorSession } from "../editor/session.ts";
 import { replaceText } from "../editor/ai_edit.ts";
 import { diffWords, minimalChange } from "../editor/diff_words.ts";
@@ -35,14 +35,12 @@ export function AiIterate({ session }: { session: EditorSession }) {
     setDone(null);
     setResult(null);
     try {
-      const { suggestion } = await call(api.POST("/api/genai/iterate", {
-        body: {
-          workspace_id: workspaceId,
-          post_id: postId,
-          instruction: instruction.trim(),
-          current_content: base,
-        },
-      }));
+      const suggestion = await iteratePost({
+        workspace_id: workspaceId,
+        post_id: postId,
+        instruction: instruction.trim(),
+        current_content: base,
+      });
       setResult({ base, suggestion });
     } catch (err) {
       setError(err);

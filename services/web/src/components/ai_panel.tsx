@@ -5,7 +5,7 @@
  */
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import type { Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
 import type { EditorSession } from "../editor/session.ts";
 import { type ProofreadMark, proofreadMarks } from "../editor/proofread_marks.ts";
 import { AiGenerate } from "./ai_generate.tsx";

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import type { Signal } from "@preact/signals";
-import { api, call } from "../api/client.ts";
+import { proofreadPost } from "../state/genai.ts";
 import type { EditorSession } from "../editor/session.ts";
 import { minimalChange } from "../editor/diff_words.ts";
 import {
@@ -36,9 +36,11 @@ export function AiProofread(
     setBusy(true);
     setError(null);
     try {
-      const { annotations } = await call(api.POST("/api/genai/proofread", {
-        body: { workspace_id: workspaceId, post_id: postId, content: sent },
-      }));
+      const annotations = await proofreadPost({
+        workspace_id: workspaceId,
+        post_id: postId,
+        content: sent,
+      });
       // The text may have moved on while the AI read it: shift the ranges by that edit.
       const now = v.state.doc.toString();
       const edit = minimalChange(sent, now);

@@ -4,7 +4,13 @@
  * to the API and then `onChanged` re-reads the list (the others hear the comment event).
  */
 import { useId, useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import {
+  addReply,
+  deleteComment as removeComment,
+  deleteReply as removeReply,
+  toggleResolved as toggleCommentResolved,
+} from "../state/comments.ts";
 import { ErrorMessage } from "./error_message.tsx";
 import { RelativeTime } from "./idea_time.tsx";
 import { useConfirm } from "./confirm_dialog.tsx";
@@ -33,7 +39,7 @@ export function CommentThread(
   const [error, setError] = useState<unknown>(null);
   const [dialog, ask] = useConfirm();
   const resolved = Boolean(comment.resolved_at);
-  const path = { id: postId, comment_id: comment.comment_id };
+  const commentId = comment.comment_id;
 
   async function run(what: string, action: () => Promise<unknown>) {
     setBusy(what);
@@ -51,11 +57,7 @@ export function CommentThread(
   }
 
   const toggleResolved = () =>
-    run("resolve", () =>
-      call(api.POST("/api/posts/{id}/comments/{comment_id}/resolve", {
-        params: { path },
-        body: { workspace_id: workspaceId },
-      })));
+    run("resolve", () => toggleCommentResolved(workspaceId, postId, commentId));
 
   async function deleteComment() {
     const ok = await ask({
@@ -68,19 +70,13 @@ export function CommentThread(
       confirmLabel: "Delete comment",
     });
     if (!ok) return;
-    await run("delete", () =>
-      call(api.DELETE("/api/posts/{id}/comments/{comment_id}", {
-        params: { path, query: { workspaceId } },
-      })));
+    await run("delete", () => removeComment(workspaceId, postId, commentId));
   }
 
   const deleteReply = (replyId: string) =>
     run(
       `reply-${replyId}`,
-      () =>
-        call(api.DELETE("/api/posts/{id}/comments/{comment_id}/replies/{reply_id}", {
-          params: { path: { ...path, reply_id: replyId }, query: { workspaceId } },
-        })),
+      () => removeReply(workspaceId, postId, commentId, replyId),
     );
 
   async function sendReply(e: Event) {
@@ -91,11 +87,7 @@ export function CommentThread(
     }
     const ok = await run(
       "reply",
-      () =>
-        call(api.POST("/api/posts/{id}/comments/{comment_id}/replies", {
-          params: { path },
-          body: { workspace_id: workspaceId, body: reply.trim() },
-        })),
+      () => addReply(workspaceId, postId, commentId, reply.trim()),
     );
     if (ok) setReply("");
   }

@@ -10,7 +10,8 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import { addComment, loadComments } from "../state/comments.ts";
 import type { EditorSession } from "../editor/session.ts";
 import { decodeAnchor, encodeAnchor, resolveAnchor } from "../editor/comment_anchor.ts";
 import {
@@ -41,10 +42,7 @@ interface Pending {
 export function CommentsPanel({ session }: { session: EditorSession }) {
   const { workspaceId, postId, ytext } = session;
   const list = useResource(
-    () =>
-      call(api.GET("/api/posts/{id}/comments", {
-        params: { path: { id: postId }, query: { workspaceId } },
-      })),
+    () => loadComments(workspaceId, postId),
     [workspaceId, postId],
   );
   const comments = list.data?.items;
@@ -174,14 +172,12 @@ export function CommentsPanel({ session }: { session: EditorSession }) {
     setSaving(true);
     setFormError(null);
     try {
-      const created = await call(api.POST("/api/posts/{id}/comments", {
-        params: { path: { id: postId } },
-        body: {
-          workspace_id: workspaceId,
-          body: draft.trim(),
-          ...(pending ? { mark_id: pending.markId, text_excerpt: pending.excerpt } : {}),
-        },
-      }));
+      const created = await addComment(
+        workspaceId,
+        postId,
+        draft.trim(),
+        pending ? { markId: pending.markId, excerpt: pending.excerpt } : undefined,
+      );
       setDraft("");
       setPending(null);
       setActiveId(created.comment_id);

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import { setPostStatus, updatePost } from "../state/posts.ts";
 import { ErrorMessage } from "./error_message.tsx";
 
 type Post = Schemas["Post"];
@@ -53,10 +54,7 @@ export function EditorPostFields(
     setState("saving");
     setError(null);
     try {
-      const saved = await call(api.PUT("/api/posts/{id}", {
-        params: { path: { id: post.post_id } },
-        body: { workspace_id: post.workspace_id, title: title.trim(), tags: parseTags(tags) },
-      }));
+      const saved = await updatePost(post, { title: title.trim(), tags: parseTags(tags) });
       onSaved(saved);
       if (version === edit.current) setState("saved");
     } catch (err) {
@@ -82,12 +80,7 @@ export function EditorPostFields(
     setStatusSaving(true);
     setStatusError(null);
     try {
-      onSaved(
-        await call(api.PUT("/api/posts/{id}/status", {
-          params: { path: { id: post.post_id } },
-          body: { workspace_id: post.workspace_id, status },
-        })),
-      );
+      onSaved(await setPostStatus(post, status));
     } catch (err) {
       setStatusError(err);
     } finally {

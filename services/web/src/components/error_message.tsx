@@ -1,4 +1,4 @@
-import { ApiError, errorMessage } from "../api/client.ts";
+import { ApiError, errorMessage } from "../state/api.ts";
 
 /**
  * An error where it happened, with the server's message; `onRetry` adds a Retry button.

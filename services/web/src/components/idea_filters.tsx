@@ -4,7 +4,7 @@
  * typing, on Enter, or on leaving it.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
 
 export interface IdeaFilterValues {
   status: "" | "new" | "converted";

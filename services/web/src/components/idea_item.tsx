@@ -4,7 +4,9 @@
  * behind a confirmation. Each action's error shows on the card.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import { deleteIdea, updateIdea } from "../state/ideas.ts";
+import { createPost } from "../state/posts.ts";
 import { Link, navigate } from "../router.tsx";
 import { ErrorMessage } from "./error_message.tsx";
 import { parseTags } from "./idea_filters.tsx";
@@ -66,9 +68,10 @@ export function IdeaItem(
     setBusy("write");
     setError(null);
     try {
-      const post = await call(api.POST("/api/posts", {
-        body: { workspace_id: workspaceId, title: idea.title, source_idea_id: idea.idea_id },
-      }));
+      const post = await createPost(workspaceId, {
+        title: idea.title,
+        source_idea_id: idea.idea_id,
+      });
       navigate(`${base}/posts/${encodeURIComponent(post.post_id)}`);
     } catch (err) {
       setError(err);
@@ -80,9 +83,7 @@ export function IdeaItem(
     setBusy("delete");
     setError(null);
     try {
-      await call(api.DELETE("/api/ideas/{id}", {
-        params: { path: { id: idea.idea_id }, query: { workspaceId } },
-      }));
+      await deleteIdea(workspaceId, idea.idea_id);
       onDelete(idea.idea_id);
     } catch (err) {
       setError(err);
@@ -263,16 +264,13 @@ function IdeaEditForm(
         setBusy(true);
         setError(null);
         try {
-          const saved = await call(api.PUT("/api/ideas/{id}", {
-            params: { path: { id: idea.idea_id } },
-            body: {
-              workspace_id: workspaceId,
-              title: title.trim(),
-              description,
-              tags: parseTags(tags),
-              source_url: source.trim(),
-            },
-          }));
+          const saved = await updateIdea(idea.idea_id, {
+            workspace_id: workspaceId,
+            title: title.trim(),
+            description,
+            tags: parseTags(tags),
+            source_url: source.trim(),
+          });
           onSaved(saved);
         } catch (err) {
           setError(err);

@@ -7,11 +7,9 @@ import type { Ref } from "preact";
 import { useState } from "preact/hooks";
 import { ErrorMessage } from "./error_message.tsx";
 
-export interface PendingIdea {
-  key: string;
-  text: string;
-  error?: unknown;
-}
+import type { PendingIdea } from "../state/ideas.ts";
+
+export type { PendingIdea };
 
 let counter = 0;
 

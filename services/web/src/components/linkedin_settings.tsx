@@ -5,7 +5,9 @@
  * what the server's admin sets.
  */
 import { useState } from "preact/hooks";
-import { api, ApiError, call } from "../api/client.ts";
+import { ApiError } from "../state/api.ts";
+import { disconnectLinkedIn, linkedInAuthorizeUrl, loadLinkedIn } from "../state/linkedin.ts";
+import { loadMembers } from "../state/members.ts";
 import { ErrorMessage } from "./error_message.tsx";
 import { Loading } from "./loading.tsx";
 import { useResource } from "./use_resource.ts";
@@ -18,11 +20,11 @@ export function LinkedInSettings(
 ) {
   const id = workspaceId;
   const conn = useResource(
-    () => call(api.GET("/api/workspaces/{id}/linkedin", { params: { path: { id } } })),
+    () => loadLinkedIn(id),
     [id],
   );
   const members = useResource(
-    () => call(api.GET("/api/workspaces/{id}/members", { params: { path: { id } } })),
+    () => loadMembers(id),
     [id],
   );
   const [busy, setBusy] = useState(false);
@@ -38,9 +40,7 @@ export function LinkedInSettings(
     setBusy(true);
     setError(null);
     try {
-      const { authorize_url } = await call(api.POST("/api/workspaces/{id}/linkedin/connect", {
-        params: { path: { id } },
-      }));
+      const authorize_url = await linkedInAuthorizeUrl(id);
       globalThis.location.assign(authorize_url);
     } catch (err) {
       setError(err);
@@ -135,7 +135,7 @@ export function LinkedInSettings(
         confirmLabel="Disconnect"
         onClose={() => setConfirming(false)}
         onConfirm={async () => {
-          await call(api.DELETE("/api/workspaces/{id}/linkedin", { params: { path: { id } } }));
+          await disconnectLinkedIn(id);
           conn.reload();
         }}
       >

@@ -7,7 +7,11 @@
  * browser, a publication or an approval withdrawn by an edit shows up without a reload.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, call, type Schemas } from "../api/client.ts";
+import { ApiError, type Schemas } from "../state/api.ts";
+import { loadMembers } from "../state/members.ts";
+import { watchPost } from "../state/posts.ts";
+import { loadReviews, requestReview, submitReview } from "../state/reviews.ts";
+import { loadWorkspace } from "../state/workspaces.ts";
 import { claims } from "../state/session.ts";
 import { ErrorMessage } from "./error_message.tsx";
 import { Loading } from "./loading.tsx";
@@ -46,37 +50,20 @@ function when(iso: string) {
   return <time dateTime={iso}>{WHEN.format(new Date(iso))}</time>;
 }
 
-/** The fields whose change the bar (and the status select) must show. */
-function signature(p: Post): string {
-  return JSON.stringify([
-    p.status,
-    p.scheduled_at,
-    p.approved_by,
-    p.approved_at,
-    p.reviewer_ids,
-    p.publish_error,
-    p.linkedin_post_url,
-    p.published_at,
-  ]);
-}
-
 export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Post) => void }) {
   const wsId = post.workspace_id;
   const postId = post.post_id;
   const me = claims.value?.sub ?? "";
   const workspace = useResource(
-    () => call(api.GET("/api/workspaces/{id}", { params: { path: { id: wsId } } })),
+    () => loadWorkspace(wsId),
     [wsId],
   );
   const members = useResource(
-    () => call(api.GET("/api/workspaces/{id}/members", { params: { path: { id: wsId } } })),
+    () => loadMembers(wsId),
     [wsId],
   );
   const reviews = useResource(
-    () =>
-      call(api.GET("/api/posts/{id}/reviews", {
-        params: { path: { id: postId }, query: { workspaceId: wsId } },
-      })),
+    () => loadReviews(wsId, postId),
     [wsId, postId],
   );
 
@@ -87,41 +74,19 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
   onChangeRef.current = onChange;
   const reloadReviews = useRef(reviews.reload);
   reloadReviews.current = reviews.reload;
-  useEffect(() => {
-    let live = true;
-    let busy = false;
-    const refresh = async () => {
-      if (busy || document.visibilityState !== "visible") return;
-      busy = true;
-      try {
-        const fresh = await call(api.GET("/api/posts/{id}", {
-          params: { path: { id: postId }, query: { workspaceId: wsId } },
-        }));
-        if (!live) return;
-        const before = latest.current;
-        if (signature(fresh) !== signature(before)) {
-          onChangeRef.current(fresh);
-          if (fresh.status !== before.status || fresh.approved_at !== before.approved_at) {
-            reloadReviews.current();
-          }
+  useEffect(() =>
+    watchPost({
+      workspaceId: wsId,
+      postId,
+      everyMs: POLL_MS,
+      current: () => latest.current,
+      onChange: (fresh, before) => {
+        onChangeRef.current(fresh);
+        if (fresh.status !== before.status || fresh.approved_at !== before.approved_at) {
+          reloadReviews.current();
         }
-      } catch {
-        // a failed background read changes nothing; the next tick tries again
-      } finally {
-        busy = false;
-      }
-    };
-    const timer = setInterval(() => void refresh(), POLL_MS);
-    const onFocus = () => void refresh();
-    globalThis.addEventListener("focus", onFocus);
-    document.addEventListener("visibilitychange", onFocus);
-    return () => {
-      live = false;
-      clearInterval(timer);
-      globalThis.removeEventListener("focus", onFocus);
-      document.removeEventListener("visibilitychange", onFocus);
-    };
-  }, [wsId, postId]);
+      },
+    }), [wsId, postId]);
 
   const changed = (next: Post) => {
     onChange(next);
@@ -253,14 +218,7 @@ function RequestReview(
         setBusy(true);
         setError(null);
         try {
-          const next = await call(api.POST("/api/posts/{id}/review-requests", {
-            params: { path: { id: post.post_id } },
-            body: {
-              workspace_id: post.workspace_id,
-              reviewer_ids: picked,
-              note: note.trim() || null,
-            },
-          }));
+          const next = await requestReview(post, picked, note.trim() || null);
           setOpen(false);
           setNote("");
           onDone(next);
@@ -331,10 +289,7 @@ function Decide({ post, onDone }: { post: Post; onDone: (post: Post) => void }) 
     setBusy(decision);
     setError(null);
     try {
-      const next = await call(api.POST("/api/posts/{id}/reviews", {
-        params: { path: { id: post.post_id } },
-        body: { workspace_id: post.workspace_id, decision, note: note.trim() || null },
-      }));
+      const next = await submitReview(post, decision, note.trim() || null);
       setNote("");
       onDone(next);
     } catch (err) {

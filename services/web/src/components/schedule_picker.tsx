@@ -6,7 +6,8 @@
  * the link to the post on LinkedIn.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, call, type Schemas } from "../api/client.ts";
+import { ApiError, type Schemas } from "../state/api.ts";
+import { publishPost, schedulePost, unschedulePost } from "../state/posts.ts";
 import { Link } from "../router.tsx";
 import { ErrorMessage } from "./error_message.tsx";
 import { formatInZone, isoToZonedLocal, zonedToIso } from "./schedule_time.ts";
@@ -91,22 +92,9 @@ export function SchedulePicker(
     }
   };
   const schedule = (at?: string) =>
-    run(at ? "pick" : "next", () =>
-      call(api.POST("/api/posts/{id}/schedule", {
-        params: { path: { id: post.post_id } },
-        body: at ? { workspace_id: wsId, at } : { workspace_id: wsId },
-      })));
-  const publishNow = () =>
-    run("publish", () =>
-      call(api.POST("/api/posts/{id}/publish", {
-        params: { path: { id: post.post_id } },
-        body: { workspace_id: wsId },
-      })));
-  const unschedule = () =>
-    run("unschedule", () =>
-      call(api.DELETE("/api/posts/{id}/schedule", {
-        params: { path: { id: post.post_id }, query: { workspaceId: wsId } },
-      })));
+    run(at ? "pick" : "next", () => schedulePost(wsId, post.post_id, at));
+  const publishNow = () => run("publish", () => publishPost(wsId, post.post_id));
+  const unschedule = () => run("unschedule", () => unschedulePost(wsId, post.post_id));
 
   const settings = `/workspaces/${encodeURIComponent(wsId)}/settings`;
   const status = post.status;

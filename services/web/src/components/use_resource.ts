@@ -11,7 +11,7 @@ export interface Resource<T> {
  * Loads `fetcher()` when `deps` change; answers data, error, loading and reload. A late
  * answer for old deps is dropped.
  *
- *     const ideas = useResource(() => call(api.GET("/api/ideas", {...})), [workspaceId]);
+ *     const ideas = useResource(() => loadIdeas(workspaceId), [workspaceId]);
  *     if (ideas.loading) return <Loading />;
  *     if (ideas.error) return <ErrorMessage error={ideas.error} onRetry={ideas.reload} />;
  */

@@ -3,7 +3,7 @@
  * message put at the field it names, and a labelled field that shows it.
  */
 import type { ComponentChildren } from "preact";
-import { ApiError } from "../api/client.ts";
+import { ApiError } from "../state/api.ts";
 
 /**
  * Splits an API error by field: a 400 whose message starts with one of `fields` (the service

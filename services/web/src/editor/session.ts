@@ -13,7 +13,7 @@ import * as decoding from "lib0/decoding";
 import { type Signal, signal } from "@preact/signals";
 import type { EditorView } from "@codemirror/view";
 import type { Extension } from "@codemirror/state";
-import { api, call } from "../api/client.ts";
+import { mintTicket } from "../state/collab.ts";
 import { colorIndexForColor, colorIndexForUser, PALETTE } from "./palette.ts";
 
 export interface CommentEvent {
@@ -81,11 +81,6 @@ const CLOSE_REASONS: Record<number, string> = {
 function wsBase(): string {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   return `${proto}//${location.host}`;
-}
-
-async function mintTicket(): Promise<string> {
-  const { ticket } = await call(api.POST("/api/ws/ticket"));
-  return ticket;
 }
 
 /**

@@ -7,7 +7,7 @@ import { AdminMetrics } from "../components/admin_metrics.tsx";
 import { AllUsers, PendingUsers } from "../components/admin_users.tsx";
 import { AdminWorkspaces } from "../components/admin_workspaces.tsx";
 import { Link, url } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 import { isAdmin } from "../state/session.ts";
 
 const TABS = [

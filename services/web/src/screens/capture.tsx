@@ -14,7 +14,7 @@ import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Link, navigate } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 import {
   captureTokens,
   captureTokensError,

@@ -5,10 +5,11 @@
  * `X-Capture-Token`, shows "Captured ✓" and closes itself.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, call } from "../api/client.ts";
+import { ApiError } from "../state/api.ts";
+import { captureIdea } from "../state/capture_tokens.ts";
 import { captureText, parseCaptureFragment } from "../components/capture_bookmarklet.ts";
 import { ErrorMessage } from "../components/error_message.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 
 type State = "saving" | "done" | "error";
 
@@ -26,10 +27,7 @@ export default function CaptureNewScreen(_: ScreenProps) {
     setState("saving");
     setError(null);
     try {
-      await call(api.POST("/api/quick-capture", {
-        params: { header: { "x-capture-token": page.token } },
-        body: { title: text, tags: [] },
-      }));
+      await captureIdea(page.token, text);
       setState("done");
     } catch (err) {
       setError(err);

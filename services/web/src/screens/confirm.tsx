@@ -4,12 +4,13 @@
  * for an admin's approval (the app shows that state).
  */
 import { useState } from "preact/hooks";
-import { api, ApiError, call } from "../api/client.ts";
+import { ApiError } from "../state/api.ts";
+import { confirmEmail, resendConfirmation } from "../state/accounts.ts";
 import { AuthFrame, AuthNotice } from "../components/auth_frame.tsx";
 import { CodeField, EmailField, SignInButton, SubmitRow } from "../components/auth_fields.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Link, url } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 
 export default function ConfirmScreen(_: ScreenProps) {
   const search = url.value.search;
@@ -41,9 +42,7 @@ export default function ConfirmScreen(_: ScreenProps) {
     setBusy(true);
     setError(null);
     try {
-      await call(
-        api.POST("/api/auth/confirm", { body: { email: email.trim(), code: code.trim() } }),
-      );
+      await confirmEmail(email.trim(), code.trim());
       setDone(true);
     } catch (err) {
       setError(err);
@@ -59,7 +58,7 @@ export default function ConfirmScreen(_: ScreenProps) {
     }
     setResend({ busy: true, error: null, sent: null });
     try {
-      await call(api.POST("/api/auth/resend-confirmation", { body: { email: email.trim() } }));
+      await resendConfirmation(email.trim());
       setResend({ busy: false, error: null, sent: email.trim() });
     } catch (err) {
       setResend({ busy: false, error: err, sent: null });

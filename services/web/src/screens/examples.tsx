@@ -3,7 +3,8 @@
  * five of them (ranked by shared tags) to every prompt. Any member may create, edit, delete.
  */
 import { useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import { deleteExample, loadExamples, saveExample } from "../state/examples.ts";
 import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
@@ -11,14 +12,14 @@ import { useResource } from "../components/use_resource.ts";
 import { ConfirmDialog, WorkspaceDialog } from "../components/workspace_dialog.tsx";
 import { FormDialogButtons, useSaveForm } from "../components/form_dialog.tsx";
 import { describedBy, Field, formatWhen } from "../components/workspace_form.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 
 type Example = Schemas["ExamplePost"];
 
 export default function ExamplesScreen({ params }: ScreenProps) {
   const workspaceId = params.workspaceId;
   const examples = useResource(
-    () => call(api.GET("/api/examples", { params: { query: { workspaceId } } })),
+    () => loadExamples(workspaceId),
     [workspaceId],
   );
   const [editing, setEditing] = useState<Example | "new" | null>(null);
@@ -112,9 +113,7 @@ export default function ExamplesScreen({ params }: ScreenProps) {
         confirmLabel="Delete"
         onClose={() => setDeleting(null)}
         onConfirm={async () => {
-          await call(api.DELETE("/api/examples/{id}", {
-            params: { path: { id: deleting!.example_id }, query: { workspaceId } },
-          }));
+          await deleteExample(workspaceId, deleting!.example_id);
           examples.reload();
         }}
       >
@@ -144,14 +143,7 @@ function ExampleForm(
       content,
       tags: tags.split(",").map((t) => t.trim().replace(/^#/, "")).filter(Boolean),
     };
-    if (example) {
-      await call(api.PUT("/api/examples/{id}", {
-        params: { path: { id: example.example_id } },
-        body,
-      }));
-    } else {
-      await call(api.POST("/api/examples", { body }));
-    }
+    await saveExample(body, example?.example_id);
   }, onDone);
   const { byField } = form;
   return (

@@ -3,11 +3,12 @@
  * address filled in. The answer is the same whether or not the account exists.
  */
 import { useState } from "preact/hooks";
-import { api, ApiError, call } from "../api/client.ts";
+import { ApiError } from "../state/api.ts";
+import { forgotPassword } from "../state/accounts.ts";
 import { AuthFrame } from "../components/auth_frame.tsx";
 import { EmailField, SignInLink, SubmitRow } from "../components/auth_fields.tsx";
 import { Link, navigate, url } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 
 export default function ForgotScreen(_: ScreenProps) {
   const [email, setEmail] = useState(url.value.search.get("email") ?? "");
@@ -19,7 +20,7 @@ export default function ForgotScreen(_: ScreenProps) {
     setBusy(true);
     setError(null);
     try {
-      await call(api.POST("/api/auth/forgot-password", { body: { email: email.trim() } }));
+      await forgotPassword(email.trim());
       navigate(`/reset?email=${encodeURIComponent(email.trim())}&sent=1`);
     } catch (err) {
       setError(err);

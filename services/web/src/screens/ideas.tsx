@@ -7,7 +7,7 @@
  * Kept light on purpose: this chunk imports nothing beyond the app's own core.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
 import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { IdeaFilters, type IdeaFilterValues, parseTags } from "../components/idea_filters.tsx";
@@ -16,7 +16,15 @@ import { IdeaPendingItem, IdeaQuickAdd, type PendingIdea } from "../components/i
 import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { Link, navigate, url } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
+import {
+  dismissPendingIdea,
+  forgetPendingIdeas,
+  loadIdeas,
+  pendingIdeas,
+  quickAddIdea,
+} from "../state/ideas.ts";
+import { loadMembers } from "../state/members.ts";
 import { claims } from "../state/session.ts";
 
 type Idea = Schemas["Idea"];
@@ -45,21 +53,11 @@ export default function IdeasScreen({ params }: ScreenProps) {
   const filtered = Boolean(filters.status || filters.tags || filters.author);
 
   const ideas = useResource(
-    () =>
-      call(api.GET("/api/ideas", {
-        params: {
-          query: {
-            workspaceId,
-            status: filters.status || undefined,
-            tags: filters.tags || undefined,
-            authorId: filters.author || undefined,
-          },
-        },
-      })),
+    () => loadIdeas(workspaceId, filters),
     [workspaceId, filters.status, filters.tags, filters.author],
   );
   const members = useResource(
-    () => call(api.GET("/api/workspaces/{id}/members", { params: { path: { id: workspaceId } } })),
+    () => loadMembers(workspaceId),
     [workspaceId],
   );
 
@@ -76,7 +74,8 @@ export default function IdeasScreen({ params }: ScreenProps) {
       return { source, items: fn(base) };
     });
 
-  const [pending, setPending] = useState<PendingIdea[]>([]);
+  const pending = pendingIdeas.value.filter((p) => p.workspaceId === workspaceId);
+  useEffect(() => forgetPendingIdeas, []);
   const [hiddenNotice, setHiddenNotice] = useState<Idea | null>(null);
   const quickAdd = useRef<HTMLTextAreaElement>(null);
 
@@ -113,20 +112,13 @@ export default function IdeasScreen({ params }: ScreenProps) {
   }
 
   async function submitIdea(entry: PendingIdea) {
-    setPending((list) => [entry, ...list.filter((p) => p.key !== entry.key)]);
-    try {
-      const idea = await call(api.POST("/api/ideas", {
-        body: { workspace_id: workspaceId, title: entry.text, tags: [], source_url: "" },
-      }));
-      setPending((list) => list.filter((p) => p.key !== entry.key));
-      if (matches(idea, filtersFromUrl(new URLSearchParams(location.search)))) {
-        patch((list) => [idea, ...list.filter((i) => i.idea_id !== idea.idea_id)]);
-        setHiddenNotice(null);
-      } else {
-        setHiddenNotice(idea);
-      }
-    } catch (error) {
-      setPending((list) => list.map((p) => p.key === entry.key ? { ...p, error } : p));
+    const idea = await quickAddIdea(workspaceId, entry);
+    if (!idea) return;
+    if (matches(idea, filtersFromUrl(new URLSearchParams(location.search)))) {
+      patch((list) => [idea, ...list.filter((i) => i.idea_id !== idea.idea_id)]);
+      setHiddenNotice(null);
+    } else {
+      setHiddenNotice(idea);
     }
   }
 
@@ -215,7 +207,7 @@ export default function IdeasScreen({ params }: ScreenProps) {
                       key={entry.key}
                       entry={entry}
                       onRetry={() => void submitIdea({ ...entry, error: undefined })}
-                      onDismiss={() => setPending((l) => l.filter((p) => p.key !== entry.key))}
+                      onDismiss={() => dismissPendingIdea(entry.key)}
                     />
                   ))}
                   {list.map((idea) => (

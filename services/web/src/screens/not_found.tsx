@@ -1,5 +1,5 @@
 import { Link } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 
 /** Any URL the app does not know. */
 export default function NotFoundScreen(_: ScreenProps) {

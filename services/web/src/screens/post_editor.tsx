@@ -4,8 +4,9 @@
  * panels (their own helpers' components) plug in through `EditorSession`.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { ScreenProps } from "../routes.ts";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { ScreenProps } from "../screen_props.ts";
+import type { Schemas } from "../state/api.ts";
+import { getPost } from "../state/posts.ts";
 import { useResource } from "../components/use_resource.ts";
 import { Loading } from "../components/loading.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
@@ -25,10 +26,7 @@ type Post = Schemas["Post"];
 export default function PostEditorScreen({ params }: ScreenProps) {
   const { workspaceId, postId } = params;
   const post = useResource(
-    () =>
-      call(api.GET("/api/posts/{id}", {
-        params: { path: { id: postId }, query: { workspaceId } },
-      })),
+    () => getPost(workspaceId, postId),
     [workspaceId, postId],
   );
   if (post.loading && !post.data) return <Loading label="Loading post" />;

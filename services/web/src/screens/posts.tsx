@@ -4,14 +4,15 @@
  * to the editor; "New post" creates a draft and opens it.
  */
 import { useState } from "preact/hooks";
-import { api, call, type Schemas } from "../api/client.ts";
+import type { Schemas } from "../state/api.ts";
+import { createPost, loadPosts } from "../state/posts.ts";
 import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { RelativeTime } from "../components/idea_time.tsx";
 import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { Link, navigate, url } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 import { workspaces } from "../state/workspaces.ts";
 import { formatInZone } from "../components/schedule_time.ts";
 
@@ -74,7 +75,7 @@ export default function PostsScreen({ params }: ScreenProps) {
   const wanted = url.value.search.get("status");
   const tab = STATUSES.find((s) => s.value === wanted)?.value ?? "all";
   const posts = useResource(
-    () => call(api.GET("/api/posts", { params: { query: { workspaceId } } })),
+    () => loadPosts(workspaceId),
     [workspaceId],
   );
   const [creating, setCreating] = useState(false);
@@ -84,7 +85,7 @@ export default function PostsScreen({ params }: ScreenProps) {
     setCreating(true);
     setCreateError(null);
     try {
-      const post = await call(api.POST("/api/posts", { body: { workspace_id: workspaceId } }));
+      const post = await createPost(workspaceId);
       navigate(`${base}/posts/${encodeURIComponent(post.post_id)}`);
     } catch (err) {
       setCreateError(err);

@@ -3,7 +3,15 @@
  * those): create, edit, delete (never the last one: 409, said plainly) and set the default.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, call, type Schemas } from "../api/client.ts";
+import { ApiError, type Schemas } from "../state/api.ts";
+import {
+  createPrompt,
+  deletePrompt,
+  loadList,
+  loadPrompts,
+  makeDefaultPrompt,
+  updatePrompt,
+} from "../state/prompts.ts";
 import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
@@ -12,7 +20,7 @@ import { ConfirmDialog, WorkspaceDialog } from "../components/workspace_dialog.t
 import { FormDialogButtons, useSaveForm } from "../components/form_dialog.tsx";
 import { describedBy, Field, formatWhen } from "../components/workspace_form.tsx";
 import { Link } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 
 type Prompt = Schemas["Prompt"];
 type Tone = Prompt["tone"];
@@ -41,7 +49,7 @@ const PROMPT_FIELDS = [
 export default function PromptsScreen({ params }: ScreenProps) {
   const workspaceId = params.workspaceId;
   const prompts = useResource(
-    () => call(api.GET("/api/prompts", { params: { query: { workspaceId } } })),
+    () => loadPrompts(workspaceId),
     [workspaceId],
   );
   const [editing, setEditing] = useState<Prompt | "new" | null>(null);
@@ -54,10 +62,7 @@ export default function PromptsScreen({ params }: ScreenProps) {
     setBusyId(p.prompt_id);
     setRowError(null);
     try {
-      await call(api.PUT("/api/prompts/{id}/default", {
-        params: { path: { id: p.prompt_id } },
-        body: { workspace_id: workspaceId },
-      }));
+      await makeDefaultPrompt(workspaceId, p.prompt_id);
       prompts.reload();
     } catch (error) {
       setRowError({ id: p.prompt_id, error });
@@ -173,9 +178,7 @@ export default function PromptsScreen({ params }: ScreenProps) {
         onClose={() => setDeleting(null)}
         onConfirm={async () => {
           try {
-            await call(api.DELETE("/api/prompts/{id}", {
-              params: { path: { id: deleting!.prompt_id }, query: { workspaceId } },
-            }));
+            await deletePrompt(workspaceId, deleting!.prompt_id);
           } catch (err) {
             if (err instanceof ApiError && err.status === 409) {
               throw new ApiError(
@@ -222,22 +225,14 @@ function PromptForm(
       default_audience: audience || null,
       default_language: language || null,
     };
-    if (prompt) {
-      await call(api.PUT("/api/prompts/{id}", {
-        params: { path: { id: prompt.prompt_id } },
-        body: { workspace_id: workspaceId, ...fields },
-      }));
-    } else {
-      await call(api.POST("/api/prompts", {
-        body: { workspace_id: workspaceId, ...fields },
-      }));
-    }
+    if (prompt) await updatePrompt(workspaceId, prompt.prompt_id, fields);
+    else await createPrompt(workspaceId, fields);
   }, onDone);
   const lists = useResource(
     () =>
       Promise.all([
-        call(api.GET("/api/audiences", { params: { query: { workspaceId } } })),
-        call(api.GET("/api/languages", { params: { query: { workspaceId } } })),
+        loadList(workspaceId, "audiences"),
+        loadList(workspaceId, "languages"),
       ]),
     [workspaceId],
   );

@@ -3,7 +3,7 @@
  * signs out every other session of the account; then sign in with the new password.
  */
 import { useState } from "preact/hooks";
-import { api, call } from "../api/client.ts";
+import { resetPassword } from "../state/accounts.ts";
 import { AuthFrame, AuthNotice } from "../components/auth_frame.tsx";
 import {
   CodeField,
@@ -14,7 +14,7 @@ import {
   useNewPassword,
 } from "../components/auth_fields.tsx";
 import { Link, url } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 
 export default function ResetScreen(_: ScreenProps) {
   const search = url.value.search;
@@ -43,9 +43,7 @@ export default function ResetScreen(_: ScreenProps) {
     if (!newPassword.valid()) return;
     setBusy(true);
     try {
-      await call(api.POST("/api/auth/reset-password", {
-        body: { email: email.trim(), code: code.trim(), password },
-      }));
+      await resetPassword(email.trim(), code.trim(), password);
       setDone(true);
     } catch (err) {
       setError(err);

@@ -4,7 +4,8 @@
  * hosted login like everyone else. Once an admin exists the page says so (410).
  */
 import { useState } from "preact/hooks";
-import { api, ApiError, call } from "../api/client.ts";
+import { ApiError } from "../state/api.ts";
+import { finishSetup, loadSetup } from "../state/accounts.ts";
 import { AuthFrame, AuthNotice } from "../components/auth_frame.tsx";
 import {
   EmailField,
@@ -18,7 +19,7 @@ import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { url } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 import { startSignIn } from "../state/session.ts";
 
 function SetupDone() {
@@ -32,7 +33,7 @@ function SetupDone() {
 
 export default function SetupScreen(_: ScreenProps) {
   const token = url.value.search.get("token") ?? "";
-  const status = useResource(() => call(api.GET("/api/setup")), []);
+  const status = useResource(loadSetup, []);
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
   const newPassword = useNewPassword("setup-password");
@@ -88,9 +89,7 @@ export default function SetupScreen(_: ScreenProps) {
     if (!newPassword.valid()) return;
     setBusy(true);
     try {
-      await call(api.POST("/api/setup", {
-        body: { token, email: email.trim(), name: name.trim(), password },
-      }));
+      await finishSetup({ token, email: email.trim(), name: name.trim(), password });
       setFinished(true);
       await startSignIn("/");
     } catch (err) {

@@ -4,7 +4,7 @@
  * is sent (the server only scores tokens when RECAPTCHA_SECRET is set). Then `/confirm`.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api, call } from "../api/client.ts";
+import { signUp } from "../state/accounts.ts";
 import { AuthFrame } from "../components/auth_frame.tsx";
 import {
   EmailField,
@@ -15,7 +15,7 @@ import {
   useNewPassword,
 } from "../components/auth_fields.tsx";
 import { Link, navigate } from "../router.tsx";
-import type { ScreenProps } from "../routes.ts";
+import type { ScreenProps } from "../screen_props.ts";
 
 /** What the app sends when no site key is configured. */
 export const NO_RECAPTCHA_TOKEN = "recaptcha-not-configured";
@@ -79,9 +79,7 @@ export default function SignupScreen(_: ScreenProps) {
     setBusy(true);
     try {
       const recaptcha_token = await recaptchaToken();
-      await call(api.POST("/api/auth/signup", {
-        body: { email: email.trim(), name: name.trim(), password, recaptcha_token },
-      }));
+      await signUp({ email: email.trim(), name: name.trim(), password, recaptcha_token });
       navigate(`/confirm?email=${encodeURIComponent(email.trim())}&sent=1`);
     } catch (err) {
       setError(err);

@@ -3,7 +3,7 @@
  * quick capture screen and refetched after every create and revoke, so the list never drifts.
  */
 import { signal } from "@preact/signals";
-import { api, ApiError, call, type Schemas } from "../api/client.ts";
+import { ApiError, call, client, type Schemas } from "./api.ts";
 
 export type CaptureTokenInfo = Schemas["CaptureTokenInfo"];
 export type NewCaptureToken = Schemas["CaptureToken"];
@@ -13,7 +13,7 @@ export const captureTokensError = signal<unknown>(null);
 
 export async function loadCaptureTokens(): Promise<void> {
   try {
-    const data = await call(api.GET("/api/quick-capture/tokens"));
+    const data = await call(client().GET("/api/quick-capture/tokens"));
     captureTokens.value = data.items;
     captureTokensError.value = null;
   } catch (err) {
@@ -30,9 +30,11 @@ export function forgetCaptureTokens(): void {
 /** Revokes one token; one that is already gone (404) counts as revoked. */
 async function revoke(tokenId: string): Promise<void> {
   try {
-    await call(api.DELETE("/api/quick-capture/tokens/{token_id}", {
-      params: { path: { token_id: tokenId } },
-    }));
+    await call(
+      client().DELETE("/api/quick-capture/tokens/{token_id}", {
+        params: { path: { token_id: tokenId } },
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 404)) throw err;
   }
@@ -60,7 +62,7 @@ export async function createCaptureToken(
   revokeOlder: readonly string[] = [],
 ): Promise<CreatedToken> {
   const token = await call(
-    api.POST("/api/quick-capture/token", { body: { workspace_id: workspaceId } }),
+    client().POST("/api/quick-capture/token", { body: { workspace_id: workspaceId } }),
   );
   const results = await Promise.allSettled(revokeOlder.map(revoke));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -70,4 +72,14 @@ export async function createCaptureToken(
     revoked: results.filter((r) => r.status === "fulfilled").length,
     revokeError: failed?.reason ?? null,
   };
+}
+
+/** Saves an idea through a capture token (the bookmarklet's page: no session needed). */
+export async function captureIdea(token: string, title: string): Promise<void> {
+  await call(
+    client().POST("/api/quick-capture", {
+      params: { header: { "x-capture-token": token } },
+      body: { title, tags: [] },
+    }),
+  );
 }

@@ -3,7 +3,7 @@
  * workspace visited (kept in localStorage: an id, never a token), which `/` opens next time.
  */
 import { signal } from "@preact/signals";
-import { api, call, type Schemas } from "../api/client.ts";
+import { call, client, type Schemas } from "./api.ts";
 
 export type WorkspaceWithRole = Schemas["WorkspaceWithRole"];
 export type WorkspaceRole = Schemas["WorkspaceRole"];
@@ -16,7 +16,7 @@ export const LAST_WORKSPACE_KEY = "cp_last_workspace";
 
 export async function loadWorkspaces(): Promise<WorkspaceWithRole[]> {
   try {
-    const data = await call(api.GET("/api/workspaces"));
+    const data = await call(client().GET("/api/workspaces"));
     workspaces.value = data.workspaces;
     workspacesError.value = null;
     return data.workspaces;
@@ -28,7 +28,7 @@ export async function loadWorkspaces(): Promise<WorkspaceWithRole[]> {
 
 /** Creates a workspace (the caller owns it) and adds it to the list. */
 export async function createWorkspace(name: string, description?: string) {
-  const created = await call(api.POST("/api/workspaces", { body: { name, description } }));
+  const created = await call(client().POST("/api/workspaces", { body: { name, description } }));
   workspaces.value = [...(workspaces.value ?? []), { ...created, member_role: "owner" }];
   rememberWorkspace(created.workspace_id);
   return created;
@@ -84,4 +84,29 @@ export function preferredWorkspace(): WorkspaceWithRole | null {
   if (!list || list.length === 0) return null;
   const last = lastWorkspaceId();
   return list.find((w) => w.workspace_id === last) ?? list[0];
+}
+
+/** One workspace with the caller's role and its member count. */
+export function loadWorkspace(id: string) {
+  return call(client().GET("/api/workspaces/{id}", { params: { path: { id } } }));
+}
+
+/** Saves settings (or hands ownership over) and puts the answer into the list. */
+export async function updateWorkspace(
+  id: string,
+  body: Schemas["UpdateWorkspaceRequest"],
+  role?: WorkspaceRole,
+) {
+  const updated = await call(
+    client().PUT("/api/workspaces/{id}", { params: { path: { id } }, body }),
+  );
+  patchWorkspace(updated, role);
+  return updated;
+}
+
+/** Deletes the workspace (the owner), drops it from the list, then reloads the list. */
+export async function deleteWorkspace(id: string): Promise<void> {
+  await call(client().DELETE("/api/workspaces/{id}", { params: { path: { id } } }));
+  dropWorkspace(id);
+  await loadWorkspaces().catch(() => {});
 }
