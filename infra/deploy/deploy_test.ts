@@ -196,7 +196,7 @@ Deno.test("deploy runs deno deploy per app: environment file, upload with its de
   assert.ok(config.imports.hono, "the app's deno.json keeps the project's imports");
   const files = (await Deno.readTextFile(`${dir}/auth.files`)).split("\n");
   assert.ok(files.includes("./services/auth/main.ts"));
-  assert.ok(files.includes("./infra/standalone.ts"));
+  assert.ok(files.includes("./shared/runtime/standalone.ts"));
   assert.ok(files.includes("./deno.lock"));
   assert.ok(!files.some((f) => f.endsWith("_test.ts") || f.includes("/dist/")), "no tests");
   assert.ok(!files.some((f) => f.endsWith(".env")), "the environment is never uploaded");
