@@ -41,8 +41,10 @@ export class InviteClaims {
   async forUser(userId: string): Promise<void> {
     if (this.#recentlyChecked(userId)) return;
     const user = await this.auth.getUser(userId);
-    if (!user?.confirmed) return;
-    await this.forCaller(userId, user.email);
+    if (user?.confirmed) await this.forCaller(userId, user.email);
+    // Only a confirmed account gets a token, so an unknown or unconfirmed one is not asked
+    // about again for a while either.
+    else this.#markChecked(userId);
   }
 
   /** Claims each pending invite of the workspace whose email a confirmed account now holds. */
