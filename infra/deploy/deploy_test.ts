@@ -182,7 +182,7 @@ Deno.test("deploy runs deno deploy per app: environment file, upload with its de
   assert.ok(envFile.includes(`JWT_PRIVATE_JWK='{"kty":"OKP","crv":"Ed25519","d":"x","x":"y"}'`));
   assert.ok(envFile.includes(`MAIL_FROM="Team's Pipeline <no-reply@example.com>"`));
   assert.ok(envFile.includes("DATA_DIR='deno-deploy'"));
-  assert.ok(envFile.includes("WORKSPACES_URL='https://cps-workspaces.acme.deno.net'"));
+  assert.ok(!envFile.includes("_URL='https://cps-"), "auth calls no peer: it is given no address");
   assert.ok(!envFile.includes("AWS_"), "auth is given only its own variables");
 
   const config = JSON.parse(await Deno.readTextFile(`${dir}/web.deno.json`));
