@@ -10,9 +10,9 @@ export const LIVE_TEXT_CHECK_MS = 2_000;
  * An approval covers one text: a live edit (over the WebSocket, in the collab service) of an
  * approved or scheduled post sends it back to review within seconds. Every interval, the posts
  * whose approval holds a fingerprint are read from their index (one list read, nothing more
- * when there are none), collab is asked once for the SHA-256 of all their live texts, and each
- * that differs goes through `ReviewOperations.textChanged` (idempotent, so several instances
- * checking the same post send one set of DMs).
+ * when there are none), collab is asked for the SHA-256 of their live texts in one call per
+ * thousand posts, and each that differs goes through `ReviewOperations.textChanged`
+ * (idempotent, so several instances checking the same post send one set of DMs).
  */
 export class LiveTextCheck {
   #timer: ReturnType<typeof setInterval> | null = null;
@@ -46,14 +46,14 @@ export class LiveTextCheck {
     const { store, liveDocs, review, logger } = this.deps;
     try {
       if (!liveDocs.available()) return 0;
-      const approved = await store.listApprovedTexts();
-      if (approved.size === 0) return 0;
-      const live = await liveDocs.fingerprints([...approved.keys()]);
       let sentBack = 0;
-      for (const [postId, { fingerprint }] of approved) {
-        const now = live.get(postId);
-        if (now === undefined || now === fingerprint) continue;
-        if (await review.textChanged(postId, now)) sentBack++;
+      for await (const approved of store.approvedTexts()) {
+        const live = await liveDocs.fingerprints([...approved.keys()]);
+        for (const [postId, { fingerprint }] of approved) {
+          const now = live.get(postId);
+          if (now === undefined || now === fingerprint) continue;
+          if (await review.textChanged(postId, now)) sentBack++;
+        }
       }
       return sentBack;
     } catch (err) {

@@ -268,13 +268,17 @@ export class PostsStore {
     return await this.getPost(ws.value, postId);
   }
 
-  /** The approved or scheduled posts whose approval holds a fingerprint, at most `limit`. */
-  async listApprovedTexts(limit = 1_000): Promise<Map<string, ApprovedText>> {
-    const out = new Map<string, ApprovedText>();
-    for await (
-      const e of this.kv.list<ApprovedText>({ prefix: APPROVED_TEXTS_PREFIX }, { limit })
-    ) out.set(e.key[1] as string, e.value);
-    return out;
+  /** The approved or scheduled posts whose approval holds a fingerprint, a page at a time. */
+  async *approvedTexts(page = 1_000): AsyncGenerator<Map<string, ApprovedText>> {
+    let batch = new Map<string, ApprovedText>();
+    for await (const e of this.kv.list<ApprovedText>({ prefix: APPROVED_TEXTS_PREFIX })) {
+      batch.set(e.key[1] as string, e.value);
+      if (batch.size >= page) {
+        yield batch;
+        batch = new Map();
+      }
+    }
+    if (batch.size > 0) yield batch;
   }
 
   /**
