@@ -1,6 +1,6 @@
 /** `deno task start`: every service in one process (CONTRACT section 1). */
 import { startAllInOne } from "./infra/all_in_one.ts";
-import { registerQueueCron, stopWithin } from "./infra/lifecycle.ts";
+import { registerQueueCron, stopWithin } from "./shared/runtime/lifecycle.ts";
 
 if (import.meta.main) {
   let started!: () => void;

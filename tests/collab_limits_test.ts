@@ -470,6 +470,26 @@ Deno.test(
       });
 
       await t.step(
+        "a post created without text opens too: posts told collab its workspace",
+        async () => {
+          const empty = await api(stack, "POST", "/api/posts", {
+            token,
+            body: { workspace_id: workspaceId, title: "Empty" },
+          });
+          assert.equal(empty.status, 201, JSON.stringify(empty.body));
+          const p = openProvider(stack.url, {
+            ticket: await newTicket(),
+            docId: empty.body.post_id,
+            workspaceId,
+          });
+          providers.push(p.provider);
+          await synced(p);
+          assert.equal(textOf(p), "");
+          p.provider.destroy();
+        },
+      );
+
+      await t.step(
         "item 15: collab's /ws refuses a direct connection without the secret",
         async () => {
           const ticket = await newTicket();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { generateSchemaTypes, SCHEMA_FILE } from "../services/web/api_types.ts";
+import { generateSchemaTypes, SCHEMA_FILE } from "../infra/web_api_types.ts";
 
 Deno.test(
   "the web app's API types match the OpenAPI document (run `deno task web:api-types` when not)",

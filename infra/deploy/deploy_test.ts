@@ -182,7 +182,7 @@ Deno.test("deploy runs deno deploy per app: environment file, upload with its de
   assert.ok(envFile.includes(`JWT_PRIVATE_JWK='{"kty":"OKP","crv":"Ed25519","d":"x","x":"y"}'`));
   assert.ok(envFile.includes(`MAIL_FROM="Team's Pipeline <no-reply@example.com>"`));
   assert.ok(envFile.includes("DATA_DIR='deno-deploy'"));
-  assert.ok(envFile.includes("WORKSPACES_URL='https://cps-workspaces.acme.deno.net'"));
+  assert.ok(!envFile.includes("_URL='https://cps-"), "auth calls no peer: it is given no address");
   assert.ok(!envFile.includes("AWS_"), "auth is given only its own variables");
 
   const config = JSON.parse(await Deno.readTextFile(`${dir}/web.deno.json`));
@@ -196,7 +196,7 @@ Deno.test("deploy runs deno deploy per app: environment file, upload with its de
   assert.ok(config.imports.hono, "the app's deno.json keeps the project's imports");
   const files = (await Deno.readTextFile(`${dir}/auth.files`)).split("\n");
   assert.ok(files.includes("./services/auth/main.ts"));
-  assert.ok(files.includes("./infra/standalone.ts"));
+  assert.ok(files.includes("./shared/runtime/standalone.ts"));
   assert.ok(files.includes("./deno.lock"));
   assert.ok(!files.some((f) => f.endsWith("_test.ts") || f.includes("/dist/")), "no tests");
   assert.ok(!files.some((f) => f.endsWith(".env")), "the environment is never uploaded");

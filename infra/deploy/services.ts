@@ -41,6 +41,15 @@ const COMMON_OPTIONAL = ["LOG_LEVEL"] as const;
 /** Email and DM delivery (shared/delivery/config.ts): auth, posts and actions send. */
 const DELIVERY = ["SMTP_URL", "MAIL_FROM", "SLACK_BOT_TOKEN", "SLACK_API_URL"] as const;
 
+/** The AI backend (shared/ai/config.ts): genai, and ideas for titles. */
+const AI_BACKEND = [
+  "OPENAI_BASE_URL",
+  "OPENAI_API_KEY",
+  "OPENAI_MODEL",
+  "AI_TIMEOUT_MS",
+  "AI_RETRY_BACKOFF_MS",
+] as const;
+
 /** The S3 asset store (shared/assets/config.ts): isolates share no disk, so `file:` is out. */
 const S3_REQUIRED = ["ASSETS_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] as const;
 const S3_OPTIONAL = ["AWS_SESSION_TOKEN"] as const;
@@ -85,7 +94,7 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
     optional: ["OAUTH_CLIENT_ID", "TRUSTED_PROXIES", ...S3_OPTIONAL],
   }),
   service("auth", {
-    peers: ["workspaces"],
+    peers: [],
     kv: true,
     optional: [
       "OAUTH_CLIENT_ID",
@@ -106,9 +115,10 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
   }),
   service("workspaces", { peers: ["auth"], kv: true }),
   service("ideas", {
-    peers: ["auth", "workspaces", "genai"],
+    peers: ["auth", "workspaces"],
     kv: true,
-    optional: ["CAPTURES_PER_MINUTE"],
+    // Titles come from the AI backend in process (shared/ai), under ideas' own deadline.
+    optional: ["CAPTURES_PER_MINUTE", ...AI_BACKEND],
   }),
   service("actions", {
     peers: ["auth", "workspaces"],
@@ -144,17 +154,10 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
   service("genai", {
     peers: ["workspaces", "prompts", "ideas", "posts"],
     kv: true,
-    optional: [
-      "OPENAI_BASE_URL",
-      "OPENAI_API_KEY",
-      "OPENAI_MODEL",
-      "AI_TIMEOUT_MS",
-      "AI_RETRY_BACKOFF_MS",
-      "AI_CALLS_PER_MINUTE",
-    ],
+    optional: [...AI_BACKEND, "AI_CALLS_PER_MINUTE"],
   }),
   service("collab", {
-    peers: ["auth", "workspaces", "posts"],
+    peers: ["auth", "workspaces"],
     kv: true,
     optional: [
       "COLLAB_COMPACT_AFTER",
@@ -194,40 +197,26 @@ export const NOT_DEPLOYED: Readonly<Record<string, string>> = {
   WEB_DIST_DIR: "the builder writes the bundle where the web service looks by default",
 };
 
-/**
- * Calls that go against the layering (docs/architecture.md, "Service calls"): each pair is
- * caller → callee. They are left out when ordering the deployment, which is otherwise
- * callees first.
- */
-export const BACK_EDGES: readonly (readonly [ServiceName, ServiceName])[] = [
-  ["auth", "workspaces"],
-  ["collab", "posts"],
-  ["ideas", "genai"],
-];
-
 /** The `<NAME>_URL` variable that tells a service where `name` is. */
 export function peerUrlVariable(name: ServiceName): string {
   return `${name.toUpperCase()}_URL`;
 }
 
 /**
- * The deployment order: a service after the peers it calls (back-edges aside), ties in
- * SERVICE_NAMES order, and the gateway last, once everything it routes to is up.
+ * The deployment order: a service after the peers it calls (the calls run one way, so this is
+ * a plain topological order), ties in SERVICE_NAMES order, and the gateway last, once
+ * everything it routes to is up.
  */
 export function deployOrder(
   services: readonly DeployedService[] = DEPLOYED_SERVICES,
 ): DeployedService[] {
-  const isBackEdge = (from: AppName, to: ServiceName) =>
-    BACK_EDGES.some(([a, b]) => a === from && b === to);
   const byName = new Map(services.map((s) => [s.name, s]));
   const pending = [...SERVICE_NAMES].filter((n) => byName.has(n));
   const done = new Set<AppName>();
   const order: DeployedService[] = [];
   while (pending.length > 0) {
     const index = pending.findIndex((name) =>
-      byName.get(name)!.peers.every((peer) =>
-        done.has(peer) || isBackEdge(name, peer) || !byName.has(peer)
-      )
+      byName.get(name)!.peers.every((peer) => done.has(peer) || !byName.has(peer))
     );
     if (index < 0) {
       throw new Error(`Cannot order the deployment: a call cycle among ${pending.join(", ")}`);

@@ -29,8 +29,6 @@ export interface AccountsDeps {
   issuer: TokenIssuer;
   logger: Logger;
   buildMessage: BuildMessage;
-  /** Turns pending invites for `email` into memberships (the workspaces service). */
-  acceptInvites(email: string, userId: string): Promise<void>;
 }
 
 /** A 6-digit code from a uniform draw (rejection sampling, no modulo bias). */
@@ -138,20 +136,6 @@ export class Accounts {
   async tokensFor(user: UserRecord, sid: string): Promise<IssuedTokens> {
     await this.deps.store.recordLogin(user.user_id);
     return await this.deps.issuer.issue(user, sid);
-  }
-
-  /** Invites for the email become memberships; a failure answers 502 so the client retries. */
-  async acceptInvites(user: UserRecord): Promise<void> {
-    try {
-      await this.deps.acceptInvites(user.email, user.user_id);
-    } catch (err) {
-      this.deps.logger.error("accepting invites failed", {
-        user_id: user.user_id,
-        error: String(err),
-      });
-      if (err instanceof AppError) throw err;
-      throw new AppError(502, "Cannot reach the workspaces service");
-    }
   }
 
   /**

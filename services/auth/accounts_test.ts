@@ -24,7 +24,6 @@ function accountsOn(store: AuthStore): Accounts {
     buildMessage: () => {
       throw new Error("no message expected");
     },
-    acceptInvites: () => Promise.resolve(),
   });
 }
 

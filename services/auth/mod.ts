@@ -4,7 +4,6 @@ import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
-import { WorkspacesClient } from "../workspaces/client.ts";
 import { mountAccountRoutes } from "./account_routes.ts";
 import { Accounts } from "./accounts.ts";
 import { mountAuthorizeRoutes } from "./authorize_routes.ts";
@@ -25,7 +24,7 @@ import { TokenIssuer } from "./tokens.ts";
  * with Ed25519 and their JWKS, refresh tokens, WebSocket tickets, and the ADMIN_EMAIL
  * bootstrap.
  */
-export const createAuthService: ServiceFactory = async ({ env, base, directory, logger }) => {
+export const createAuthService: ServiceFactory = async ({ env, base, logger }) => {
   const config = parseAuthConfig(env, base);
   const delivery = parseDeliveryConfig(env, base);
   const kv = await openServiceKv(base.dataDir, "auth");
@@ -37,14 +36,12 @@ export const createAuthService: ServiceFactory = async ({ env, base, directory, 
     audience: config.clientId,
     privateJwk: config.privateJwk,
   });
-  const workspaces = new WorkspacesClient(directory, base.internalSecret);
   const accounts = new Accounts({
     config,
     store,
     issuer,
     logger,
     buildMessage,
-    acceptInvites: (email, userId) => workspaces.acceptInvites(email, userId),
   });
   const google = config.google
     ? new GoogleSignIn(config.google, `${base.publicUrl}/oauth/google/callback`)

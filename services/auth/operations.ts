@@ -108,7 +108,8 @@ export async function signUp(
 }
 
 /**
- * Confirms the email with its code (404 unknown, 400 wrong); its invites become memberships.
+ * Confirms the email with its code (404 unknown, 400 wrong); the workspaces service then
+ * counts its pending invites as memberships of this account.
  * Each try from the client `address` counts against its allowance first (429 beyond it); a
  * right code gives its try back.
  */
@@ -127,7 +128,6 @@ export async function confirmEmail(
   if (result.kind === "unknown") throw new AppError(404, "User not found");
   if (result.kind === "invalid") throw new AppError(400, "Invalid or expired confirmation code");
   await store.giveBackConfirmTry(address, window);
-  await accounts.acceptInvites(result.user);
   return result.kind === "already" ? "already" : "confirmed";
 }
 
@@ -172,7 +172,6 @@ export async function resetPassword(
   if (result.kind === "invalid") throw new AppError(400, "Invalid, used or expired reset code");
   await store.clearLoginFailures(body.email);
   logger.info("password reset; sessions revoked", { user_id: result.after.user_id });
-  if (!result.before.confirmed) await accounts.acceptInvites(result.after);
 }
 
 /** First run: the one-time setup token makes the first admin (410 once an admin exists). */
@@ -294,7 +293,6 @@ export async function googleAccount(
       },
     }));
     if (!updated) throw new AppError(403, "Account not found");
-    if (!updated.before.confirmed) await accounts.acceptInvites(updated.after);
     return updated.after;
   }
   const created = await store.createUser(newMember({
@@ -310,6 +308,5 @@ export async function googleAccount(
     if (!again) throw new Error("The Google account could not be stored");
     return again;
   }
-  await accounts.acceptInvites(created);
   return created;
 }

@@ -6,6 +6,7 @@ import {
   contentsSchema,
   type DocStats,
   docStatsSchema,
+  fingerprintsSchema,
 } from "./schemas.ts";
 
 export type { CommentEvent, DocStats };
@@ -56,6 +57,34 @@ export class CollabClient {
       Object.assign(out, found?.contents ?? {});
     }
     return out;
+  }
+
+  /**
+   * The SHA-256 (hex) of the live texts of the posts that have a document, in one call (ids
+   * without one are absent).
+   */
+  async fingerprints(postIds: string[]): Promise<Record<string, string>> {
+    if (postIds.length === 0) return {};
+    const out: Record<string, string> = {};
+    for (let i = 0; i < postIds.length; i += 10_000) {
+      const found = await this.#client.json(
+        fingerprintsSchema,
+        "POST",
+        "/internal/docs/fingerprints",
+        { body: { post_ids: postIds.slice(i, i + 10_000) } },
+      );
+      Object.assign(out, found?.fingerprints ?? {});
+    }
+    return out;
+  }
+
+  /** Tells collab the workspace of each post: a socket opens only for a post's workspace. */
+  async setWorkspaces(docs: { post_id: string; workspace_id: string }[]): Promise<void> {
+    for (let i = 0; i < docs.length; i += 10_000) {
+      await this.#client.send("POST", "/internal/docs/workspaces", {
+        body: { docs: docs.slice(i, i + 10_000) },
+      });
+    }
   }
 
   /** Closes the post's sockets and removes its document (no error when it had none). */

@@ -1,11 +1,14 @@
 import * as Y from "yjs";
-import { newId } from "../../shared/ids.ts";
+import { newId, sha256Hex } from "../../shared/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import { countMetric } from "../../shared/metrics.ts";
 import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
 import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";
 import type { DocStore, FollowedHeads, Signal } from "./store.ts";
+
+/** How many texts' fingerprints are remembered (the oldest are forgotten first). */
+const MAX_FINGERPRINTS = 10_000;
 
 export interface HubOptions {
   store: DocStore;
@@ -27,14 +30,6 @@ export interface HubOptions {
   isActive?(userId: string): Promise<boolean>;
   /** frame, document, awareness and per-user limits; each absent one is the default */
   limits?: Partial<CollabLimits>;
-  /**
-   * Told the post's text (its SHA-256, hex) after stored changes: at most once per
-   * `textNotifyMs` per document while it changes (the last state is always told).
-   * The posts service withdraws an approval of another text (CONTRACT 12). Best effort.
-   */
-  onTextChanged?(postId: string, sha256: string): Promise<void>;
-  /** default 1000 */
-  textNotifyMs?: number;
   /**
    * How often (ms) each open document's head and signal log are read, to pick up what other
    * instances stored (a local SQLite KV shared by several processes tells no process of the
@@ -76,7 +71,8 @@ export class CollabHub {
   readonly #userSockets = new Map<string, number>();
   #timers: ReturnType<typeof setInterval>[] = [];
   /** per document: the pending text notification and when the last one went out */
-  readonly #textNotices = new Map<string, ReturnType<typeof setTimeout>>();
+  /** post id → the SHA-256 of its text at the head versionstamp it was computed for */
+  readonly #fingerprints = new Map<string, { versionstamp: string; sha256: string }>();
   #sweeping = false;
   #polling = false;
   #closed = false;
@@ -121,8 +117,6 @@ export class CollabHub {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const timer of this.#textNotices.values()) clearTimeout(timer);
-    this.#textNotices.clear();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     const rooms = [...this.#slots.values()];
@@ -220,12 +214,10 @@ export class CollabHub {
       limits: this.#limits,
       storage: {
         append: async (update, expected) => {
-          const head = await store.append(postId, update, {
+          return await store.append(postId, update, {
             workspaceId: storedWorkspace,
             expected,
           });
-          this.#textStored(postId);
-          return head;
         },
         compact: (snapshot, throughSeq, base) => store.compact(postId, snapshot, throughSeq, base),
         readUpdates: (fromSeq, toSeq) => store.readUpdates(postId, fromSeq, toSeq),
@@ -385,32 +377,6 @@ export class CollabHub {
     await room.flush();
   }
 
-  /**
-   * A change of `postId` was stored: tell `onTextChanged` at most once per interval, after the
-   * interval (so a burst of keystrokes costs one call a second, never one per keystroke).
-   */
-  #textStored(postId: string): void {
-    const notify = this.#options.onTextChanged;
-    if (!notify || this.#closed || this.#textNotices.has(postId)) return;
-    // Trailing: one call `textNotifyMs` after the first change of a burst, with the text as it
-    // is then; changes after that call start the next interval.
-    this.#textNotices.set(
-      postId,
-      setTimeout(async () => {
-        this.#textNotices.delete(postId);
-        try {
-          const text = await this.content(postId);
-          if (text !== null) await notify(postId, await sha256Hex(text));
-        } catch (err) {
-          this.#options.logger.warn("could not tell posts that a text changed", {
-            post_id: postId,
-            error: errorMessage(err),
-          });
-        }
-      }, this.#options.textNotifyMs ?? 1_000),
-    );
-  }
-
   /** A live room, if the post has one in memory. */
   liveRoom(postId: string): DocumentRoom | null {
     const room = this.#slots.get(postId)?.room ?? null;
@@ -454,6 +420,31 @@ export class CollabHub {
     }
   }
 
+  /**
+   * The SHA-256 (hex) of the texts of the posts that have a document (ids without one are
+   * absent). One read of the heads; a text is hashed again only when its head moved since.
+   */
+  async fingerprints(postIds: string[]): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    const heads = await this.#options.store.headEntries([...new Set(postIds)]);
+    await Promise.all([...heads].map(async ([id, entry]) => {
+      const known = this.#fingerprints.get(id);
+      if (known?.versionstamp === entry.versionstamp) {
+        out[id] = known.sha256;
+        return;
+      }
+      const text = await this.content(id);
+      if (text === null) return;
+      out[id] = await sha256Hex(text);
+      this.#fingerprints.delete(id);
+      this.#fingerprints.set(id, { versionstamp: entry.versionstamp, sha256: out[id] });
+      if (this.#fingerprints.size > MAX_FINGERPRINTS) {
+        this.#fingerprints.delete(this.#fingerprints.keys().next().value!);
+      }
+    }));
+    return out;
+  }
+
   /** The texts of the posts that have a document. */
   async contents(postIds: string[]): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
@@ -484,6 +475,7 @@ export class CollabHub {
 
   /** Closes the post's sockets and removes its document. */
   async deleteDoc(postId: string): Promise<boolean> {
+    this.#fingerprints.delete(postId);
     const slot = this.#slots.get(postId);
     if (slot) {
       this.#slots.delete(postId);
@@ -601,9 +593,4 @@ function closeEach(
     } catch { /* already closed */ }
     room.leave(conn);
   }
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

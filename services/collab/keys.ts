@@ -2,6 +2,8 @@ import { declareKeys } from "../../shared/kv_keys.ts";
 
 // Key builders: the only place the collab KV layout is spelled out (store.ts uses them).
 export const headKey = (postId: string): Deno.KvKey => ["doc_heads", postId];
+/** The workspace a post belongs to, as the posts service told it (checked at connect). */
+export const docWorkspaceKey = (postId: string): Deno.KvKey => ["doc_workspaces", postId];
 export const signalHeadKey = (postId: string): Deno.KvKey => ["doc_signal_heads", postId];
 export const signalKey = (postId: string, seq: number): Deno.KvKey => ["doc_signals", postId, seq];
 export const updateKey = (postId: string, seq: number): Deno.KvKey => ["doc_updates", postId, seq];
@@ -24,6 +26,7 @@ export const snapshotKey = (postId: string, snapshotId: string, part: number): D
  */
 export const KEY_FAMILIES = declareKeys({
   doc_heads: "data",
+  doc_workspaces: "data",
   doc_updates: "data",
   doc_update_chunks: "data",
   doc_snapshots: "data",

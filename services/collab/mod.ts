@@ -1,9 +1,9 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
+import { WS_ADMIT_PATH } from "../../shared/http/identity.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
-import { PostsClient } from "../posts/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { parseCollabConfig } from "./config.ts";
 import { CollabHub } from "./hub.ts";
@@ -23,7 +23,6 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   const store = new DocStore(kv);
   const auth = new AuthClient(directory, base.internalSecret);
   const workspaces = new WorkspacesClient(directory, base.internalSecret);
-  const posts = new PostsClient(directory, base.internalSecret);
   // Live, not from the ticket's snapshot: a disabled or rejected account loses its sockets
   // within one re-check (CONTRACT 11). The sweep asks once per user, so no cache is needed.
   // An account auth does not know (only while a restore remaps ids) is not refused, as the
@@ -43,9 +42,6 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
       return m.role !== null && m.workspace_status === "active";
     },
     isActive,
-    // Approval bound to the text (CONTRACT 12): posts hears of live edits at most once a
-    // second per document, with the text's hash, never once per keystroke.
-    onTextChanged: (postId, sha256) => posts.textChanged(postId, sha256),
   });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
@@ -64,7 +60,7 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
       verifyTicket: (ticket) => auth.redeemWsTicket(ticket),
       isActive,
       membership: (workspaceId, userId) => workspaces.membership(workspaceId, userId),
-      getPost: (postId) => posts.getPostInfo(postId),
+      docWorkspace: (postId) => store.docWorkspace(postId),
     },
   });
   return {
@@ -73,7 +69,8 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
       // y-websocket appends "/<room name>" to its server URL, so /ws/<anything> is the socket
       // too; docId and workspaceId come from the query either way.
       const path = new URL(req.url).pathname;
-      return path === "/ws" || path.startsWith("/ws/") ? handleWs(req) : app.fetch(req);
+      const socket = path === "/ws" || path.startsWith("/ws/") || path === WS_ADMIT_PATH;
+      return socket ? handleWs(req) : app.fetch(req);
     },
     start: () => {
       hub.start();

@@ -230,7 +230,7 @@ function access(overrides: Partial<WsAccess> = {}): WsAccess {
         role: ws === "w1" && user === "u1" ? "viewer" : ws === "gone" ? "owner" : null,
         workspace_status: ws === "gone" ? "deleted" : ws === "w1" ? "active" : null,
       }),
-    getPost: (id) => Promise.resolve(id === "p1" ? { post_id: "p1", workspace_id: "w1" } : null),
+    docWorkspace: (id) => Promise.resolve(id === "p1" ? "w1" : null),
     ...overrides,
   };
 }
@@ -312,12 +312,91 @@ Deno.test("a post in another workspace is not found even for a member of both", 
       internalSecret: SECRET,
       access: access({
         membership: () => Promise.resolve({ role: "owner", workspace_status: "active" }),
-        getPost: () => Promise.resolve({ post_id: "p1", workspace_id: "elsewhere" }),
+        docWorkspace: () => Promise.resolve("elsewhere"),
       }),
     });
     const res = await handle(upgradeRequest("ticket=good&docId=p1&workspaceId=w1"));
     assert.equal(res.status, 404);
     assert.deepEqual(await res.json(), { error: "Post not found" });
+  }));
+
+Deno.test("relayed by the gateway: collab admits an upgrade once, using its ticket once, and the relayed socket opens on that admission", () =>
+  withHub(async (hub) => {
+    let redeemed = 0;
+    const handle = createWsHandler({
+      hub,
+      logger,
+      pingSeconds: 30,
+      internalSecret: SECRET,
+      access: access({
+        verifyTicket: (t) => {
+          redeemed++;
+          // a ticket is single-use: only its first redemption finds it
+          return Promise.resolve(
+            t === "good" && redeemed === 1
+              ? { user_id: "u1", expires_at: new Date(Date.now() + 60_000).toISOString() }
+              : null,
+          );
+        },
+      }),
+    });
+    const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, handle);
+    const base = `127.0.0.1:${server.addr.port}`;
+    try {
+      const query = "ticket=good&docId=p1&workspaceId=w1";
+      const refused = await fetch(
+        `http://${base}/internal/ws/admit?ticket=good&docId=p1&workspaceId=w2`,
+        {
+          headers: { "x-cp-internal": SECRET },
+        },
+      );
+      assert.equal(refused.status, 403, "a refusal is answered as the upgrade would be");
+      assert.deepEqual(await refused.json(), { error: "Not a workspace member" });
+      redeemed = 0;
+      const res = await fetch(`http://${base}/internal/ws/admit?${query}`, {
+        headers: { "x-cp-internal": SECRET },
+      });
+      assert.equal(res.status, 200);
+      const { admission } = await res.json();
+      assert.equal(redeemed, 1);
+
+      // the admission names its post: another post's upgrade falls back to the (spent) ticket
+      const elsewhere = await handle(
+        new Request(`http://collab.internal/ws?ticket=good&docId=p2&workspaceId=w1`, {
+          headers: {
+            upgrade: "websocket",
+            "x-cp-internal": SECRET,
+            "x-cp-ws-admission": admission,
+          },
+        }),
+      );
+      assert.equal(elsewhere.status, 401);
+      await elsewhere.body?.cancel();
+      const forged = await handle(
+        new Request(`http://collab.internal/ws?${query}`, {
+          headers: {
+            upgrade: "websocket",
+            "x-cp-internal": SECRET,
+            "x-cp-ws-admission": admission.replace(/.$/, (c: string) => c === "A" ? "B" : "A"),
+          },
+        }),
+      );
+      assert.equal(forged.status, 401);
+      await forged.body?.cancel();
+
+      const socket = new WebSocket(`ws://${base}/ws?${query}`, {
+        headers: { "x-cp-internal": SECRET, "x-cp-ws-admission": admission },
+      });
+      await new Promise((resolve, reject) => {
+        socket.onopen = resolve;
+        socket.onerror = reject;
+      });
+      const closed = new Promise((r) => socket.onclose = r);
+      socket.close();
+      await closed;
+    } finally {
+      await server.shutdown();
+    }
   }));
 
 // ---------------------------------------------------------------- limits (issue 11, item 9)

@@ -6,6 +6,7 @@ import type { CollabHub } from "./hub.ts";
 import {
   broadcastBodySchema,
   contentsBodySchema,
+  docWorkspacesBodySchema,
   MAX_ID_LENGTH,
   setContentBodySchema,
   wsQuerySchema,
@@ -14,8 +15,8 @@ import type { DocStore } from "./store.ts";
 
 /**
  * The peers-only API (never routed by the gateway, left out of the OpenAPI document) through
- * which the posts service reads and replaces a post's live text, broadcasts comment events
- * and deletes a post's document.
+ * which the posts service reads and replaces a post's live text (and its fingerprint), tells
+ * each post's workspace, broadcasts comment events and deletes a post's document.
  */
 export function mountInternalRoutes(
   app: ServiceApp,
@@ -24,6 +25,7 @@ export function mountInternalRoutes(
   app.put("/internal/docs/:postId/content", async (c) => {
     const postId = validPostId(c);
     const body = await internalBody(c, setContentBodySchema);
+    await store.setDocWorkspaces([{ post_id: postId, workspace_id: body.workspace_id }]);
     await hub.setContent(postId, body.workspace_id, body.content);
     return c.body(null, 204);
   });
@@ -31,6 +33,17 @@ export function mountInternalRoutes(
   app.post("/internal/docs/contents", async (c) => {
     const body = await internalBody(c, contentsBodySchema);
     return c.json({ contents: await hub.contents(body.post_ids) });
+  });
+
+  app.post("/internal/docs/fingerprints", async (c) => {
+    const body = await internalBody(c, contentsBodySchema);
+    return c.json({ fingerprints: await hub.fingerprints(body.post_ids) });
+  });
+
+  app.post("/internal/docs/workspaces", async (c) => {
+    const body = await internalBody(c, docWorkspacesBodySchema);
+    await store.setDocWorkspaces(body.docs);
+    return c.body(null, 204);
   });
 
   app.get("/internal/docs/:postId/content", async (c) => {

@@ -33,6 +33,13 @@ export const contentsBodySchema = z.object({
   ),
 });
 
+export const docWorkspacesBodySchema = z.object({
+  docs: z.array(
+    z.object({ post_id: id("docs[].post_id"), workspace_id: id("docs[].workspace_id") }),
+  )
+    .max(MAX_CONTENT_IDS, `docs must have at most ${MAX_CONTENT_IDS} entries`),
+});
+
 export const broadcastBodySchema = z.object({
   message: z.record(z.string(), z.unknown(), { error: "message must be an object" }),
 });
@@ -48,6 +55,7 @@ export type CommentEvent = z.infer<typeof commentEventSchema>;
 
 export const contentSchema = z.object({ content: z.string() });
 export const contentsSchema = z.object({ contents: z.record(z.string(), z.string()) });
+export const fingerprintsSchema = z.object({ fingerprints: z.record(z.string(), z.string()) });
 export const docStatsSchema = z.object({
   post_id: z.string(),
   seq: z.number(),

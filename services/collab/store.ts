@@ -1,7 +1,15 @@
 import * as Y from "yjs";
 import { newId } from "../../shared/ids.ts";
 import { nowIso } from "../../shared/time.ts";
-import { chunkKey, headKey, signalHeadKey, signalKey, snapshotKey, updateKey } from "./keys.ts";
+import {
+  chunkKey,
+  docWorkspaceKey,
+  headKey,
+  signalHeadKey,
+  signalKey,
+  snapshotKey,
+  updateKey,
+} from "./keys.ts";
 
 /**
  * The only code that touches collab's KV. A document is a snapshot plus the updates stored
@@ -16,6 +24,8 @@ import { chunkKey, headKey, signalHeadKey, signalKey, snapshotKey, updateKey } f
  * - `["doc_snapshots", postId, snapshotId, part]`: the compacted state, in parts. A snapshot
  *   has its own id, so its parts are written before the head points at it (a large snapshot
  *   needs several commits) and a concurrent compaction can never mix parts with it.
+ * - `["doc_workspaces", postId]`: the post's workspace, as the posts service tells it when the
+ *   post is created (or its text set); a socket may open only for that workspace.
  * - `["doc_signal_heads", postId]` and `["doc_signals", postId, seq]`: what instances tell each
  *   other about a post besides its text (awareness changes, comment events), a short-lived log
  *   (each entry expires after `SIGNAL_TTL_MS`) that every instance with the post open follows.
@@ -92,6 +102,39 @@ export class DocStore {
   async getHeadEntry(postId: string): Promise<HeadEntry | null> {
     const e = await this.kv.get<DocHead>(headKey(postId));
     return e.value ? { head: e.value, versionstamp: e.versionstamp } : null;
+  }
+
+  /** The head entries of the posts that have a document, ten posts to a read. */
+  async headEntries(postIds: string[]): Promise<Map<string, HeadEntry>> {
+    const out = new Map<string, HeadEntry>();
+    for (let i = 0; i < postIds.length; i += 10) {
+      const entries = await this.kv.getMany<DocHead[]>(postIds.slice(i, i + 10).map(headKey));
+      for (const e of entries) {
+        if (e.value) out.set(e.value.post_id, { head: e.value, versionstamp: e.versionstamp! });
+      }
+    }
+    return out;
+  }
+
+  /** The post's workspace as told by posts, else as its document recorded it; null: unknown. */
+  async docWorkspace(postId: string): Promise<string | null> {
+    const [told, head] = await this.kv.getMany<[string, DocHead]>([
+      docWorkspaceKey(postId),
+      headKey(postId),
+    ]);
+    return told.value ?? head.value?.workspace_id ?? null;
+  }
+
+  /** Records the workspace of each post (idempotent; 500 posts to a commit). */
+  async setDocWorkspaces(docs: { post_id: string; workspace_id: string }[]): Promise<void> {
+    for (let i = 0; i < docs.length; i += DELETE_BATCH) {
+      const op = this.kv.atomic();
+      for (const d of docs.slice(i, i + DELETE_BATCH)) {
+        op.set(docWorkspaceKey(d.post_id), d.workspace_id);
+      }
+      const res = await op.commit();
+      if (!res.ok) throw new Error("Recording the posts' workspaces failed");
+    }
   }
 
   /** The doc heads and signal sequences of several posts, five posts to a read. */
@@ -406,6 +449,7 @@ export class DocStore {
       await this.#deleteAll(this.kv.list({ prefix: [collection, postId] }));
     }
     await this.kv.delete(signalHeadKey(postId));
+    await this.kv.delete(docWorkspaceKey(postId));
     return head.value !== null;
   }
 

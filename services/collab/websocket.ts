@@ -1,7 +1,8 @@
 import {
   inProcessPasses,
   INTERNAL_SECRET_HEADER,
-  WS_TICKET_USER_HEADER,
+  WS_ADMISSION_HEADER,
+  WS_ADMIT_PATH,
 } from "../../shared/http/identity.ts";
 import { describeZodError } from "../../shared/http/service_app.ts";
 import { newId, timingSafeEqual } from "../../shared/ids.ts";
@@ -12,11 +13,11 @@ import { CloseCode } from "./protocol.ts";
 import type { Connection, DocumentRoom } from "./room.ts";
 import { wsQuerySchema } from "./schemas.ts";
 
-/** What the upgrade checks need from the peers (auth, workspaces, posts). */
+/** What the upgrade checks need: the ticket (auth), membership (workspaces), the post's workspace. */
 export interface WsAccess {
   /**
    * the ticket's user, or null when it is unknown, used or expired; the ticket is used up (one
-   * socket per ticket) by whichever checks it, collab or the gateway before it relays
+   * socket per ticket), here and nowhere else
    */
   verifyTicket(ticket: string): Promise<{ user_id: string; expires_at: string } | null>;
   /** whether the account may still edit (not disabled or rejected), checked live */
@@ -25,7 +26,8 @@ export interface WsAccess {
     role: string | null;
     workspace_status: "active" | "deleted" | null;
   }>;
-  getPost(postId: string): Promise<{ post_id: string; workspace_id: string } | null>;
+  /** the workspace the posts service told for the post; null when it told none */
+  docWorkspace(postId: string): Promise<string | null>;
 }
 
 export interface WsHandlerOptions {
@@ -58,14 +60,65 @@ function hasSecret(req: Request, internalSecret: string): boolean {
   return timingSafeEqual(req.headers.get(INTERNAL_SECRET_HEADER) ?? "", internalSecret);
 }
 
+/** How long an admission answered to the gateway may be used for its upgrade. */
+const ADMISSION_TTL_MS = 30_000;
+
+async function hmacKey(secret: string): Promise<CryptoKey> {
+  return await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+}
+
+async function admissionMac(secret: string, payload: string): Promise<string> {
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    await hmacKey(secret),
+    new TextEncoder().encode(`ws-admission:${payload}`),
+  );
+  return btoa(String.fromCharCode(...new Uint8Array(mac)));
+}
+
+/** The admission of a checked upgrade: user, post, workspace and expiry, signed. */
+async function signAdmission(
+  secret: string,
+  admitted: { userId: string; docId: string; workspaceId: string },
+): Promise<string> {
+  const payload = JSON.stringify([
+    admitted.userId,
+    admitted.docId,
+    admitted.workspaceId,
+    Date.now() + ADMISSION_TTL_MS,
+  ]);
+  return `${btoa(payload)}.${await admissionMac(secret, payload)}`;
+}
+
 /**
- * The user of a ticket the gateway already checked and used up, when it relays the upgrade
- * across processes. Never read from a request without the secret: in one process the request
- * is the client's own, headers and all.
+ * The user of an admission this service signed for this post and workspace, still valid; null
+ * otherwise. Never read from a request without the secret: in one process the request is the
+ * client's own, headers and all.
  */
-function relayedTicketUser(req: Request, internalSecret: string): string | null {
-  const user = req.headers.get(WS_TICKET_USER_HEADER);
-  return user && hasSecret(req, internalSecret) ? user : null;
+async function admittedUser(
+  req: Request,
+  secret: string,
+  docId: string,
+  workspaceId: string,
+): Promise<string | null> {
+  const admission = req.headers.get(WS_ADMISSION_HEADER);
+  if (!admission || !hasSecret(req, secret)) return null;
+  const [encoded, mac] = admission.split(".");
+  try {
+    const payload = atob(encoded ?? "");
+    if (!timingSafeEqual(mac ?? "", await admissionMac(secret, payload))) return null;
+    const [userId, doc, ws, expires] = JSON.parse(payload) as [string, string, string, number];
+    if (doc !== docId || ws !== workspaceId || !(expires > Date.now())) return null;
+    return userId;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -74,13 +127,19 @@ function relayedTicketUser(req: Request, internalSecret: string): string | null 
  * workspace (403; 404 for a deleted workspace) and that the post is in that workspace (404);
  * only then upgrades and joins the post's room. A user over the per-user socket limit gets a
  * socket that is closed at once with 4429 (a stock provider then stops retrying).
+ *
+ * Deployed apart, the gateway relays a socket only once collab accepted it: it first asks
+ * `/internal/ws/admit` with the client's query, which makes the same checks (using the ticket
+ * up) and answers a refusal as it would answer the upgrade, or a signed admission; the relayed
+ * upgrade carries that admission instead of repeating the checks.
  */
 export function createWsHandler(
   { hub, access, logger, pingSeconds, internalSecret }: WsHandlerOptions,
 ) {
   return async (req: Request): Promise<Response> => {
     if (!fromGateway(req, internalSecret)) return refuse(401, "Unauthorized");
-    if (req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+    const admitOnly = new URL(req.url).pathname === WS_ADMIT_PATH;
+    if (!admitOnly && req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return refuse(426, "Expected a WebSocket upgrade");
     }
     const url = new URL(req.url);
@@ -90,21 +149,28 @@ export function createWsHandler(
     let room: DocumentRoom;
     let userId: string;
     try {
-      const relayed = relayedTicketUser(req, internalSecret);
-      if (relayed) userId = relayed;
+      const admitted = admitOnly
+        ? null
+        : await admittedUser(req, internalSecret, docId, workspaceId);
+      if (admitted) userId = admitted;
       else {
         const found = await access.verifyTicket(ticket);
         if (!found || Date.parse(found.expires_at) <= Date.now()) {
           return refuse(401, "Invalid or expired ticket");
         }
         userId = found.user_id;
+        if (!await access.isActive(userId)) return refuse(401, "Invalid or expired ticket");
+        const membership = await access.membership(workspaceId, userId);
+        if (!membership.role) return refuse(403, "Not a workspace member");
+        if (membership.workspace_status !== "active") return refuse(404, "Workspace not found");
+        if (await access.docWorkspace(docId) !== workspaceId) {
+          return refuse(404, "Post not found");
+        }
+        if (admitOnly) {
+          const admission = await signAdmission(internalSecret, { userId, docId, workspaceId });
+          return Response.json({ admission });
+        }
       }
-      if (!await access.isActive(userId)) return refuse(401, "Invalid or expired ticket");
-      const membership = await access.membership(workspaceId, userId);
-      if (!membership.role) return refuse(403, "Not a workspace member");
-      if (membership.workspace_status !== "active") return refuse(404, "Workspace not found");
-      const post = await access.getPost(docId);
-      if (!post || post.workspace_id !== workspaceId) return refuse(404, "Post not found");
       room = await hub.acquire(docId, workspaceId);
     } catch (err) {
       logger.error("WebSocket upgrade check failed", { error: errorMessage(err) });

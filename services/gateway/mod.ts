@@ -63,9 +63,8 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   const authClient = new AuthClient(directory, config.base.internalSecret);
   const access = new AccessCache((userId, sid) => authClient.access(userId, sid));
 
-  // Distributed mode: the upgrade is checked here (ticket, account, membership) before relaying.
+  // Distributed mode: collab checks the upgrade; the gateway relays the socket it accepted.
   const proxyWebSocket = createWebSocketProxy({
-    directory,
     internalSecret: config.base.internalSecret,
     logger,
   });

@@ -1,35 +1,39 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../../shared/log.ts";
-import { ServiceDirectory } from "../../shared/service_directory.ts";
 import { upgradeStatus } from "../../tests/helpers/ws.ts";
-import { createWebSocketProxy, type WsUpgradeChecks } from "./websocket_proxy.ts";
+import { createWebSocketProxy } from "./websocket_proxy.ts";
 
 const SECRET = "0123456789abcdef0123";
-const later = () => new Date(Date.now() + 60_000).toISOString();
 
-/** Ticket t1 is u1's, t2 is u2's (not a member), t3 is u3's (a disabled account). */
-const checks: WsUpgradeChecks = {
-  verifyTicket: (t) =>
-    Promise.resolve(
-      t === "t1"
-        ? { user_id: "u1", expires_at: later() }
-        : t === "t2"
-        ? { user_id: "u2", expires_at: later() }
-        : t === "t3"
-        ? { user_id: "u3", expires_at: later() }
-        : null,
-    ),
-  isActive: (user) => Promise.resolve(user !== "u3"),
-  membership: (_ws, user) =>
-    Promise.resolve({ role: user === "u2" ? null : "editor", workspace_status: "active" }),
-  getPost: (id) => Promise.resolve(id === "p1" ? { post_id: "p1", workspace_id: "w1" } : null),
-};
+/**
+ * Collab's admission answers: ticket t1 is u1's, t2 is u2's (not a member), t3 is u3's (a
+ * disabled account); only post p1 exists; a query without a ticket is refused with 400.
+ */
+function admit(url: URL): Response {
+  const ticket = url.searchParams.get("ticket");
+  const refuse = (status: number, error: string) => Response.json({ error }, { status });
+  if (!ticket) return refuse(400, "ticket is required");
+  if (ticket !== "t1" && ticket !== "t2") return refuse(401, "Invalid or expired ticket");
+  if (ticket === "t2") return refuse(403, "Not a workspace member");
+  if (url.searchParams.get("docId") !== "p1") return refuse(404, "Post not found");
+  return Response.json({ admission: `admitted-${ticket}` });
+}
 
-/** An upstream that echoes, recording each upgrade's query and internal secret. */
+/**
+ * An upstream that answers admissions as collab does and echoes on the sockets it accepts,
+ * recording each upgrade's query and internal secret, and the admission it carried.
+ */
 function startUpstream() {
   const seen: { search: string; secret: string | null }[] = [];
+  const admissions: (string | null)[] = [];
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (req) => {
-    seen.push({ search: new URL(req.url).search, secret: req.headers.get("x-cp-internal") });
+    const url = new URL(req.url);
+    if (url.pathname === "/internal/ws/admit") {
+      if (req.headers.get("x-cp-internal") !== SECRET) return new Response(null, { status: 401 });
+      return admit(url);
+    }
+    seen.push({ search: url.search, secret: req.headers.get("x-cp-internal") });
+    admissions.push(req.headers.get("x-cp-ws-admission"));
     const { socket, response } = Deno.upgradeWebSocket(req);
     socket.binaryType = "arraybuffer";
     socket.onmessage = (e) => {
@@ -38,16 +42,11 @@ function startUpstream() {
     };
     return response;
   });
-  return { server, seen, url: `http://127.0.0.1:${server.addr.port}` };
+  return { server, seen, admissions, url: `http://127.0.0.1:${server.addr.port}` };
 }
 
 function startProxy(upstreamUrl: string) {
-  const proxy = createWebSocketProxy({
-    directory: new ServiceDirectory(),
-    internalSecret: SECRET,
-    logger: createLogger("test"),
-    checks,
-  });
+  const proxy = createWebSocketProxy({ internalSecret: SECRET, logger: createLogger("test") });
   return Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen: () => {} },
     (req) => proxy(req, upstreamUrl),
@@ -74,6 +73,7 @@ Deno.test("the gateway relays /ws to a collab service deployed apart, both ways,
     await twoMessages;
     assert.deepEqual(messages, ["echo:hello", [1, 2, 255]]);
     assert.deepEqual(upstream.seen, [{ search: `?${query}`, secret: SECRET }]);
+    assert.deepEqual(upstream.admissions, ["admitted-t1"], "the socket carries collab's admission");
     const closed = new Promise((r) => ws.onclose = r);
     ws.close();
     await closed;
@@ -83,7 +83,7 @@ Deno.test("the gateway relays /ws to a collab service deployed apart, both ways,
   }
 });
 
-Deno.test("item 15: the gateway refuses a bad ticket, a disabled account or a non-member before relaying", async () => {
+Deno.test("the gateway answers collab's refusal of a bad ticket, a disabled account or a non-member before any socket opens", async () => {
   const upstream = startUpstream();
   const server = startProxy(upstream.url);
   try {
@@ -93,7 +93,7 @@ Deno.test("item 15: the gateway refuses a bad ticket, a disabled account or a no
     assert.equal(await upgradeStatus(base, "ticket=t2&docId=p1&workspaceId=w1"), 403);
     assert.equal(await upgradeStatus(base, "ticket=t1&docId=p9&workspaceId=w1"), 404);
     assert.equal(await upgradeStatus(base, "docId=p1&workspaceId=w1"), 400);
-    assert.deepEqual(upstream.seen, [], "nothing reached collab");
+    assert.deepEqual(upstream.seen, [], "no socket reached collab");
   } finally {
     await server.shutdown();
     await upstream.server.shutdown();

@@ -4,7 +4,7 @@ import { InternalClient, type PassedOnStatus } from "../../shared/internal_clien
 import type { Logger } from "../../shared/log.ts";
 import { errorMessage } from "../../shared/log.ts";
 import type { ServiceDirectory } from "../../shared/service_directory.ts";
-import { fallbackTitle } from "./fallback_title.ts";
+import { fallbackTitle } from "../../shared/ai/fallback_title.ts";
 import {
   type GenerateResponse,
   generateResponse,

@@ -1,19 +1,15 @@
 import { z } from "zod";
 import type { BaseConfig } from "../../shared/config.ts";
-import { emptyToUndefined, optionalUrl, parseEnv } from "../../shared/config.ts";
+import { emptyToUndefined, parseEnv } from "../../shared/config.ts";
+import {
+  aiBackendEnvShape,
+  type AiBackendSettings,
+  aiBackendSettings,
+} from "../../shared/ai/config.ts";
 
-/** The AI backend: any OpenAI-compatible server, reached through Chat Completions. */
+/** The AI backend's variables and the service's own limit. */
 export const genaiEnvShape = {
-  OPENAI_BASE_URL: optionalUrl,
-  OPENAI_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
-  OPENAI_MODEL: z.preprocess(emptyToUndefined, z.string().optional()),
-  /** How long one Chat Completions attempt may take before it is abandoned. */
-  AI_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(60_000),
-  /** The wait before the first retry of a throttled call; later retries wait 2x and 4x it. */
-  AI_RETRY_BACKOFF_MS: z.preprocess(
-    emptyToUndefined,
-    z.coerce.number().int().min(0).max(60_000).default(500),
-  ),
+  ...aiBackendEnvShape,
   /** Generate, iterate and proofread calls per user and minute (CONTRACT section 2); 0 = off. */
   AI_CALLS_PER_MINUTE: z.preprocess(
     emptyToUndefined,
@@ -21,14 +17,7 @@ export const genaiEnvShape = {
   ),
 };
 
-export interface AiBackendSettings {
-  baseUrl: string;
-  apiKey: string;
-  model: string;
-  timeoutMs: number;
-  /** Waits before retries 1, 2 and 3 after a throttled attempt. */
-  backoffMs?: number[];
-}
+export type { AiBackendSettings };
 
 export interface GenaiConfig {
   base: BaseConfig;
@@ -38,27 +27,15 @@ export interface GenaiConfig {
   aiCallsPerMinute: number;
 }
 
-/**
- * The genai service's settings. The backend counts as configured once `OPENAI_BASE_URL` or
- * `OPENAI_API_KEY` is set; the model defaults to `gpt-4o-mini` and the URL to OpenAI's.
- */
+/** The genai service's settings: the AI backend (`shared/ai/config.ts`) and its rate limit. */
 export function parseGenaiConfig(
   env: Record<string, string | undefined>,
   base: BaseConfig,
 ): GenaiConfig {
   const raw = parseEnv(genaiEnvShape, env);
-  const configured = Boolean(raw.OPENAI_BASE_URL || raw.OPENAI_API_KEY);
   return {
     base,
-    backend: configured
-      ? {
-        baseUrl: (raw.OPENAI_BASE_URL ?? "https://api.openai.com/v1").replace(/\/+$/, ""),
-        apiKey: raw.OPENAI_API_KEY ?? "not-needed",
-        model: raw.OPENAI_MODEL ?? "gpt-4o-mini",
-        timeoutMs: raw.AI_TIMEOUT_MS,
-        backoffMs: [1, 2, 4].map((factor) => factor * raw.AI_RETRY_BACKOFF_MS),
-      }
-      : null,
+    backend: aiBackendSettings(raw),
     aiCallsPerMinute: raw.AI_CALLS_PER_MINUTE,
   };
 }

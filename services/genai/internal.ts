@@ -1,10 +1,10 @@
 import { internalBody } from "../../shared/http/internal_input.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { AiBackend } from "./ai_backend.ts";
+import type { AiBackend } from "../../shared/ai/backend.ts";
 import type { GenaiOperations } from "./operations.ts";
 import { internalGenerateBody, iterateBody, proofreadBody, titleRequestSchema } from "./schemas.ts";
-import { makeTitle } from "./titles.ts";
+import { makeTitle } from "../../shared/ai/titles.ts";
 
 /**
  * Routes for peers only (never in the public document). `/internal/titles` always answers a

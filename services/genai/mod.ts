@@ -5,7 +5,7 @@ import { IdeasClient } from "../ideas/client.ts";
 import { PostsClient } from "../posts/client.ts";
 import { PromptsClient } from "../prompts/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
-import { AiBackend } from "./ai_backend.ts";
+import { AiBackend } from "../../shared/ai/backend.ts";
 import { parseGenaiConfig } from "./config.ts";
 import { mountGenaiInternal } from "./internal.ts";
 import { GenaiOperations } from "./operations.ts";

@@ -6,7 +6,7 @@ import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsClient } from "../posts/client.ts";
 import type { Prompt, PromptsClient } from "../prompts/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
-import { type AiBackend, AiBackendError, type ChatMessage } from "./ai_backend.ts";
+import { type AiBackend, AiBackendError, type ChatMessage } from "../../shared/ai/backend.ts";
 import { buildGenerateMessages, buildIterateMessages, rankExamples } from "./prompt_builder.ts";
 import { buildProofreadMessages, proofreadAnnotations } from "./proofread.ts";
 import type {

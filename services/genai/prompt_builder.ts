@@ -3,7 +3,7 @@
  * route gathered (idea, saved prompt, overrides, per-call options, example posts) to the Chat
  * Completions messages. No I/O here, so every layer combination is unit-tested exactly.
  */
-import type { ChatMessage } from "./ai_backend.ts";
+import type { ChatMessage } from "../../shared/ai/backend.ts";
 
 /** The built-in persona of generate: the lowest prompt layer. */
 export const DEFAULT_PERSONA =

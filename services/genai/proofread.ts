@@ -3,7 +3,7 @@
  * service's own checks. Offsets are JavaScript string indices (UTF-16 code units) into the
  * content, `range` is `[start, end)` with `0 <= start <= end <= content.length`.
  */
-import type { ChatMessage } from "./ai_backend.ts";
+import type { ChatMessage } from "../../shared/ai/backend.ts";
 
 export const ANNOTATION_TYPES = ["grammar", "tone", "suggestion"] as const;
 export type AnnotationType = typeof ANNOTATION_TYPES[number];

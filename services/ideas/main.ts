@@ -1,4 +1,4 @@
-import { runStandalone } from "../../infra/standalone.ts";
+import { runStandalone } from "../../shared/runtime/standalone.ts";
 import { createIdeasService } from "./mod.ts";
 
 await runStandalone("ideas", createIdeasService);

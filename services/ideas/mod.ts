@@ -1,12 +1,13 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
 import { AccessCache } from "../../shared/access_cache.ts";
+import { AiBackend } from "../../shared/ai/backend.ts";
+import { titleWithin } from "../../shared/ai/titles.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
-import { GenaiClient } from "../genai/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
-import { parseIdeasConfig } from "./config.ts";
+import { parseIdeasConfig, TITLE_DEADLINE_MS } from "./config.ts";
 import { mountIdeasInternal } from "./internal.ts";
 import { CAPTURE_PATH, mountQuickCapture } from "./quick_capture.ts";
 import { mountIdeaRoutes } from "./routes.ts";
@@ -17,10 +18,12 @@ export const createIdeasService: ServiceFactory = async ({ env, base, directory,
   const config = parseIdeasConfig(env, base);
   const kv = await openServiceKv(base.dataDir, "ideas");
   const store = new IdeasStore(kv);
+  // Titles are made in process (the model's, or the fallback after the deadline).
+  const ai = config.aiBackend ? new AiBackend(config.aiBackend, logger) : null;
   const deps = {
     store,
     workspaces: new WorkspacesClient(directory, base.internalSecret),
-    genai: new GenaiClient(directory, base.internalSecret, { logger }),
+    title: (text: string) => titleWithin(ai, text, logger, TITLE_DEADLINE_MS),
   };
   let ready = false;
   const app = createServiceApp({

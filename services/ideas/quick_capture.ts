@@ -108,7 +108,7 @@ const revokeToken = createRoute({
  */
 export function mountQuickCapture(
   app: ServiceApp,
-  { store, workspaces, genai }: IdeasDeps,
+  { store, workspaces, title: makeTitle }: IdeasDeps,
   { captureUrl, capturesPerMinute, access }: QuickCaptureOptions,
 ): void {
   const limitText = capturesPerMinute > 0
@@ -164,7 +164,7 @@ export function mountQuickCapture(
     if (typeof title !== "string" || !title.trim()) throw badRequest(TITLE_REQUIRED);
     const parsed = captureBody.safeParse(raw);
     if (!parsed.success) throw new AppError(400, describeZodError(parsed.error));
-    const generated = await genai.title(parsed.data.title);
+    const generated = await makeTitle(parsed.data.title);
     const idea = await store.create({
       workspace_id: record.workspace_id,
       title: generated,

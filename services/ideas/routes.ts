@@ -3,7 +3,6 @@ import { conflict, notFound } from "../../shared/http/app_error.ts";
 import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import { countMetric } from "../../shared/metrics.ts";
-import type { GenaiClient } from "../genai/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import {
   createIdeaBody,
@@ -21,7 +20,8 @@ import type { IdeasStore } from "./store.ts";
 export interface IdeasDeps {
   store: IdeasStore;
   workspaces: WorkspacesClient;
-  genai: GenaiClient;
+  /** A title for an idea's text; never fails (the fallback title when the model cannot help) */
+  title(text: string): Promise<string>;
 }
 
 const tags = ["Ideas"];
@@ -129,12 +129,15 @@ const changeStatus = createRoute({
 });
 
 /** The REST routes of ideas: membership first (403), then existence (404). */
-export function mountIdeaRoutes(app: ServiceApp, { store, workspaces, genai }: IdeasDeps): void {
+export function mountIdeaRoutes(
+  app: ServiceApp,
+  { store, workspaces, title: makeTitle }: IdeasDeps,
+): void {
   app.openapi(createIdea, async (c) => {
     const caller = requireCaller(c);
     const input = c.req.valid("json");
     await workspaces.requireMember(input.workspace_id, caller.user_id);
-    const title = await genai.title(input.title);
+    const title = await makeTitle(input.title);
     const idea = await store.create({
       workspace_id: input.workspace_id,
       title,

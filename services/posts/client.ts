@@ -91,20 +91,6 @@ export class PostsClient {
     });
   }
 
-  /**
-   * Collab tells posts that a post's live text changed (at most once a second per document);
-   * an approval of another text is withdrawn there (CONTRACT 12).
-   */
-  async textChanged(postId: string, sha256: string): Promise<void> {
-    // A post deleted meanwhile (404) has no approval left to withdraw.
-    await this.#client.json(
-      z.object({ sent_back: z.boolean() }),
-      "POST",
-      `/internal/posts/${enc(postId)}/text-changed`,
-      { body: { sha256 } },
-    );
-  }
-
   /** A workspace's posts, newest first, optionally of one status (MCP list_posts). */
   async listPosts(workspaceId: string, status?: string): Promise<PostRecord[]> {
     const query = `workspaceId=${enc(workspaceId)}${status ? `&status=${enc(status)}` : ""}`;

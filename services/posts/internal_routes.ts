@@ -13,7 +13,6 @@ import {
   POST_NOT_FOUND,
   reviewRequestBody,
   scheduleBody,
-  textChangedBody,
 } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
 
@@ -73,19 +72,8 @@ export function mountPostsInternal(
   });
 
   /**
-   * Collab: the post's live text changed and now has this SHA-256 (sent at most once a second
-   * per document while it changes). An approval of another text is withdrawn (CONTRACT 12).
-   */
-  app.post("/internal/posts/:id/text-changed", async (c) => {
-    const id = postId(c.req.param("id"));
-    const { sha256 } = await internalBody(c, textChangedBody);
-    const sentBack = await review.textChanged(id, sha256);
-    return c.json({ sent_back: sentBack !== null });
-  });
-
-  /**
    * The post by id. `workspaceId`: 404 unless it is in that workspace. `live=false`: the four
-   * fields collab checks at connect, without asking collab for the text.
+   * fields peers need (genai), without asking collab for the text.
    */
   app.get("/internal/posts/:id", async (c) => {
     const record = await store.findPost(postId(c.req.param("id")));

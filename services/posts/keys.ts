@@ -10,6 +10,10 @@ export function postKey(workspaceId: string, postId: string): Deno.KvKey {
 export function workspacePostsPrefix(workspaceId: string): Deno.KvKey {
   return ["posts", workspaceId];
 }
+/** An approved or scheduled post's approved fingerprint: what posts compares live texts with. */
+export function approvedTextKey(postId: string): Deno.KvKey {
+  return ["approved_texts", postId];
+}
 export function postWorkspaceKey(postId: string): Deno.KvKey {
   return ["post_workspaces", postId];
 }
@@ -68,6 +72,9 @@ export const linkedinStateKey = (hash: string): Deno.KvKey => ["linkedin_states"
 export const KEY_FAMILIES = declareKeys(
   {
     posts: "data",
+    // an index of posts' approved fingerprints (rebuilt after a restore) and its marker
+    approved_texts: "data",
+    approved_texts_indexed: "data",
     post_workspaces: "data",
     post_content: "data",
     post_counters: "data",

@@ -14,6 +14,10 @@ export interface LiveDocs {
   /** The current texts; posts without a document are absent. */
   getContents(postIds: string[]): Promise<Map<string, string>>;
   deleteDoc(postId: string): Promise<void>;
+  /** The SHA-256 (hex) of the current texts; posts without a document are absent. */
+  fingerprints(postIds: string[]): Promise<Map<string, string>>;
+  /** Tells collab each post's workspace (a socket opens only for a post's own workspace). */
+  setWorkspaces(docs: { post_id: string; workspace_id: string }[]): Promise<void>;
   /** Sends a comment event to every socket on the post (best effort). */
   broadcast(postId: string, message: CommentBroadcast): Promise<void>;
 }
@@ -33,6 +37,13 @@ export function collabLiveDocs(directory: ServiceDirectory, secret: string): Liv
     },
     async deleteDoc(postId) {
       if (available()) await collab.deleteDoc(postId);
+    },
+    async fingerprints(postIds) {
+      if (!available() || postIds.length === 0) return new Map();
+      return new Map(Object.entries(await collab.fingerprints(postIds)));
+    },
+    async setWorkspaces(docs) {
+      if (available() && docs.length > 0) await collab.setWorkspaces(docs);
     },
     async broadcast(postId, message) {
       if (available()) await collab.broadcast(postId, message);

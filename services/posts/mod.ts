@@ -4,6 +4,7 @@ import { KEY_FAMILIES } from "./keys.ts";
 import { openServiceKv } from "../../shared/kv.ts";
 import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
 import { type ServiceFactory, startListening } from "../../shared/service.ts";
+import { errorMessage, type Logger } from "../../shared/log.ts";
 import { AuthClient } from "../auth/client.ts";
 import { IdeasClient } from "../ideas/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
@@ -11,7 +12,8 @@ import { mountCommentRoutes } from "./comment_routes.ts";
 import { parsePostsConfig } from "./config.ts";
 import { mountPostsInternal } from "./internal_routes.ts";
 import { postsJobHandlers, postsJobSchema } from "./jobs.ts";
-import { collabLiveDocs } from "./live_docs.ts";
+import { collabLiveDocs, type LiveDocs } from "./live_docs.ts";
+import { LiveTextCheck } from "./live_text_check.ts";
 import { PostOperations } from "./operations.ts";
 import { LinkedInApi } from "./linkedin.ts";
 import { Publishing } from "./publishing.ts";
@@ -67,6 +69,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     logger,
     publicUrl: base.publicUrl,
   });
+  const liveTextCheck = new LiveTextCheck({ store, liveDocs, review, logger });
   let expiryTimer: ReturnType<typeof setInterval> | null = null;
   const remind = () =>
     publishing.remindExpiring().catch((err) =>
@@ -77,7 +80,11 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   mountServiceInternals(app, () => ready, {
     kv,
     keys: KEY_FAMILIES,
-    afterImport: async (startedAt) => void await publishing.afterRestore(startedAt),
+    afterImport: async (startedAt) => {
+      await publishing.afterRestore(startedAt);
+      await store.indexApprovedTexts(true);
+      await tellCollabWorkspaces(store, liveDocs, logger);
+    },
   });
   mountPostsInternal(app, { store, posts, review, publishing });
   mountPostRoutes(app, { store, posts, workspaces, review });
@@ -113,12 +120,30 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
       // instance; each expiry date is reminded once (an atomic check on the connection).
       void remind();
       expiryTimer = setInterval(remind, config.linkedin.expiryCheckMs);
+      await store.indexApprovedTexts();
+      liveTextCheck.start();
+      // Posts that existed before collab kept their workspace, or whose creation could not
+      // tell it, are told now (idempotent; in the background, start-up does not wait).
+      void tellCollabWorkspaces(store, liveDocs, logger);
       ready = true;
     },
-    close: () => {
+    close: async () => {
       if (expiryTimer !== null) clearInterval(expiryTimer);
+      await liveTextCheck.stop();
       kv.close();
-      return Promise.resolve();
     },
   };
 };
+
+/** Tells collab the workspace of every post, a page at a time (best effort, logged). */
+async function tellCollabWorkspaces(
+  store: PostsStore,
+  liveDocs: LiveDocs,
+  logger: Logger,
+): Promise<void> {
+  try {
+    for await (const page of store.postWorkspaces()) await liveDocs.setWorkspaces(page);
+  } catch (err) {
+    logger.warn("could not tell collab the posts' workspaces", { error: errorMessage(err) });
+  }
+}

@@ -95,16 +95,22 @@ export class PostOperations {
         throw err;
       }
     }
-    if (content) {
-      try {
-        await liveDocs.setContent(record.post_id, record.workspace_id, content);
-      } catch (err) {
-        // The stored copy holds the text; reads fall back to it while there is no document.
-        logger.warn("could not seed the live document of a new post", {
+    try {
+      // Collab learns the post's workspace (a socket opens only for it) with the first text.
+      if (content) await liveDocs.setContent(record.post_id, record.workspace_id, content);
+      else {
+        await liveDocs.setWorkspaces([{
           post_id: record.post_id,
-          error: errorMessage(err),
-        });
+          workspace_id: record.workspace_id,
+        }]);
       }
+    } catch (err) {
+      // The stored copy holds the text; reads fall back to it while there is no document. The
+      // workspace is told again when this service next starts.
+      logger.warn("could not seed the live document of a new post", {
+        post_id: record.post_id,
+        error: errorMessage(err),
+      });
     }
     return withContent(record, content);
   }
@@ -162,10 +168,21 @@ export class PostOperations {
 
   /** Removes the post; its comments and live document go with the `purge_post` job. */
   async delete(workspaceId: string, postId: string): Promise<PostRecord | null> {
-    const { store, queue } = this.deps;
-    return await store.deletePost(workspaceId, postId, (op) => {
+    const { store, queue, liveDocs, logger } = this.deps;
+    const deleted = await store.deletePost(workspaceId, postId, (op) => {
       queue.enqueue(op, { type: "purge_post", post_id: postId });
     });
+    // No socket opens on a deleted post from now on; the queued purge removes it again if this
+    // call fails.
+    if (deleted) {
+      await liveDocs.deleteDoc(postId).catch((err) =>
+        logger.warn("could not remove the live document of a deleted post yet", {
+          post_id: postId,
+          error: errorMessage(err),
+        })
+      );
+    }
+    return deleted;
   }
 
   /** 404 `Post not found` unless the post is in that workspace. */

@@ -32,6 +32,8 @@ function fakeLiveDocs(mode: "present" | "absent" | "failing") {
       return Promise.resolve();
     },
     broadcast: () => Promise.resolve(),
+    fingerprints: () => Promise.resolve(new Map()),
+    setWorkspaces: () => Promise.resolve(),
   };
   return { live, docs };
 }

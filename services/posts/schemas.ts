@@ -324,11 +324,6 @@ export const internalContentBody = z.object({
   workspace_id: z.string().max(ID_MAX, "workspace_id is too long").optional(),
 });
 
-/** Collab's notice of a live text change: the SHA-256 of the text, lower-case hex. */
-export const textChangedBody = z.object({
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, "sha256 must be 64 hex digits"),
-});
-
 // ---------------------------------------------------------------- responses
 
 export const postListSchema = z.object({

@@ -10,6 +10,9 @@
  *   when collab is absent). Chunked so a long text never exceeds one KV value.
  * - `["posts_by_published_at", publishedAt, postId]` → workspaceId, while the post is published
  * - `["post_counters", "total"]` → KvU64, the number of posts
+ * - `["approved_texts", postId]` → ApprovedText, while the post is approved or scheduled with a
+ *   review's fingerprint (the live texts compared against it; written with the post)
+ * - `["approved_texts_indexed"]` → true once the index above covers every post
  * - `["examples", workspaceId, exampleId]` → Example
  * - `["comments", postId, commentId]` → CommentRecord (ULIDs: insertion order)
  * - `["comment_replies", postId, commentId, replyId]` → Reply
@@ -35,6 +38,7 @@ import type {
   Review,
 } from "./schemas.ts";
 import {
+  approvedTextKey,
   commentKey,
   commentRepliesPrefix,
   exampleKey,
@@ -82,8 +86,34 @@ export interface StoredPost extends PostRecord {
   publish_retries?: number;
 }
 
+/** What the live-text check needs of an approved post: where it is and what was approved. */
+export interface ApprovedText {
+  workspace_id: string;
+  fingerprint: string;
+}
+
 export type Also = (op: Deno.AtomicOperation) => void;
 type Attempt<T> = Promise<{ ok: true; value: T } | { ok: false }>;
+
+const APPROVED_TEXTS_PREFIX: Deno.KvKey = ["approved_texts"];
+const APPROVED_TEXTS_INDEXED: Deno.KvKey = ["approved_texts_indexed"];
+
+/** Keeps `["approved_texts", postId]` in step with the post written in the same commit. */
+function indexApproval(op: Deno.AtomicOperation, postId: string, post: StoredPost | null): void {
+  const approved = post && (post.status === "approved" || post.status === "scheduled") &&
+    post.approved_fingerprint;
+  if (approved) {
+    op.set(
+      approvedTextKey(postId),
+      {
+        workspace_id: post.workspace_id,
+        fingerprint: post.approved_fingerprint!,
+      } satisfies ApprovedText,
+    );
+  } else {
+    op.delete(approvedTextKey(postId));
+  }
+}
 
 function splitContent(content: string): string[] {
   const chunks: string[] = [];
@@ -184,6 +214,7 @@ export class PostsStore {
         const next = change(structuredClone(before), op);
         if (!next) return { ok: true, value: { before, after: before, changed: false } };
         op.set(key, next);
+        indexApproval(op, postId, next);
         const res = await op.commit();
         return res.ok ? { ok: true, value: { before, after: next, changed: true } } : {
           ok: false,
@@ -197,6 +228,52 @@ export class PostsStore {
     const ws = await this.kv.get<string>(postWorkspaceKey(postId));
     if (!ws.value) return null;
     return await this.getPost(ws.value, postId);
+  }
+
+  /** The approved or scheduled posts whose approval holds a fingerprint, a page at a time. */
+  async *approvedTexts(page = 1_000): AsyncGenerator<Map<string, ApprovedText>> {
+    let batch = new Map<string, ApprovedText>();
+    for await (const e of this.kv.list<ApprovedText>({ prefix: APPROVED_TEXTS_PREFIX })) {
+      batch.set(e.key[1] as string, e.value);
+      if (batch.size >= page) {
+        yield batch;
+        batch = new Map();
+      }
+    }
+    if (batch.size > 0) yield batch;
+  }
+
+  /**
+   * Builds `["approved_texts", postId]` from the posts themselves: at start when it was never
+   * built (posts approved before it existed), and after a restore (`force`). Each entry is
+   * written checked against the post, so a concurrent change is not undone.
+   */
+  async indexApprovedTexts(force = false): Promise<void> {
+    if (!force && (await this.kv.get(APPROVED_TEXTS_INDEXED)).value) return;
+    for await (const entry of this.kv.list<StoredPost>({ prefix: ["posts"] })) {
+      const op = this.kv.atomic().check(entry);
+      indexApproval(op, entry.value.post_id, entry.value);
+      await op.commit();
+    }
+    for await (const e of this.kv.list<ApprovedText>({ prefix: APPROVED_TEXTS_PREFIX })) {
+      const postId = e.key[1] as string;
+      const post = await this.kv.get(postKey(e.value.workspace_id, postId));
+      if (!post.value) await this.kv.atomic().check(e).check(post).delete(e.key).commit();
+    }
+    await this.kv.set(APPROVED_TEXTS_INDEXED, true);
+  }
+
+  /** Every post's id and workspace, a page at a time (to tell collab where each post is). */
+  async *postWorkspaces(page = 1_000): AsyncGenerator<{ post_id: string; workspace_id: string }[]> {
+    let batch: { post_id: string; workspace_id: string }[] = [];
+    for await (const e of this.kv.list<string>({ prefix: ["post_workspaces"] })) {
+      batch.push({ post_id: e.key[1] as string, workspace_id: e.value });
+      if (batch.length >= page) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
   }
 
   /** Every scheduled post of every workspace, with its publishing fields (after a restore). */
@@ -287,6 +364,7 @@ export class PostsStore {
           after.content_chunks = writeContent(op, postId, update.content, before.content_chunks);
         }
         op.set(key, after);
+        indexApproval(op, postId, after);
         const res = await op.commit();
         return res.ok
           ? { ok: true, value: { before: publicRecord(before), after: publicRecord(after) } }
@@ -306,6 +384,7 @@ export class PostsStore {
       if (!entry.value) return { ok: true, value: null };
       const post = entry.value;
       const op = this.kv.atomic().check(entry).delete(key).delete(postWorkspaceKey(postId))
+        .delete(approvedTextKey(postId))
         .sum(postCountKey(), U64_WRAP - 1n);
       for (let n = 0; n < post.content_chunks; n++) op.delete(postContentKey(postId, n));
       also?.(op);

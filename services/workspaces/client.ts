@@ -77,7 +77,10 @@ export class WorkspacesClient {
     return m as Membership & { role: WorkspaceRole };
   }
 
-  /** Turns pending invites for `email` into memberships of `userId` (called on confirm). */
+  /**
+   * Turns pending invites for `email` into memberships of `userId` at once (the service also
+   * claims them itself when the account next shows up).
+   */
   async acceptInvites(email: string, userId: string): Promise<void> {
     await this.#client.send("POST", "/internal/invites/accept", {
       body: { email, user_id: userId },

@@ -2,22 +2,39 @@ import type { ServiceApp } from "../../shared/http/service_app.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import { internalBody } from "../../shared/http/internal_input.ts";
 import { acceptInvitesBodySchema, MAX_ID_LENGTH } from "./schemas.ts";
+import type { InviteClaims } from "./invite_claims.ts";
 import type { WorkspacesStore } from "./store.ts";
 
 /**
  * The peers-only API (never routed by the gateway, left out of the OpenAPI document): the
- * membership check every workspace-scoped service makes, invite acceptance for the auth
- * service, and the admin service's workspace oversight.
+ * membership check every workspace-scoped service makes, invite acceptance, and the admin
+ * service's workspace oversight.
  */
-export function mountInternalRoutes(app: ServiceApp, store: WorkspacesStore): void {
+export function mountInternalRoutes(
+  app: ServiceApp,
+  store: WorkspacesStore,
+  claims: InviteClaims,
+): void {
   /** Always 200: `role` null for a non-member, `workspace_status` null for no workspace. */
   app.get("/internal/workspaces/:wsId/members/:userId", async (c) => {
     const wsId = c.req.param("wsId");
     const userId = c.req.param("userId");
     // An id longer than any key we write cannot name a workspace or a member.
-    const view = wsId.length > MAX_ID_LENGTH || userId.length > MAX_ID_LENGTH
-      ? { workspace: null, membership: null }
-      : await store.membership(wsId, userId);
+    if (wsId.length > MAX_ID_LENGTH || userId.length > MAX_ID_LENGTH) {
+      return c.json({
+        workspace_id: wsId,
+        user_id: userId,
+        role: null,
+        workspace_status: null,
+        owner_id: null,
+      });
+    }
+    let view = await store.membership(wsId, userId);
+    // A member's check costs one read; only a missing membership looks for an invite to claim.
+    if (view.workspace && !view.membership) {
+      await claims.forUser(userId);
+      view = await store.membership(wsId, userId);
+    }
     return c.json({
       workspace_id: wsId,
       user_id: userId,
@@ -35,6 +52,7 @@ export function mountInternalRoutes(app: ServiceApp, store: WorkspacesStore): vo
 
   app.get("/internal/users/:userId/workspaces", async (c) => {
     const userId = c.req.param("userId");
+    if (userId.length <= MAX_ID_LENGTH) await claims.forUser(userId);
     const found = userId.length > MAX_ID_LENGTH ? [] : await store.listForUser(userId);
     return c.json({
       workspaces: found.map(({ workspace, role }) => ({

@@ -15,8 +15,8 @@ import {
 } from "./schemas.ts";
 
 /** The members and pending invites of a workspace (spec: Workspaces). */
-export function mountMemberRoutes(app: ServiceApp, { store, auth }: RouteDeps): void {
-  const members = new MemberOperations(store, auth);
+export function mountMemberRoutes(app: ServiceApp, { store, auth, claims }: RouteDeps): void {
+  const members = new MemberOperations(store, auth, claims);
 
   app.openapi(
     createRoute({

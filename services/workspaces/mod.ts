@@ -4,6 +4,7 @@ import { openServiceKv } from "../../shared/kv.ts";
 import { withReadCache } from "../../shared/kv_cache.ts";
 import type { ServiceFactory } from "../../shared/service.ts";
 import { AuthClient } from "../auth/client.ts";
+import { InviteClaims } from "./invite_claims.ts";
 import { mountInternalRoutes } from "./internal_routes.ts";
 import { mountWorkspaceRoutes } from "./routes.ts";
 import { mountMemberRoutes } from "./member_routes.ts";
@@ -24,10 +25,17 @@ export const createWorkspacesService: ServiceFactory = async (
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
   mountServiceInternals(app, () => ready, { kv, keys: KEY_FAMILIES });
-  mountInternalRoutes(app, store);
-  mountWorkspaceRoutes(app, { store, auth });
-  mountMemberRoutes(app, { store, auth });
-  mountListRoutes(app, { store, auth });
+  const claims = new InviteClaims(store, auth);
+  mountInternalRoutes(app, store, claims);
+  // A caller's pending invites are theirs before any public route answers about memberships.
+  app.use("/api/*", async (c, next) => {
+    const caller = c.get("caller");
+    if (caller) await claims.forCaller(caller.user_id, caller.email);
+    await next();
+  });
+  mountWorkspaceRoutes(app, { store, auth, claims });
+  mountMemberRoutes(app, { store, auth, claims });
+  mountListRoutes(app, { store, auth, claims });
   return {
     name: "workspaces",
     fetch: app.fetch,

@@ -1,4 +1,5 @@
 import type { AuthClient } from "../auth/client.ts";
+import type { InviteClaims } from "./invite_claims.ts";
 import { requireActiveMember } from "./rules.ts";
 import type { MembershipRecord, PendingInvite } from "./schemas.ts";
 import type { WorkspacesStore } from "./store.ts";
@@ -14,7 +15,11 @@ export type AddMemberResult =
  * each member's profile.
  */
 export class MemberOperations {
-  constructor(private readonly store: WorkspacesStore, private readonly auth: AuthClient) {}
+  constructor(
+    private readonly store: WorkspacesStore,
+    private readonly auth: AuthClient,
+    private readonly claims: InviteClaims,
+  ) {}
 
   /**
    * Adds the account that owns `email`, or invites the email. A confirmed account becomes a
@@ -48,6 +53,7 @@ export class MemberOperations {
   async listWithProfiles(wsId: string, callerId: string) {
     const view = await this.store.membership(wsId, callerId);
     requireActiveMember(view.workspace, view.membership);
+    await this.claims.forWorkspace(wsId);
     const members = await this.store.listMembers(wsId);
     const profiles = await this.auth.getUsers(members.map((m) => m.user_id));
     return members.map((m) => {
@@ -58,7 +64,10 @@ export class MemberOperations {
 
   /** The pending invites as a member sees them, oldest first. */
   async pendingInvites(wsId: string, callerId: string): Promise<PendingInvite[]> {
-    const invites = await this.store.listInvitesForMember(wsId, callerId);
+    const view = await this.store.membership(wsId, callerId);
+    requireActiveMember(view.workspace, view.membership);
+    await this.claims.forWorkspace(wsId);
+    const invites = await this.store.listInvites(wsId);
     return invites.map((i) => ({
       workspace_id: i.workspace_id,
       email: i.email,

@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { AuthClient } from "../auth/client.ts";
+import type { InviteClaims } from "./invite_claims.ts";
 import { requireActiveMember } from "./rules.ts";
 import {
   createWorkspaceBodySchema,
@@ -16,6 +17,7 @@ import type { WorkspacesStore } from "./store.ts";
 export interface RouteDeps {
   store: WorkspacesStore;
   auth: AuthClient;
+  claims: InviteClaims;
 }
 
 /** The public workspace routes (spec: Workspaces); members and invites are in member_routes.ts. */

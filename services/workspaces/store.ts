@@ -388,15 +388,6 @@ export class WorkspacesStore {
   }
 
   /**
-   * A member's view of the pending invites. Checks: membership (403), active (404).
-   */
-  async listInvitesForMember(wsId: string, userId: string): Promise<InviteRecord[]> {
-    const view = await this.membership(wsId, userId);
-    requireActiveMember(view.workspace, view.membership);
-    return await this.listInvites(wsId);
-  }
-
-  /**
    * Cancels a pending invite: both keys go in one commit. Checks: membership (403), role
    * owner/editor (403), active (404), invite exists (404). An invite accepted (or cancelled)
    * concurrently fails the `check` and the retry answers 404.
@@ -416,6 +407,14 @@ export class WorkspacesStore {
         .commit();
       return outcome(res, undefined);
     }, COMMIT_TRIES);
+  }
+
+  /** Whether any workspace has a pending invite for `email` (one short list read). */
+  async hasInvitesFor(email: string): Promise<boolean> {
+    for await (const _ of this.kv.list({ prefix: emailInvitesPrefix(email) }, { limit: 1 })) {
+      return true;
+    }
+    return false;
   }
 
   /**

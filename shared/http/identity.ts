@@ -9,10 +9,13 @@ export const INTERNAL_SECRET_HEADER = "x-cp-internal";
 export const CALLER_HEADER = "x-cp-caller";
 export const REQUEST_ID_HEADER = "x-request-id";
 /**
- * On a WebSocket upgrade the gateway relays to collab deployed apart: the user whose ticket the
- * gateway checked and used up (a ticket opens one socket). Read only beside the internal secret.
+ * On a WebSocket upgrade the gateway relays to collab deployed apart: the admission collab
+ * answered on `/internal/ws/admit` (collab's checks passed, its ticket used up), signed by
+ * collab with the internal secret. Read only beside the internal secret.
  */
-export const WS_TICKET_USER_HEADER = "x-cp-ws-user";
+export const WS_ADMISSION_HEADER = "x-cp-ws-admission";
+/** Where the gateway asks collab deployed apart to check an upgrade before relaying it. */
+export const WS_ADMIT_PATH = "/internal/ws/admit";
 
 export const callerSchema = z.object({
   user_id: z.string().min(1),

@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../log.ts";
 import type { AiBackendSettings } from "./config.ts";
 
 export type ChatMessage = { role: "system" | "user" | "assistant"; content: string };

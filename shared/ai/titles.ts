@@ -1,6 +1,6 @@
-import type { Logger } from "../../shared/log.ts";
-import { errorMessage } from "../../shared/log.ts";
-import { type AiBackend, AiBackendError } from "./ai_backend.ts";
+import type { Logger } from "../log.ts";
+import { errorMessage } from "../log.ts";
+import { type AiBackend, AiBackendError } from "./backend.ts";
 import { fallbackTitle } from "./fallback_title.ts";
 
 /** The server side of a title call stops before the client's 5 s deadline. */
@@ -51,4 +51,28 @@ export async function makeTitle(
     });
   }
   return { title: fallbackTitle(text), source: "fallback" };
+}
+
+/**
+ * A title for `text` within `deadlineMs`: the model's when it answers in time, else the
+ * fallback. Never fails, so a capture is never lost to an AI failure.
+ */
+export async function titleWithin(
+  backend: AiBackend | null,
+  text: string,
+  logger: Logger,
+  deadlineMs: number,
+): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), deadlineMs);
+  });
+  try {
+    const made = await Promise.race([makeTitle(backend, text, logger), deadline]);
+    if (made) return made.title;
+    logger.warn("title took too long; using the fallback title", { deadline_ms: deadlineMs });
+  } finally {
+    clearTimeout(timer);
+  }
+  return fallbackTitle(text);
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { startFakeChatCompletions } from "../../tests/fakes/chat_completions.ts";
-import { createLogger } from "../../shared/log.ts";
-import { AiBackend, AiBackendError } from "./ai_backend.ts";
+import { createLogger } from "../log.ts";
+import { AiBackend, AiBackendError } from "./backend.ts";
 
 const logger = createLogger("genai-test");
 const opts = { sanitizeOps: false, sanitizeResources: false };

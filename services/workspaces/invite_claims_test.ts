@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { ServiceDirectory } from "../../shared/service_directory.ts";
+import { AuthClient, type UserProfile } from "../auth/client.ts";
+import { InviteClaims } from "./invite_claims.ts";
+import { WorkspacesStore } from "./store.ts";
+
+function profile(userId: string, email: string, confirmed: boolean): UserProfile {
+  const now = new Date().toISOString();
+  return {
+    user_id: userId,
+    email,
+    name: userId,
+    role: "member",
+    status: "approved",
+    approved: true,
+    confirmed,
+    enabled: true,
+    created_at: now,
+    updated_at: now,
+    last_login: null,
+  };
+}
+
+/** Auth's internal user lookups, answered from `users`; `asked` counts the calls. */
+function fakeAuth(users: UserProfile[]) {
+  const state = { asked: 0 };
+  const directory = new ServiceDirectory().register("auth", (req) => {
+    state.asked++;
+    const path = decodeURIComponent(new URL(req.url).pathname);
+    const byEmail = /^\/internal\/users\/by-email\/(.+)$/.exec(path);
+    const byId = /^\/internal\/users\/([^/]+)$/.exec(path);
+    const found = byEmail
+      ? users.find((u) => u.email === byEmail[1])
+      : byId
+      ? users.find((u) => u.user_id === byId[1])
+      : undefined;
+    return found ? Response.json(found) : Response.json({ error: "not found" }, { status: 404 });
+  });
+  return { auth: new AuthClient(directory, "0123456789abcdef0123456789abcdef"), state };
+}
+
+Deno.test("the workspaces service claims a confirmed account's pending invites itself", async (t) => {
+  const kv = await Deno.openKv(":memory:");
+  const store = new WorkspacesStore(kv);
+  const users = [
+    profile("u-caller", "caller@example.test", true),
+    profile("u-byid", "byid@example.test", true),
+    profile("u-listed", "listed@example.test", true),
+    profile("u-unconfirmed", "pending@example.test", false),
+  ];
+  const { auth, state } = fakeAuth(users);
+  const claims = new InviteClaims(store, auth);
+  const ws = await store.create({ ownerId: "u-owner", name: "Team" });
+  const wsId = ws.workspace_id;
+  const invite = (email: string, role: "editor" | "viewer" = "editor") =>
+    store.invite({ wsId, callerId: "u-owner", email, role });
+  const roleOf = async (userId: string) => (await store.membership(wsId, userId)).membership?.role;
+  try {
+    await t.step("a caller's verified email: its invites become memberships", async () => {
+      await invite("caller@example.test", "viewer");
+      await claims.forCaller("u-caller", "Caller@Example.test");
+      assert.equal(await roleOf("u-caller"), "viewer");
+      assert.deepEqual(await store.listInvites(wsId), []);
+    });
+
+    await t.step("a caller with no invite costs one read, then nothing for a while", async () => {
+      const before = state.asked;
+      await claims.forCaller("u-caller", "caller@example.test");
+      await claims.forUser("u-caller");
+      assert.equal(state.asked, before, "auth is not asked about a user just checked");
+    });
+
+    await t.step("a user known by id: the confirmed account's email from auth", async () => {
+      await invite("byid@example.test");
+      await claims.forUser("u-byid");
+      assert.equal(await roleOf("u-byid"), "editor");
+    });
+
+    await t.step("a workspace's invites: claimed for confirmed accounts only", async () => {
+      await invite("listed@example.test");
+      await invite("pending@example.test");
+      await invite("nobody@example.test");
+      await claims.forWorkspace(wsId);
+      assert.equal(await roleOf("u-listed"), "editor");
+      assert.equal(await roleOf("u-unconfirmed"), undefined);
+      assert.deepEqual(
+        (await store.listInvites(wsId)).map((i) => i.email).sort(),
+        ["nobody@example.test", "pending@example.test"],
+      );
+    });
+  } finally {
+    kv.close();
+  }
+});
