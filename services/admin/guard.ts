@@ -4,6 +4,7 @@ import { forbidden } from "../../shared/http/app_error.ts";
 import { bearer, err } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceEnv } from "../../shared/http/service_app.ts";
 import { ADMIN_MESSAGES } from "./schemas.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 /** Every `/api/admin/*` call: the caller's `custom:role` claim must be `admin` (403 first). */
 export function adminGuard(): MiddlewareHandler<ServiceEnv> {
@@ -21,5 +22,5 @@ export function adminGuard(): MiddlewareHandler<ServiceEnv> {
 export const adminRoute = { tags: ["Admin"], security: bearer } satisfies Partial<RouteConfig>;
 export const guardResponses = {
   401: err("Missing or invalid access token"),
-  403: err("Admin access required"),
+  403: err(MESSAGES.adminRequired),
 };

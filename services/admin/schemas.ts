@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { workspaceRecordSchema } from "../workspaces/client.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export const ADMIN_MESSAGES = {
-  adminRequired: "Admin access required",
+  adminRequired: MESSAGES.adminRequired,
   userNotFound: "User not found",
   keyRequired: "key is required",
   keyPattern: "key must match _backups/*.zip",

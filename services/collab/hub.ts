@@ -6,6 +6,7 @@ import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
 import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";
 import type { DocStore, FollowedHeads, Signal } from "./store.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 /** How many texts' fingerprints are remembered (the oldest are forgotten first). */
 const MAX_FINGERPRINTS = 10_000;
@@ -559,7 +560,7 @@ export class CollabHub {
         closeEach(
           entries,
           CloseCode.Forbidden,
-          "Not a workspace member",
+          MESSAGES.notMember,
           "collab_membership_closed",
         );
       }));

@@ -12,6 +12,7 @@ import type { CollabHub } from "./hub.ts";
 import { CloseCode } from "./protocol.ts";
 import type { Connection, DocumentRoom } from "./room.ts";
 import { wsQuerySchema } from "./schemas.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 /** What the upgrade checks need: the ticket (auth), membership (workspaces), the post's workspace. */
 export interface WsAccess {
@@ -161,10 +162,10 @@ export function createWsHandler(
         userId = found.user_id;
         if (!await access.isActive(userId)) return refuse(401, "Invalid or expired ticket");
         const membership = await access.membership(workspaceId, userId);
-        if (!membership.role) return refuse(403, "Not a workspace member");
+        if (!membership.role) return refuse(403, MESSAGES.notMember);
         if (membership.workspace_status !== "active") return refuse(404, "Workspace not found");
         if (await access.docWorkspace(docId) !== workspaceId) {
-          return refuse(404, "Post not found");
+          return refuse(404, MESSAGES.postNotFound);
         }
         if (admitOnly) {
           const admission = await signAdmission(internalSecret, { userId, docId, workspaceId });

@@ -19,11 +19,12 @@ import type {
   ProofreadResponse,
 } from "./schemas.ts";
 import type { GenaiStore } from "./store.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export const NOT_CONFIGURED = "AI backend not configured";
 export const IDEA_NOT_FOUND = "Idea not found";
 export const PROMPT_NOT_FOUND = "Prompt not found";
-export const POST_NOT_FOUND = "Post not found";
+export const POST_NOT_FOUND = MESSAGES.postNotFound;
 export const BACKEND_FAILED = "The AI backend failed to answer";
 
 export type GenType = "generate" | "iterate" | "proofread";

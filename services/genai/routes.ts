@@ -10,13 +10,14 @@ import {
   proofreadBody,
   proofreadResponse,
 } from "./schemas.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 const tags = ["GenAI"];
 
 /** The answers every AI route shares beyond its own 200, 400 and 404. */
 const common = {
   401: err("Missing or invalid access token"),
-  403: err("Not a workspace member"),
+  403: err(MESSAGES.notMember),
   429: err("The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows"),
   500: err("The AI backend failed (throttling that persisted after 3 retries, or an error)"),
   503: err("AI backend not configured"),

@@ -20,6 +20,7 @@ import {
   deletedSchema,
   tokenIdParam,
 } from "./schemas.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export const CAPTURE_HEADER = "X-Capture-Token";
 export const CAPTURE_PATH = "/api/quick-capture";
@@ -57,7 +58,7 @@ const createToken = createRoute({
     201: json(captureTokenSchema, "The token (shown once) and the capture address"),
     400: err("workspace_id missing"),
     401: err("No caller identity"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
   },
 });
 
@@ -131,7 +132,7 @@ export function mountQuickCapture(
       201: json(captureResultSchema, "Captured"),
       400: err("title is required"),
       401: err("Header missing, or token unknown or revoked, or its user disabled or rejected"),
-      403: err("Not a workspace member"),
+      403: err(MESSAGES.notMember),
       429: err("Too many captures with this token in this minute"),
     },
   });

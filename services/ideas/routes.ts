@@ -16,6 +16,7 @@ import {
   workspaceQuery,
 } from "./schemas.ts";
 import type { IdeasStore } from "./store.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export interface IdeasDeps {
   store: IdeasStore;
@@ -43,7 +44,7 @@ const createIdea = createRoute({
     201: json(ideaSchema, "The idea, status `new`"),
     400: err("workspace_id or title blank"),
     401: err("No caller identity"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
   },
 });
 
@@ -57,7 +58,7 @@ const listIdeas = createRoute({
   responses: {
     200: json(ideaListSchema, "The ideas"),
     400: err("workspaceId missing or a filter invalid"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
   },
 });
 
@@ -71,7 +72,7 @@ const getIdea = createRoute({
   responses: {
     200: json(ideaSchema, "The idea"),
     400: err("workspaceId missing"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
     404: err("Idea not found"),
   },
 });
@@ -89,7 +90,7 @@ const updateIdea = createRoute({
   responses: {
     200: json(ideaSchema, "The idea"),
     400: err("workspace_id blank, or title blank or over 500 characters"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
     404: err("Idea not found"),
   },
 });
@@ -104,7 +105,7 @@ const deleteIdea = createRoute({
   responses: {
     200: json(deletedSchema, "Deleted"),
     400: err("workspaceId missing"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
     404: err("Idea not found"),
   },
 });
@@ -122,7 +123,7 @@ const changeStatus = createRoute({
   responses: {
     200: json(ideaSchema, "The idea"),
     400: err("workspace_id or status blank, or status not `new` or `converted`"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
     404: err("Idea not found"),
     409: err("Transition from '<current>' to '<new>' is not allowed"),
   },

@@ -9,10 +9,11 @@ import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsClient } from "../posts/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import { type Annotation, toolDescriptions, toolInputs, type ToolName } from "./schemas.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export const SERVER_INFO = { name: "content-pipeline", version: "1.0.0" } as const;
 
-const POST_NOT_FOUND = "Post not found";
+const POST_NOT_FOUND = MESSAGES.postNotFound;
 const IDEA_NOT_FOUND = "Idea not found";
 
 /**

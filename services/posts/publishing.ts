@@ -1,6 +1,6 @@
 import { AppError, conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
-import { newId } from "../../shared/ids.ts";
+import { newId, randomToken, sha256Hex } from "../../shared/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { ServiceQueue } from "../../shared/queue.ts";
 import { nowIso, toIso } from "../../shared/time.ts";
@@ -19,6 +19,7 @@ import {
   linkedinPublicationKey,
   linkedinStateKey as stateKey,
 } from "./keys.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export const PUBLISH_MESSAGES = {
   notConfigured: "LinkedIn is not configured",
@@ -33,7 +34,7 @@ export const PUBLISH_MESSAGES = {
   notScheduled: "Post is not scheduled",
   publishing: "Post is being published; wait for the outcome",
   unknownOutcome: "Publishing outcome unknown; check LinkedIn before retrying",
-  editorRole: "Owner or editor role required",
+  editorRole: MESSAGES.ownerOrEditorRequired,
   changedSinceApproval: "Changed since approval",
   otherBrowser:
     "This LinkedIn authorization was started in another browser: connect again from the workspace settings",
@@ -74,15 +75,6 @@ interface LinkedInState {
   created_at: string;
   /** SHA-256 of the nonce in the starting browser's `CONNECT_COOKIE` */
   nonce_hash?: string;
-}
-
-const sha256Hex = textFingerprint;
-
-function randomHex(bytes: number): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(bytes)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
 }
 
 /** Whether a workspace role may publish for the workspace's LinkedIn member or page. */
@@ -126,8 +118,8 @@ export class Publishing {
     const m = await workspaces.requireMember(workspaceId, caller.user_id);
     if (!canPublish(m.role)) throw forbidden(PUBLISH_MESSAGES.connectRole);
     if (!linkedin.configured) throw new AppError(503, PUBLISH_MESSAGES.notConfigured);
-    const state = randomHex(32);
-    const nonce = randomHex(32);
+    const state = randomToken(32);
+    const nonce = randomToken(32);
     const record: LinkedInState = {
       workspace_id: workspaceId,
       user_id: caller.user_id,

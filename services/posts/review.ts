@@ -1,7 +1,7 @@
 import { buildMessage, type TemplateName } from "../../shared/delivery/mod.ts";
 import { AppError, conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
-import { newId } from "../../shared/ids.ts";
+import { newId, sha256Hex } from "../../shared/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { ServiceQueue } from "../../shared/queue.ts";
 import { nowIso } from "../../shared/time.ts";
@@ -32,11 +32,8 @@ export const REVIEW_MESSAGES = {
 /** The note of the history entry that records a voided approval. */
 export const APPROVAL_VOIDED_NOTE = "text changed after approval";
 
-/** SHA-256 (hex) of a post's text: what an approval is bound to (CONTRACT 12). */
-export async function textFingerprint(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+/** SHA-256 (hex) of a post's text: what an approval is bound to. */
+export const textFingerprint: (text: string) => Promise<string> = sha256Hex;
 
 export interface ReviewDeps {
   store: PostsStore;

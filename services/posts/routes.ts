@@ -17,6 +17,7 @@ import {
   workspaceQuery,
 } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export interface PostsRouteDeps {
   store: PostsStore;
@@ -154,7 +155,7 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       const allowed = post.author_id === caller.user_id || membership.role === "owner" ||
         caller.role === "admin";
       if (!allowed) throw forbidden("Not authorized to delete this post");
-      if (!await posts.delete(workspaceId, id)) throw notFound("Post not found");
+      if (!await posts.delete(workspaceId, id)) throw notFound(MESSAGES.postNotFound);
       return c.json({ deleted: true as const }, 200);
     },
   );

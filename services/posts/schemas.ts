@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { toIso } from "../../shared/time.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 /** Ids end up in KV keys (2 KiB at most), so they are length-checked before anything else. */
 export const ID_MAX = 200;
@@ -17,7 +18,7 @@ export const TEXT_EXCERPT_MAX = 2_000;
 export const POST_STATUSES = ["draft", "in_review", "approved", "scheduled", "published"] as const;
 export type PostStatus = typeof POST_STATUSES[number];
 
-export const POST_NOT_FOUND = "Post not found";
+export const POST_NOT_FOUND = MESSAGES.postNotFound;
 export const COMMENT_NOT_FOUND = "Comment not found";
 export const REPLY_NOT_FOUND = "Reply not found";
 export const EXAMPLE_NOT_FOUND = "Example not found";

@@ -15,6 +15,7 @@ import {
   workspaceQuery,
 } from "./schemas.ts";
 import type { PromptsStore } from "./store.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export interface PromptsDeps {
   store: PromptsStore;
@@ -37,7 +38,7 @@ const createPrompt = createRoute({
   responses: {
     201: json(promptSchema, "The prompt, `is_default` false"),
     400: err("A required field missing, or the tone invalid (valid tones listed alphabetically)"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
   },
 });
 
@@ -51,7 +52,7 @@ const listPrompts = createRoute({
   responses: {
     200: json(promptListSchema, "The caller's prompts"),
     400: err("workspaceId missing"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
   },
 });
 
@@ -65,7 +66,7 @@ const getPrompt = createRoute({
   responses: {
     200: json(promptSchema, "The prompt"),
     400: err("workspaceId missing"),
-    403: err("Not a workspace member"),
+    403: err(MESSAGES.notMember),
     404: err("Prompt not found"),
   },
 });

@@ -9,6 +9,7 @@ import {
   workspaceRoleSchema,
   workspaceSchema,
 } from "./schemas.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export type Membership = z.infer<typeof membershipAnswerSchema>;
 export type { Workspace, WorkspaceRole };
@@ -72,7 +73,7 @@ export class WorkspacesClient {
     }
   > {
     const m = await this.membership(workspaceId, userId);
-    if (!m.role) throw new AppError(403, "Not a workspace member");
+    if (!m.role) throw new AppError(403, MESSAGES.notMember);
     if (m.workspace_status !== "active") throw new AppError(404, "Workspace not found");
     return m as Membership & { role: WorkspaceRole };
   }

@@ -9,6 +9,7 @@ import {
   putListBodySchemas,
   workspaceQuerySchema,
 } from "./schemas.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 /** Either PUT body: the list under the kind's own name. */
 type PutListBody = { workspace_id: string } & Partial<Record<ListKind, ListItem[]>>;
@@ -29,7 +30,7 @@ export function mountListRoutes(app: ServiceApp, { store }: RouteDeps): void {
         responses: {
           200: json(itemsResponseSchema, `The ${kind}`),
           400: err("workspaceId missing or empty"),
-          403: err("Not a workspace member"),
+          403: err(MESSAGES.notMember),
           404: err("Workspace soft-deleted"),
         },
       }),
@@ -51,7 +52,7 @@ export function mountListRoutes(app: ServiceApp, { store }: RouteDeps): void {
         responses: {
           200: json(itemsResponseSchema, "What was saved"),
           400: err("workspace_id missing or empty, or the list invalid"),
-          403: err("Not a workspace member"),
+          403: err(MESSAGES.notMember),
           404: err("Workspace soft-deleted"),
         },
       }),

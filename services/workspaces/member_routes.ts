@@ -13,6 +13,7 @@ import {
   membershipRecordSchema,
   pendingInviteListSchema,
 } from "./schemas.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 /** The members and pending invites of a workspace (spec: Workspaces). */
 export function mountMemberRoutes(app: ServiceApp, { store, auth, claims }: RouteDeps): void {
@@ -58,7 +59,7 @@ export function mountMemberRoutes(app: ServiceApp, { store, auth, claims }: Rout
       request: { params: idParamSchema },
       responses: {
         200: json(memberListSchema, "The members"),
-        403: err("Not a workspace member"),
+        403: err(MESSAGES.notMember),
         404: err("Workspace soft-deleted"),
       },
     }),
@@ -81,7 +82,7 @@ export function mountMemberRoutes(app: ServiceApp, { store, auth, claims }: Rout
       request: { params: idParamSchema },
       responses: {
         200: json(pendingInviteListSchema, "The pending invites"),
-        403: err("Not a workspace member"),
+        403: err(MESSAGES.notMember),
         404: err("Workspace missing or soft-deleted (checked after membership)"),
       },
     }),

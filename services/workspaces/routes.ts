@@ -13,6 +13,7 @@ import {
   workspaceSchema,
 } from "./schemas.ts";
 import type { WorkspacesStore } from "./store.ts";
+import { MESSAGES } from "../../shared/http/messages.ts";
 
 export interface RouteDeps {
   store: WorkspacesStore;
@@ -76,7 +77,7 @@ export function mountWorkspaceRoutes(app: ServiceApp, { store }: RouteDeps): voi
       request: { params: idParamSchema },
       responses: {
         200: json(workspaceDetailSchema, "The workspace"),
-        403: err("Not a workspace member"),
+        403: err(MESSAGES.notMember),
         404: err("Workspace missing or soft-deleted"),
       },
     }),

@@ -1,5 +1,6 @@
 import { AppError } from "../../shared/http/app_error.ts";
 import type { MembershipRecord, Workspace, WorkspaceRole } from "./schemas.ts";
+import { MESSAGES as SHARED_MESSAGES } from "../../shared/http/messages.ts";
 
 /**
  * Who may do what, and the exact answers when they may not. Pure functions over what the
@@ -8,7 +9,7 @@ import type { MembershipRecord, Workspace, WorkspaceRole } from "./schemas.ts";
  * existence (404).
  */
 export const MESSAGES = {
-  notMember: "Not a workspace member",
+  notMember: SHARED_MESSAGES.notMember,
   notFound: "Workspace not found",
   updateRole: "Only the owner or an editor can update the workspace",
   addRole: "Only the owner or an editor can add members",
