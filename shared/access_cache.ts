@@ -36,7 +36,7 @@ export function tokenSessionLive(
   return (token.iat + 1) * 1000 > revokedAt;
 }
 
-/** A cached answer is trusted this long: revocation must land within 5 s (CONTRACT 11). */
+/** A cached answer is trusted this long: revocation must land within 5 s. */
 export const ACCESS_TTL_MS = 2_000;
 const MAX_ENTRIES = 50_000;
 /** Between a user id and a session id in a cache key (neither holds it). */

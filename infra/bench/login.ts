@@ -1,5 +1,5 @@
 /**
- * bench:login -- what wrong passwords cost everyone else (issue 11 items 2 and 3).
+ * bench:login -- what wrong passwords cost everyone else.
  *
  * 1. /healthz latency (p50/p99) while 30 wrong logins/s arrive for 10 s. Each comes from its
  *    own address (X-Forwarded-For through a trusted loopback proxy) for its own unknown email,

@@ -1,5 +1,5 @@
 /**
- * bench:web -- the web app's two budgets (issue 12).
+ * bench:web -- the web app's two budgets.
  *
  * 1. JS transferred for a cold load of the ideas screen (/workspaces/:id/ideas): every script
  *    the browser fetched, seen through playwright's network events in a fresh context (empty

@@ -6,7 +6,7 @@ import type { QueueHandlers } from "../../shared/queue.ts";
 
 /**
  * The actions service's queue messages:
- * - `deliver`: a direct message (CONTRACT section 6), enqueued with the write that causes it;
+ * - `deliver`: a direct message, enqueued with the write that causes it;
  * - `attachment_cleanup`: sent with a delay of the upload URL's lifetime plus a margin; removes
  *   the attachment entry if its upload never arrived (and the entry is still that request's),
  *   and the action's stored bytes that have no entry;

@@ -1,4 +1,4 @@
-/** `deno task start:actions`: the actions service alone (CONTRACT section 9). */
+/** `deno task start:actions`: the actions service alone. */
 import { runStandalone } from "../../shared/runtime/standalone.ts";
 import { createActionsService } from "./mod.ts";
 

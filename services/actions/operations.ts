@@ -40,7 +40,7 @@ export function written(outcome: UpdateOutcome): Action {
 }
 
 /**
- * The action items of CONTRACT section 8 and the direct messages they cause (section 6): each
+ * The action items and the direct messages they cause: each
  * DM is enqueued in the commit of the write that causes it, so a DM never fails the request
  * and a request that fails sends none. Every method checks membership first (403 `Not a
  * workspace member`), then the action (404).

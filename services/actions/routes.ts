@@ -25,7 +25,7 @@ export const refusals = {
 /** The refusal of the routes on one action, after membership. */
 export const unknownAction = { 404: err("No such action in the workspace") };
 
-/** The action routes of CONTRACT section 8; the work is `ActionOperations`'. */
+/** The action routes; the work is `ActionOperations`'. */
 export function mountActionRoutes(app: ServiceApp, actions: ActionOperations): void {
   app.openapi(
     createRoute({

@@ -147,7 +147,7 @@ export type RestoreStarted = z.infer<typeof restoreStartedSchema>;
 
 export const restoreStatusSchema = z.enum(["queued", "running", "succeeded", "failed"]);
 
-/** A restore job: `["restores", job_id]` (CONTRACT section 8). */
+/** A restore job: `["restores", job_id]`. */
 export const restoreJobSchema = z.object({
   job_id: z.string(),
   key: z.string(),

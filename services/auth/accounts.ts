@@ -149,7 +149,7 @@ export class Accounts {
   }
 
   /**
-   * First run (CONTRACT 11): with no admin account and no ADMIN_EMAIL, a one-time setup token
+   * First run: with no admin account and no ADMIN_EMAIL, a one-time setup token
    * is made and only its hash stored; the URL holding it is logged once, for the operator.
    * Answers the URL, or null when no setup is needed.
    */

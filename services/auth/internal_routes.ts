@@ -138,7 +138,7 @@ export function mountInternalRoutes(
    * A ticket's snapshot as it may be used now. A ticket of an account disabled or rejected
    * since it was minted opens nothing, nor one minted before the account's sessions were
    * revoked (a password reset) or by a session revoked since (logout); a demoted admin's
-   * ticket carries the lower role (CONTRACT 11).
+   * ticket carries the lower role.
    */
   async function ticketAnswer(record: WsTicketRecord | null) {
     if (!record) throw new AppError(404, "Ticket not found");

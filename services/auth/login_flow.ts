@@ -84,7 +84,7 @@ export function validateAuthorize(
   if (params.response_type !== "code") {
     return { ok: false, error: "response_type must be code" };
   }
-  // PKCE is required (CONTRACT 11), so every code we issue has a challenge to check.
+  // PKCE is required, so every code we issue has a challenge to check.
   const challenge = params.code_challenge || null;
   if (!challenge) return { ok: false, error: "code_challenge is required (PKCE S256)" };
   if (params.code_challenge_method !== "S256") {

@@ -68,7 +68,7 @@ async function takeMailAllowance(
 
 /**
  * A new account, pending confirmation, with a code mailed. An email whose account was never
- * confirmed is not owned by it: this signup replaces its name and password (CONTRACT 11), and
+ * confirmed is not owned by it: this signup replaces its name and password, and
  * as each replacement mails a code it counts against the confirmation-mail allowance.
  */
 export async function signUp(
@@ -236,8 +236,8 @@ export async function refreshSession(
 
 /**
  * The hosted login's code for tokens and a new session: 400 when the code is unknown, used or
- * expired, its redirect_uri differs, or the PKCE verifier is missing or wrong (CONTRACT 11:
- * a code without a challenge is never exchanged); 403 when the account is unusable.
+ * expired, its redirect_uri differs, or the PKCE verifier is missing or wrong (a code without a
+ * challenge is never exchanged); 403 when the account is unusable.
  */
 export async function exchangeCode(
   accounts: Accounts,
@@ -266,7 +266,7 @@ export async function exchangeCode(
 /**
  * The account of a Google identity: found by its subject, else linked by its (verified)
  * email, else created confirmed and pending approval. A newly confirmed email accepts its
- * pending invites. An account that was never confirmed did not own the email (CONTRACT 11):
+ * pending invites. An account that was never confirmed did not own the email:
  * Google's verified email claims it, clearing the password whoever signed up chose and revoking
  * its sessions. 403 when the email is linked to another Google account.
  */

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
-/** Emails are compared trimmed and lower-cased everywhere (CONTRACT section 3). */
+/** Emails are compared trimmed and lower-cased everywhere. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -32,7 +32,7 @@ export const userRecordSchema = z.object({
   last_login: z.string().nullable(),
   /**
    * Refresh-token families started before this time (ms since the epoch) are revoked: set by a
-   * password reset, a replacing signup and a Google claim (CONTRACT 11). Absent on older records.
+   * password reset, a replacing signup and a Google claim. Absent on older records.
    */
   sessions_revoked_at: z.number().optional(),
 });
@@ -157,7 +157,7 @@ export function derivedStatus(user: UserRecord): "approved" | "pending" | "rejec
   return user.approved ? "approved" : "pending";
 }
 
-/** CONTRACT section 3: at least 8 characters, lowercase, uppercase, digit and symbol. */
+/** The password policy: at least 8 characters, lowercase, uppercase, digit and symbol. */
 export function passwordPolicyViolation(password: string): string | null {
   if (password.length < 8) return "Password must be at least 8 characters long";
   if (!/[a-z]/.test(password)) return "Password must contain a lowercase letter";

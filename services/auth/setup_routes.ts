@@ -7,7 +7,7 @@ import { messageSchema, setupBodySchema, setupStatusSchema } from "./schemas.ts"
 
 export const SETUP_DONE_MESSAGE = "Admin account created";
 
-/** First-run setup (CONTRACT 11): `GET` and `POST /api/setup`. */
+/** First-run setup: `GET` and `POST /api/setup`. */
 export function mountSetupRoutes(app: ServiceApp, accounts: Accounts): void {
   const { store } = accounts.deps;
 

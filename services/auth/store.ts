@@ -40,7 +40,7 @@ export const AUTH_CODE_TTL_MS = 5 * MINUTE;
 /** A WebSocket ticket only has to last until its socket opens; it opens one socket. */
 export const WS_TICKET_TTL_MS = MINUTE;
 export const GOOGLE_STATE_TTL_MS = 10 * MINUTE;
-/** Login throttle (issue 11): tries counted per window, before the password is verified. */
+/** Login throttle: tries counted per window, before the password is verified. */
 export const LOGIN_WINDOW_MS = 15 * MINUTE;
 /**
  * Tries per window and scope. `account_address` (one email from one client address) is what
@@ -437,7 +437,7 @@ export class AuthStore {
   }
 
   /**
-   * Signup again with the email of an account that was never confirmed (CONTRACT 11): the
+   * Signup again with the email of an account that was never confirmed: the
    * account takes the new name and password, a new confirmation code replaces the old one, and
    * its sessions are revoked, in one commit with the message. `confirmed` when it was confirmed
    * in the meantime.

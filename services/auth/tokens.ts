@@ -11,7 +11,7 @@ import { nowIso } from "../../shared/time.ts";
 import type { UserRecord } from "./schemas.ts";
 import type { AuthStore, SigningKeyRecord } from "./store.ts";
 
-/** Access and id tokens live one hour (CONTRACT section 3). */
+/** Access and id tokens live one hour. */
 export const TOKEN_TTL_SECONDS = 3600;
 const KEY_CACHE_MS = 30_000;
 

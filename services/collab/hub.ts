@@ -508,7 +508,7 @@ export class CollabHub {
   }
 
   /**
-   * Checks every open connection again (CONTRACT 11: revocation lands within 5 s): once per
+   * Checks every open connection again (revocation lands within 5 s): once per
    * user that the account is still active (else 4401), and once per (workspace, user) pair that
    * the user is still a member and the workspace still there (else 4403). A check that fails
    * keeps the sockets until the next sweep.

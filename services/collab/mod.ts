@@ -24,7 +24,7 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   const auth = new AuthClient(directory, base.internalSecret);
   const workspaces = new WorkspacesClient(directory, base.internalSecret);
   // Live, not from the ticket's snapshot: a disabled or rejected account loses its sockets
-  // within one re-check (CONTRACT 11). The sweep asks once per user, so no cache is needed.
+  // within one re-check. The sweep asks once per user, so no cache is needed.
   // An account auth does not know (only while a restore remaps ids) is not refused, as the
   // gateway does not refuse its token.
   const isActive = async (userId: string) => (await auth.access(userId))?.active !== false;

@@ -57,7 +57,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     },
   });
 
-  // Live access (CONTRACT 11): a disabled or rejected account is refused and a demotion applies
+  // Live access: a disabled or rejected account is refused and a demotion applies
   // within seconds, not when the token expires; so is a token of a session that logged out or
   // that a password reset ended. Cached per user and session for at most 2 s.
   const authClient = new AuthClient(directory, config.base.internalSecret);

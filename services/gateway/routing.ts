@@ -34,7 +34,7 @@ const PUBLIC_AUTH_POSTS = new Set([
 
 /** Path prefixes (whole segments) and the service that owns them. */
 const PREFIXES: [string, ServiceName][] = [
-  // LinkedIn publishing lives in posts (CONTRACT 12); before the /oauth and workspaces prefixes
+  // LinkedIn publishing lives in posts; before the /oauth and workspaces prefixes
   ["/oauth/linkedin", "posts"],
   ["/api/auth", "auth"],
   ["/api/ws", "auth"],
@@ -59,7 +59,7 @@ const PREFIXES: [string, ServiceName][] = [
 /** `/api/workspaces/{id}/linkedin` and everything below it. */
 const WORKSPACE_LINKEDIN = /^\/api\/workspaces\/[^/]+\/linkedin(\/.*)?$/;
 
-/** Prefixes the web app never answers (CONTRACT 13); every other path is an app route. */
+/** Prefixes the web app never answers; every other path is an app route. */
 const NOT_WEB = ["/api", "/ws", "/mcp", "/oauth", "/.well-known", "/assets", "/healthz"];
 
 function underPrefix(path: string, prefix: string): boolean {
@@ -69,7 +69,7 @@ function underPrefix(path: string, prefix: string): boolean {
 /** Which service answers `method path`, and what the caller must prove; null when none does. */
 export function resolveRoute(method: string, path: string): RouteTarget | null {
   if (underPrefix(path, "/internal")) return null;
-  // A workspace's LinkedIn connection (CONTRACT 12) is the posts service's, not workspaces'.
+  // A workspace's LinkedIn connection is the posts service's, not workspaces'.
   if (WORKSPACE_LINKEDIN.test(path)) return { service: "posts", access: "approved" };
   const match = PREFIXES.find(([prefix]) => underPrefix(path, prefix));
   if (!match) {
@@ -78,7 +78,7 @@ export function resolveRoute(method: string, path: string): RouteTarget | null {
   }
   const service = match[1];
   if (method === "POST" && PUBLIC_AUTH_POSTS.has(path)) return { service, access: "public" };
-  if (path === "/api/setup") return { service, access: "public" }; // first run (CONTRACT 11)
+  if (path === "/api/setup") return { service, access: "public" }; // first run
   if (underPrefix(path, "/oauth") || underPrefix(path, "/.well-known")) {
     return { service, access: "public" };
   }

@@ -42,7 +42,7 @@ export class GenaiClient {
 
   /**
    * A title for an idea's text. Never fails: when the genai service or its backend is down,
-   * errs, or takes longer than 5 s, the fallback title of CONTRACT section 7 is used, so a
+   * errs, or takes longer than 5 s, the fallback title (made from the text itself) is used, so a
    * capture is never lost to an AI failure.
    */
   async title(text: string): Promise<string> {

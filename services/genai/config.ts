@@ -10,7 +10,7 @@ import {
 /** The AI backend's variables and the service's own limit. */
 export const genaiEnvShape = {
   ...aiBackendEnvShape,
-  /** Generate, iterate and proofread calls per user and minute (CONTRACT section 2); 0 = off. */
+  /** Generate, iterate and proofread calls per user and minute; 0 = off. */
   AI_CALLS_PER_MINUTE: z.preprocess(
     emptyToUndefined,
     z.coerce.number().int().min(0).max(1_000_000).default(20),

@@ -1,5 +1,5 @@
 /**
- * Prompt assembly for generate and iterate (CONTRACT section 7): pure functions from what the
+ * Prompt assembly for generate and iterate: pure functions from what the
  * route gathered (idea, saved prompt, overrides, per-call options, example posts) to the Chat
  * Completions messages. No I/O here, so every layer combination is unit-tested exactly.
  */
@@ -170,7 +170,7 @@ export function formatBrief(settings: EffectiveSettings): string {
 }
 
 /**
- * The messages of a generation (CONTRACT section 7): the system message is the persona alone
+ * The messages of a generation: the system message is the persona alone
  * (the override's, else the saved prompt's, else the built-in one); the last user message is
  * the saved template (or the built-in one) with its placeholders filled, and nothing else.
  * Between them, when there is any, one user message carries the brief of audience, tone,

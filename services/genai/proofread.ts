@@ -1,5 +1,5 @@
 /**
- * Proofreading (CONTRACT section 7): the model's annotations, parsed defensively, and the
+ * Proofreading: the model's annotations, parsed defensively, and the
  * service's own checks. Offsets are JavaScript string indices (UTF-16 code units) into the
  * content, `range` is `[start, end)` with `0 <= start <= end <= content.length`.
  */

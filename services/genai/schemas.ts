@@ -9,7 +9,7 @@ export const titleRequestSchema = z.object({
 
 export const titleResponseSchema = z.object({
   title: z.string().min(1),
-  /** `ai` when the model made it, `fallback` when CONTRACT section 7's rule did */
+  /** `ai` when the model made it, `fallback` when it was made from the text itself */
   source: z.enum(["ai", "fallback"]),
 });
 export type TitleResponse = z.infer<typeof titleResponseSchema>;

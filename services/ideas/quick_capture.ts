@@ -105,7 +105,7 @@ const revokeToken = createRoute({
 /**
  * Quick capture: POST /api/quick-capture (no JWT; `X-Capture-Token`) and the token routes.
  * The capture checks run in the documented order: header, token (which also stops working once
- * its user is disabled or rejected, CONTRACT 11), the token's rate limit, membership, title.
+ * its user is disabled or rejected), the token's rate limit, membership, title.
  */
 export function mountQuickCapture(
   app: ServiceApp,

@@ -22,7 +22,7 @@ export interface LinkedInConfig {
 
 export interface PostsConfig {
   base: BaseConfig;
-  /** Comment DMs (CONTRACT section 6) go out through this service's queue. */
+  /** Comment DMs go out through this service's queue. */
   delivery: DeliveryConfig;
   linkedin: LinkedInConfig;
 }

@@ -19,7 +19,7 @@ import {
 
 const examplesTag = { tags: ["Example posts"], security: bearer } satisfies Partial<RouteConfig>;
 
-/** Example posts (CONTRACT section 4): any member may create, read, update and delete them. */
+/** Example posts: any member may create, read, update and delete them. */
 export function mountExampleRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
   const { store, workspaces } = deps;
   const exampleIdParam = postIdParam;

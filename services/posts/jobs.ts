@@ -8,7 +8,7 @@ import type { PostsStore } from "./store.ts";
 
 /**
  * The posts service's queue messages, each enqueued in the commit of the write that causes it:
- * - `deliver`: a direct message (CONTRACT section 6);
+ * - `deliver`: a direct message;
  * - `broadcast`: a comment event for every socket on the post, sent through collab;
  * - `purge_post`: a deleted post's comments, replies and live document;
  * - `purge_comment`: a deleted comment's replies;

@@ -88,7 +88,7 @@ export class LinkedInApi {
     return { sub: body.sub, name };
   }
 
-  /** One `POST /rest/posts` as the member, exactly as CONTRACT 12 gives it. */
+  /** One `POST /rest/posts` as the member, with the headers and body LinkedIn's Posts API takes. */
   async createPost(
     accessToken: string,
     memberSub: string,

@@ -27,7 +27,7 @@ export interface NewPost {
 export class PostOperations {
   /**
    * Called after a new text is stored (REST, MCP, AI): the review rules send an approved post
-   * whose text changed back to review, and answer it then (CONTRACT 12).
+   * whose text changed back to review, and answer it then.
    */
   afterTextChange?: (postId: string, content: string) => Promise<Post | null>;
 

@@ -49,7 +49,7 @@ export const PUBLISH_MESSAGES = {
 export const CONNECT_COOKIE = "cp_linkedin_connect";
 export const CONNECT_COOKIE_PATH = "/oauth/linkedin";
 
-/** Retries of 429 and 5xx stop this long after the first try of a schedule (CONTRACT 12). */
+/** Retries of 429 and 5xx stop this long after the first try of a schedule. */
 const RETRY_WINDOW_MS = 60 * 60 * 1000;
 const REMIND_BEFORE_MS = 7 * 86_400_000;
 const STATE_TTL_MS = 10 * 60 * 1000;
@@ -98,7 +98,7 @@ export interface PublishingDeps {
 
 /**
  * The LinkedIn connection of a workspace, scheduling on its slots and publishing at most once
- * (CONTRACT 12). Kept in the posts service: the publish attempt must be recorded in the same
+ * . Kept in the posts service: the publish attempt must be recorded in the same
  * atomic commit as the post it publishes, and the post's status, schedule and approval live here.
  */
 export class Publishing {

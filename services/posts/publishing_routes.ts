@@ -28,7 +28,7 @@ const connectionSchema = z.object({
   connected_by: z.string().nullable(),
 }).openapi("LinkedInConnection");
 
-/** The LinkedIn connection, scheduling and publishing routes of CONTRACT 12. */
+/** The LinkedIn connection, scheduling and publishing routes. */
 export function mountPublishingRoutes(
   app: ServiceApp,
   publishing: Publishing,

@@ -46,7 +46,7 @@ export interface ReviewDeps {
 }
 
 /**
- * Review and the approval rules of CONTRACT 12: review requests, decisions (never by the
+ * Review and the approval rules: review requests, decisions (never by the
  * author), the status guard when a workspace requires approval, and the approval's binding to
  * the exact text approved (a changed text sends the post back to review).
  */

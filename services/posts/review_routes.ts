@@ -17,7 +17,7 @@ import type { PostsStore } from "./store.ts";
 const reviewTag = { tags: ["Review"], security: bearer } satisfies Partial<RouteConfig>;
 
 /**
- * The review routes of CONTRACT 12. Every route: membership (403 `Not a workspace member`),
+ * The review routes. Every route: membership (403 `Not a workspace member`),
  * then the post in that workspace (404 `Post not found`), then the rule of the route.
  */
 export function mountReviewRoutes(app: ServiceApp, deps: {

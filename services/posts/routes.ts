@@ -23,13 +23,13 @@ export interface PostsRouteDeps {
   store: PostsStore;
   posts: PostOperations;
   workspaces: WorkspacesClient;
-  /** the approval rules on status moves (CONTRACT 12); absent for the example routes */
+  /** the approval rules on status moves; absent for the example routes */
   review?: ReviewOperations;
 }
 
 const postsTag = { tags: ["Posts"], security: bearer } satisfies Partial<RouteConfig>;
 
-/** The posts API of CONTRACT section 4. Membership first (403), then the post (404). */
+/** The posts API. Membership first (403), then the post (404). */
 export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
   const { store, posts, workspaces } = deps;
 

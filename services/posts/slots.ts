@@ -1,5 +1,5 @@
 /**
- * Publishing slots (CONTRACT 12): `"<Mon|...|Sun> HH:MM"` in the workspace's IANA time zone.
+ * Publishing slots: `"<Mon|...|Sun> HH:MM"` in the workspace's IANA time zone.
  * The next free slot is computed on wall-clock time in that zone, so 09:00 stays 09:00 across
  * a DST change. A slot time that does not exist that day (skipped by a spring-forward) is
  * published at the first minute that exists after it (02:30 -> 03:30 in Europe/Zurich); an

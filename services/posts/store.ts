@@ -60,7 +60,7 @@ import {
 export const CONTENT_CHUNK = 16_000;
 const U64_WRAP = 1n << 64n;
 
-/** A publish call to LinkedIn, recorded before it is made (at most once, CONTRACT 12). */
+/** A publish call to LinkedIn, recorded before it is made (so a post is published at most once). */
 export interface PublishAttempt {
   attempt_id: string;
   schedule_id: string;
@@ -158,7 +158,7 @@ function publicRecord(stored: StoredPost): PostRecord {
   };
 }
 
-/** A stored post with the CONTRACT 12 fields an older record lacks. */
+/** A stored post with the review and publishing fields an older record lacks. */
 function upgraded(stored: StoredPost): StoredPost {
   return { ...stored, ...publicRecord(stored) };
 }
@@ -395,7 +395,7 @@ export class PostsStore {
 
   /**
    * The admin figures: posts in all, and posts published on LinkedIn since `sinceIso` (a
-   * status label set by hand is not a publication, CONTRACT 12).
+   * status label set by hand is not a publication).
    */
   async stats(sinceIso: string): Promise<{ total_posts: number; published_since: number }> {
     const total = (await this.kv.get<Deno.KvU64>(postCountKey())).value?.value ?? 0n;

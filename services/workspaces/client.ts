@@ -24,7 +24,7 @@ const userWorkspacesSchema = z.object({
 });
 
 /**
- * The admin list's workspace: the workspaces service's record, its CONTRACT 12 fields
+ * The admin list's workspace: the workspaces service's record, its review and publishing fields
  * documented with the defaults the store reads an older record with.
  */
 export const workspaceRecordSchema = z.object({

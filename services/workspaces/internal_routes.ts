@@ -65,7 +65,7 @@ export function mountInternalRoutes(
 
   app.get("/internal/workspaces", async (c) => c.json({ workspaces: await store.listAll() }));
 
-  /** One workspace record (with the CONTRACT 12 defaults); 404 when there is none. */
+  /** One workspace record (with the review and publishing defaults); 404 when there is none. */
   app.get("/internal/workspaces/:id", async (c) => {
     const workspace = await store.getWorkspace(validId(c.req.param("id")));
     if (!workspace) throw new AppError(404, "Workspace not found");

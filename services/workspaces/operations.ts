@@ -24,7 +24,7 @@ export class MemberOperations {
   /**
    * Adds the account that owns `email`, or invites the email. A confirmed account becomes a
    * member; an unknown or never-confirmed one gets a pending invite, which becomes a membership
-   * of whoever confirms the email (CONTRACT 11).
+   * of whoever confirms the email.
    */
   async add(
     wsId: string,

@@ -18,9 +18,9 @@ export const workspaceSchema = z.object({
   status: workspaceStatusSchema,
   default_prompt_id: z.string().nullable(),
   publishing_slots: z.array(z.string()),
-  /** CONTRACT 12: a review approves a post before it is scheduled; default false */
+  /** A review approves a post before it is scheduled; default false */
   approval_required: z.boolean(),
-  /** CONTRACT 12: IANA zone the publishing slots are read in; default "UTC" */
+  /** The IANA zone the publishing slots are read in; default "UTC" */
   timezone: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -92,7 +92,7 @@ export const pendingInviteListSchema = z.object({
   invites: z.array(pendingInviteSchema),
 }).openapi("PendingInviteList");
 
-/** A publishing slot (CONTRACT 12): a weekday and a 24-hour time in the workspace's zone. */
+/** A publishing slot: a weekday and a 24-hour time in the workspace's zone. */
 export const SLOT_PATTERN = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([01]\d|2[0-3]):[0-5]\d$/;
 
 /** Whether `zone` is an IANA time zone name this runtime knows. */
@@ -106,7 +106,7 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-/** A workspace stored before CONTRACT 12 reads with its defaults. */
+/** A workspace stored before review and publishing existed reads with its defaults. */
 export function withWorkspaceDefaults<T extends Workspace | null | undefined>(ws: T): T {
   if (!ws) return ws;
   return {
@@ -154,7 +154,7 @@ export const updateWorkspaceBodySchema = z.object({
 }).openapi("UpdateWorkspaceRequest");
 export type WorkspacePatch = z.infer<typeof updateWorkspaceBodySchema>;
 
-/** Emails are compared trimmed and lower-cased everywhere (CONTRACT section 3). */
+/** Emails are compared trimmed and lower-cased everywhere. */
 export const emailField = z.string()
   .trim()
   .toLowerCase()

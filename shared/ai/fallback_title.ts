@@ -1,8 +1,8 @@
-/** The longest fallback title (CONTRACT section 7). */
+/** The longest fallback title. */
 export const FALLBACK_TITLE_MAX = 80;
 
 /**
- * The title an idea gets when the AI backend cannot make one (CONTRACT section 7): the text's
+ * The title an idea gets when the AI backend cannot make one: the text's
  * first sentence, cut at a word boundary to at most 80 characters. Whitespace runs collapse to
  * one space; a text with no usable words gives `Untitled idea`.
  */

@@ -29,7 +29,7 @@ export interface TitleResult {
 }
 
 /**
- * A title for `text`: the model's, or the fallback (CONTRACT section 7) when no backend is
+ * A title for `text`: the model's, or the fallback when no backend is
  * configured, the backend fails or times out, or it answers nothing usable.
  */
 export async function makeTitle(

@@ -5,7 +5,7 @@ import { UrlSigner } from "./signing.ts";
 import type { AssetStore } from "./store.ts";
 
 /**
- * Where assets live, from `ASSETS_URL` (CONTRACT section 2), and how the gateway's presigned
+ * Where assets live, from `ASSETS_URL`, and how the gateway's presigned
  * URLs are signed (`signingSecret`) and where they point (`publicUrl`): every URL of the `file:`
  * driver, and the single-use upload URLs of either driver.
  */

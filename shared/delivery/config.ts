@@ -28,7 +28,7 @@ const mailFrom = z.string().superRefine((value, ctx) => {
   }
 });
 
-/** The delivery settings of CONTRACT section 2, for a service's `parseEnv` shape. */
+/** The delivery settings (SMTP, Slack, outbox), for a service's `parseEnv` shape. */
 export const deliveryEnvShape = {
   SMTP_URL: z.preprocess(emptyToUndefined, smtpUrl.optional()),
   MAIL_FROM: z.preprocess(emptyToUndefined, mailFrom.optional()),

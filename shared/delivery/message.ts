@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The message templates of CONTRACT section 6. */
+/** The message templates. */
 export const TEMPLATE_NAMES = [
   "confirm_email",
   "action_created",

@@ -1,5 +1,5 @@
 /**
- * Outgoing emails and direct messages (CONTRACT sections 2 and 6).
+ * Outgoing emails and direct messages .
  *
  * A service queues a message on the write that causes it:
  * `queue.enqueue(op, { type: "deliver", message: buildMessage("dm", email, "action_created", data) })`

@@ -1,7 +1,7 @@
 import { nowIso } from "../time.ts";
 import type { OutgoingMessage } from "./message.ts";
 
-/** One line of OUTBOX_FILE, exactly as CONTRACT section 6 spells it. */
+/** One line of OUTBOX_FILE, exactly as clients read it. */
 export interface OutboxEntry {
   channel: OutgoingMessage["channel"];
   to: string;

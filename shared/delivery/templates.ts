@@ -272,7 +272,7 @@ const RENDERERS: Record<TemplateName, (data: TemplateData) => RenderedMessage> =
   },
 };
 
-/** Renders the subject and plain text of one of the CONTRACT section 6 templates. */
+/** Renders the subject and plain text of one of the templates. */
 export function renderMessage(template: TemplateName, data: TemplateData): RenderedMessage {
   const render = RENDERERS[template];
   if (!render) throw new Error(`Cannot render message: unknown template "${template}"`);
@@ -281,7 +281,7 @@ export function renderMessage(template: TemplateName, data: TemplateData): Rende
 
 /**
  * An outgoing message ready to queue: rendered now, so the queue carries exactly what will be
- * sent. `to` is compared and stored trimmed and lower-cased (CONTRACT section 3).
+ * sent. `to` is compared and stored trimmed and lower-cased.
  */
 export function buildMessage(
   channel: OutgoingMessage["channel"],

@@ -36,7 +36,7 @@ const BODYLESS = new Set(["GET", "HEAD", "OPTIONS"]);
  * The presigned asset uploads (`/assets/...`) and the hosted login form (`/oauth/authorize`)
  * are not under `/api/` and keep their own types. The gateway asks only once the route is known
  * and the caller authenticated, so a request with no valid token (or an unapproved one) gets its
- * 401 first, whatever its body (CONTRACT 3: such a token gets 401 on every route).
+ * 401 first, whatever its body (such a token gets 401 on every route).
  * Answers the 415 response, or null when the request may go on.
  */
 export async function refuseNonJsonBody(c: Context): Promise<Response | null> {

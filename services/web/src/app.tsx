@@ -1,7 +1,7 @@
 /**
  * The app: finishes a hosted-login round trip or resumes the session (one refresh call), then
  * renders the screen of the URL. A signed-out visit to any non-public route goes through the
- * hosted login and comes back to the same deep link (CONTRACT 13).
+ * hosted login and comes back to the same deep link.
  */
 import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";

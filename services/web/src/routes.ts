@@ -1,5 +1,5 @@
 /**
- * Every screen of the app, by URL (CONTRACT 13 deep links). Each screen is its own chunk
+ * Every screen of the app, by URL (the deep links emails and DMs use). Each screen is its own chunk
  * (`import()`), so the editor's code is only loaded on the post route.
  *
  * To add a screen: write `screens/<name>.tsx` with a default export taking `ScreenProps` (screen_props.ts), and

@@ -1,5 +1,5 @@
 /**
- * A new-password field with the password rules (CONTRACT 3) shown live as you type: each
+ * A new-password field with the password rules shown live as you type: each
  * rule ticks when met. The rules are the input's description for screen readers; the texts
  * of `passwordProblem` are the server's own messages.
  */

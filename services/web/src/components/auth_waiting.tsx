@@ -1,6 +1,6 @@
 /**
  * "Waiting for approval": what a signed-in user whose token says `custom:approved` "false"
- * sees instead of the app. Approval needs a new token (CONTRACT 11), so it asks for one
+ * sees instead of the app. Approval needs a new token, so it asks for one
  * every 5 s through the refresh cookie; once the claims say approved, the app renders the
  * screen of the URL on its own (the claims are a signal).
  */

@@ -1,5 +1,5 @@
 /**
- * The LinkedIn section of the workspace settings (CONTRACT 12): the connected member, when the
+ * The LinkedIn section of the workspace settings: the connected member, when the
  * connection expires and who connected it, with "Disconnect"; or "Connect LinkedIn", which
  * goes through LinkedIn's consent and comes back to the settings. 503 (not configured) says
  * what the server's admin sets.

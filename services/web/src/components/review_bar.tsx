@@ -1,5 +1,5 @@
 /**
- * The editor's review bar (CONTRACT 12): the post's status; "Request review" (1 to 10 owners or
+ * The editor's review bar: the post's status; "Request review" (1 to 10 owners or
  * editors other than the author, with an optional note); for a reviewer who is not the author,
  * Approve / Request changes with a note; the review history (oldest first); who approved and
  * when, or that the text changed after approval; and the schedule picker. The post is re-read

@@ -1,5 +1,5 @@
 /**
- * Scheduling and publishing in the editor's review bar (CONTRACT 12): "Next free slot" (the
+ * Scheduling and publishing in the editor's review bar: "Next free slot" (the
  * server picks the workspace's next publishing slot no other post holds), "Pick a time" (a
  * wall-clock time in the workspace's timezone), "Publish now", "Unschedule"; the scheduled
  * time in the workspace's zone; `publish_error` as the server says it; and once published,

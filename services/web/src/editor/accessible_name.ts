@@ -1,4 +1,4 @@
-/** The editable text box's accessible name (CONTRACT 13: the post editor is `Post text`). */
+/** The editable text box's accessible name (the post editor is `Post text`). */
 import type { Extension } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 

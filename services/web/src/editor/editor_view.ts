@@ -1,7 +1,7 @@
 /**
  * Builds the CodeMirror view of a session: y-codemirror.next's sync and undo on the Y.Text
  * "content", our class-based remote cursors (CSP-safe), the `Post text` accessible name
- * (CONTRACT 13), and a Compartment holding the extensions other features add through
+ * , and a Compartment holding the extensions other features add through
  * `session.extraExtensions`.
  */
 import { Compartment, EditorState, type Extension } from "@codemirror/state";

@@ -1,5 +1,5 @@
 /**
- * `/setup?token=`: first run (CONTRACT 11). With no admin yet, the one-time link from the
+ * `/setup?token=`: first run. With no admin yet, the one-time link from the
  * start-up log opens this form; it creates the first admin, who then signs in through the
  * hosted login like everyone else. Once an admin exists the page says so (410).
  */
