@@ -111,13 +111,13 @@ export class Accounts {
    */
   async authenticate(email: string, password: string, address: string): Promise<UserRecord> {
     const { store } = this.deps;
-    const attempt = await store.beginLoginTry(email, address);
+    const attempt = await store.throttle.beginLoginTry(email, address);
     if (!attempt) throw new AppError(429, LOCKED_OUT);
-    const user = await store.getUserByEmail(email);
+    const user = await store.users.getUserByEmail(email);
     const hash = user?.password_hash ?? await dummyHash();
     const matches = await verifyPassword(password, hash);
     if (!matches || !user?.password_hash) throw new AppError(401, INVALID_CREDENTIALS);
-    await store.endLoginTry(attempt);
+    await store.throttle.endLoginTry(attempt);
     this.requireUsable(user);
     return user;
   }
@@ -134,7 +134,7 @@ export class Accounts {
    * (refresh family) `sid`.
    */
   async tokensFor(user: UserRecord, sid: string): Promise<IssuedTokens> {
-    await this.deps.store.recordLogin(user.user_id);
+    await this.deps.store.users.recordLogin(user.user_id);
     return await this.deps.issuer.issue(user, sid);
   }
 
@@ -155,13 +155,13 @@ export class Accounts {
    */
   async prepareFirstRun(): Promise<string | null> {
     const { store, config, logger } = this.deps;
-    await store.backfillAdminIndex();
-    if (config.admin || await store.adminExists()) {
-      await store.deleteSetupToken();
+    await store.setup.backfillAdminIndex();
+    if (config.admin || await store.setup.adminExists()) {
+      await store.setup.deleteSetupToken();
       return null;
     }
     const token = randomToken(32);
-    await store.saveSetupToken(token);
+    await store.setup.saveSetupToken(token);
     const url = `${config.base.publicUrl}/setup?token=${token}`;
     logger.info(`No admin account exists: create the first one at ${url}`, { setup_url: url });
     return url;
@@ -173,9 +173,9 @@ export class Accounts {
    */
   async ensureAdmin(admin: { email: string; name: string; password: string }): Promise<void> {
     const { store } = this.deps;
-    const existing = await store.getUserByEmail(admin.email);
+    const existing = await store.users.getUserByEmail(admin.email);
     if (!existing) {
-      const created = await store.createUser({
+      const created = await store.users.createUser({
         email: admin.email,
         name: admin.name,
         role: "admin",
@@ -192,14 +192,14 @@ export class Accounts {
         return;
       }
     }
-    const current = existing ?? await store.getUserByEmail(admin.email);
+    const current = existing ?? await store.users.getUserByEmail(admin.email);
     if (!current) throw new Error("The admin account could not be created");
     const samePassword = current.password_hash
       ? this.#isKnownAdminHash(admin, current.password_hash) ||
         await verifyPassword(admin.password, current.password_hash)
       : false;
     const passwordHash = samePassword ? current.password_hash : await hashPassword(admin.password);
-    const updated = await store.updateUser(current.user_id, (u) => {
+    const updated = await store.users.updateUser(current.user_id, (u) => {
       const next: UserRecord = {
         ...u,
         role: "admin",
@@ -216,7 +216,7 @@ export class Accounts {
       return same ? null : { user: next };
     });
     if (updated) this.#remember(admin, passwordHash);
-    await store.clearLoginFailures(admin.email);
+    await store.throttle.clearLoginFailures(admin.email);
   }
 
   /** Whether `hash` is the one this process made from, or verified against, `admin.password`. */

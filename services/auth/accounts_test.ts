@@ -44,14 +44,14 @@ Deno.test("a restored admin record: the env password wins, the archive's is not 
   try {
     const accounts = accountsOn(store);
     await accounts.bootstrapAdmin();
-    const created = await store.getUserByEmail(ADMIN.email);
+    const created = await store.users.getUserByEmail(ADMIN.email);
     assert.ok(created?.password_hash);
     const envHash = created.password_hash;
 
     // Same hash, demoted and disabled in the archive: restored to admin, hash kept.
     await importAdmin(kv, { role: "member", enabled: false, confirmed: false });
     await accounts.bootstrapAdmin();
-    const same = await store.getUserByEmail(ADMIN.email);
+    const same = await store.users.getUserByEmail(ADMIN.email);
     assert.equal(same?.password_hash, envHash);
     assert.equal(same?.role, "admin");
     assert.equal(same?.enabled, true);
@@ -62,7 +62,7 @@ Deno.test("a restored admin record: the env password wins, the archive's is not 
     const archiveHash = await hashPassword(ARCHIVE_PASSWORD);
     await importAdmin(kv, { password_hash: archiveHash, sessions_revoked_at: undefined });
     await accounts.bootstrapAdmin();
-    const replaced = await store.getUserByEmail(ADMIN.email);
+    const replaced = await store.users.getUserByEmail(ADMIN.email);
     assert.ok(replaced?.password_hash);
     assert.notEqual(replaced.password_hash, archiveHash);
     assert.equal(await verifyPassword(ADMIN.password, replaced.password_hash), true);
@@ -73,12 +73,12 @@ Deno.test("a restored admin record: the env password wins, the archive's is not 
     const otherEnvHash = await hashPassword(ADMIN.password);
     await importAdmin(kv, { password_hash: otherEnvHash });
     await accountsOn(store).bootstrapAdmin();
-    assert.equal((await store.getUserByEmail(ADMIN.email))?.password_hash, otherEnvHash);
+    assert.equal((await store.users.getUserByEmail(ADMIN.email))?.password_hash, otherEnvHash);
 
     // The first process again, whose remembered hash is now stale: the archive's differs.
     await importAdmin(kv, { password_hash: archiveHash });
     await accounts.bootstrapAdmin();
-    const again = await store.getUserByEmail(ADMIN.email);
+    const again = await store.users.getUserByEmail(ADMIN.email);
     assert.ok(again?.password_hash);
     assert.equal(await verifyPassword(ARCHIVE_PASSWORD, again.password_hash), false);
     assert.equal(await verifyPassword(ADMIN.password, again.password_hash), true);

@@ -62,7 +62,7 @@ export function mountGoogleRoutes(
         logger.error("Google discovery failed", { error: String(err) });
         return await page(c, errorPage("Google sign-in is unavailable right now"), 502);
       }
-      await store.saveGoogleState(started.state, {
+      await store.grants.saveGoogleState(started.state, {
         code_verifier: started.codeVerifier,
         nonce: started.nonce,
         params: checked.params,
@@ -103,7 +103,7 @@ export function mountGoogleRoutes(
         const message = "The Google sign-in was not started in this browser; start again";
         return await page(c, errorPage(message), 400);
       }
-      const saved = await store.takeGoogleState(state);
+      const saved = await store.grants.takeGoogleState(state);
       if (!saved) {
         const message = "The Google sign-in expired or is unknown; start again";
         return await page(c, errorPage(message), 400);

@@ -49,25 +49,25 @@ export function mountInternalRoutes(
   const { store, buildMessage, config } = accounts.deps;
 
   app.get("/internal/users", async (c) => {
-    const users = await store.listUsers();
+    const users = await store.users.listUsers();
     return c.json({ users: users.map(toProfile) });
   });
 
   app.post("/internal/users/lookup", async (c) => {
     const { user_ids } = await internalBody(c, lookupBodySchema);
-    const users = await store.getUsers([...new Set(user_ids)]);
+    const users = await store.users.getUsers([...new Set(user_ids)]);
     return c.json({ users: users.map(toProfile) });
   });
 
   app.get("/internal/users/by-email/:email", async (c) => {
     const email = normalizeEmail(c.req.param("email"));
-    const user = email.length <= 320 ? await store.getUserByEmail(email) : null;
+    const user = email.length <= 320 ? await store.users.getUserByEmail(email) : null;
     if (!user) throw new AppError(404, "User not found");
     return c.json(toProfile(user));
   });
 
   app.get("/internal/users/:id", async (c) => {
-    const user = await store.getUser(userId(c));
+    const user = await store.users.getUser(userId(c));
     if (!user) throw new AppError(404, "User not found");
     return c.json(toProfile(user));
   });
@@ -78,8 +78,8 @@ export function mountInternalRoutes(
   app.get("/internal/users/:id/access", async (c) => {
     const sid = c.req.query("sid");
     const [user, revoked] = await Promise.all([
-      store.getUser(userId(c)),
-      sid && sid.length <= MAX_ID ? store.sessionRevoked(sid) : Promise.resolve(true),
+      store.users.getUser(userId(c)),
+      sid && sid.length <= MAX_ID ? store.sessions.sessionRevoked(sid) : Promise.resolve(true),
     ]);
     if (!user) throw new AppError(404, "User not found");
     const access: UserAccess = {
@@ -93,7 +93,7 @@ export function mountInternalRoutes(
   });
 
   app.post("/internal/users/:id/approve", async (c) => {
-    const result = await store.updateUser(userId(c), (u) => {
+    const result = await store.users.updateUser(userId(c), (u) => {
       if (u.approved && u.status === "approved" && u.enabled) return null;
       return {
         user: { ...u, approved: true, status: "approved", enabled: true },
@@ -107,7 +107,7 @@ export function mountInternalRoutes(
   });
 
   app.post("/internal/users/:id/reject", async (c) => {
-    const result = await store.updateUser(userId(c), (u) => {
+    const result = await store.users.updateUser(userId(c), (u) => {
       if (!u.approved && u.status === "rejected" && !u.enabled) return null;
       return { user: { ...u, approved: false, status: "rejected", enabled: false } };
     });
@@ -117,7 +117,7 @@ export function mountInternalRoutes(
   app.put("/internal/users/:id/role", async (c) => {
     const id = userId(c);
     const { role } = await internalBody(c, roleBodySchema);
-    const result = await store.updateUser(
+    const result = await store.users.updateUser(
       id,
       (u) => (u.role === role ? null : { user: { ...u, role } }),
     );
@@ -127,7 +127,7 @@ export function mountInternalRoutes(
   app.put("/internal/users/:id/enabled", async (c) => {
     const id = userId(c);
     const { enabled } = await internalBody(c, enabledBodySchema);
-    const result = await store.updateUser(
+    const result = await store.users.updateUser(
       id,
       (u) => (u.enabled === enabled ? null : { user: { ...u, enabled } }),
     );
@@ -142,7 +142,7 @@ export function mountInternalRoutes(
    */
   async function ticketAnswer(record: WsTicketRecord | null) {
     if (!record) throw new AppError(404, "Ticket not found");
-    const user = await store.getUser(record.user_id);
+    const user = await store.users.getUser(record.user_id);
     const access = user ? toAccess(user) : null;
     if (access && !access.active) throw new AppError(404, "Ticket not found");
     if (user && !(await ticketSessionLive(user, record))) {
@@ -159,7 +159,8 @@ export function mountInternalRoutes(
   async function ticketSessionLive(user: UserRecord, record: WsTicketRecord): Promise<boolean> {
     if (record.created_at < (user.sessions_revoked_at ?? 0)) return false;
     if (!record.sid) return true;
-    return sessionOutlivedRevocation(user, record.sid) && !(await store.sessionRevoked(record.sid));
+    return sessionOutlivedRevocation(user, record.sid) &&
+      !(await store.sessions.sessionRevoked(record.sid));
   }
 
   // Uses the ticket up as its socket opens (collab, or the gateway before it relays to collab
@@ -167,11 +168,11 @@ export function mountInternalRoutes(
   app.post("/internal/ws-tickets/:ticket/redeem", async (c) => {
     const ticket = c.req.param("ticket");
     return c.json(
-      await ticketAnswer(ticket.length <= 100 ? await store.takeWsTicket(ticket) : null),
+      await ticketAnswer(ticket.length <= 100 ? await store.grants.takeWsTicket(ticket) : null),
     );
   });
 
-  app.get("/internal/stats", async (c) => c.json(await store.stats()));
+  app.get("/internal/stats", async (c) => c.json(await store.users.stats()));
 
   app.post("/internal/signing-keys/rotate", async (c) => {
     try {

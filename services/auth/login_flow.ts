@@ -155,7 +155,7 @@ export async function redirectWithCode(
   user: UserRecord,
   p: ValidParams,
 ) {
-  const code = await store.createAuthCode({
+  const code = await store.grants.createAuthCode({
     user_id: user.user_id,
     client_id: p.client_id,
     redirect_uri: p.redirect_uri,

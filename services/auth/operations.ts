@@ -61,7 +61,7 @@ async function takeMailAllowance(
   email: string,
   address: string,
 ): Promise<void> {
-  if (!(await accounts.deps.store.takeMailAllowance(kind, email, address))) {
+  if (!(await accounts.deps.store.codes.takeMailAllowance(kind, email, address))) {
     throw new AppError(429, "Too many requests for this email or address; try again later");
   }
 }
@@ -82,22 +82,22 @@ export async function signUp(
     { secret: config.recaptchaSecret, verifyUrl: config.recaptchaVerifyUrl, logger },
     body.recaptcha_token,
   );
-  const existing = await store.getUserByEmail(body.email);
+  const existing = await store.users.getUserByEmail(body.email);
   if (existing?.confirmed) throw new AppError(409, EMAIL_EXISTS);
   const code = confirmationCode();
   const message = accounts.confirmMessage(body, code);
   const password_hash = await hashPassword(body.password);
   if (!existing) {
-    const created = await store.createUser(
+    const created = await store.users.createUser(
       newMember({ email: body.email, name: body.name, password_hash, google_sub: null }, false),
       { confirmCode: code, message },
     );
     if (created) return;
   }
-  const current = existing ?? await store.getUserByEmail(body.email);
+  const current = existing ?? await store.users.getUserByEmail(body.email);
   if (!current || current.confirmed) throw new AppError(409, EMAIL_EXISTS);
   await takeMailAllowance(accounts, "confirm", body.email, address);
-  const replaced = await store.replaceUnconfirmed(
+  const replaced = await store.codes.replaceUnconfirmed(
     current.user_id,
     { name: body.name, password_hash },
     code,
@@ -120,14 +120,14 @@ export async function confirmEmail(
   address: string,
 ): Promise<"confirmed" | "already"> {
   const { store } = accounts.deps;
-  const window = await store.takeConfirmTry(address);
+  const window = await store.codes.takeConfirmTry(address);
   if (window === null) {
     throw new AppError(429, "Too many confirmation tries from this address; try again later");
   }
-  const result = await store.confirmEmail(email, code);
+  const result = await store.codes.confirmEmail(email, code);
   if (result.kind === "unknown") throw new AppError(404, "User not found");
   if (result.kind === "invalid") throw new AppError(400, "Invalid or expired confirmation code");
-  await store.giveBackConfirmTry(address, window);
+  await store.codes.giveBackConfirmTry(address, window);
   return result.kind === "already" ? "already" : "confirmed";
 }
 
@@ -144,13 +144,13 @@ export async function mailCode(
 ): Promise<void> {
   const { store } = accounts.deps;
   await takeMailAllowance(accounts, kind, email, address);
-  const user = await store.getUserByEmail(email);
+  const user = await store.users.getUserByEmail(email);
   if (!user) return;
   const code = confirmationCode();
   if (kind === "reset") {
-    await store.replaceResetCode(user.user_id, code, accounts.resetMessage(user, code));
+    await store.codes.replaceResetCode(user.user_id, code, accounts.resetMessage(user, code));
   } else if (!user.confirmed) {
-    await store.replaceConfirmCode(user.user_id, code, accounts.confirmMessage(user, code));
+    await store.codes.replaceConfirmCode(user.user_id, code, accounts.confirmMessage(user, code));
   }
 }
 
@@ -164,13 +164,13 @@ export async function resetPassword(
 ): Promise<void> {
   const { store, logger } = accounts.deps;
   requirePasswordPolicy(body.password);
-  const result = await store.resetPassword(
+  const result = await store.codes.resetPassword(
     body.email,
     body.code,
     () => hashPassword(body.password),
   );
   if (result.kind === "invalid") throw new AppError(400, "Invalid, used or expired reset code");
-  await store.clearLoginFailures(body.email);
+  await store.throttle.clearLoginFailures(body.email);
   logger.info("password reset; sessions revoked", { user_id: result.after.user_id });
 }
 
@@ -181,9 +181,9 @@ export async function setUpAdmin(
 ): Promise<void> {
   requirePasswordPolicy(body.password);
   const { store, logger } = accounts.deps;
-  if (await store.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
-  if (!(await store.takeSetupToken(body.token))) {
-    if (await store.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
+  if (await store.setup.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
+  if (!(await store.setup.takeSetupToken(body.token))) {
+    if (await store.setup.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
     throw new AppError(401, "Invalid or used setup token");
   }
   await accounts.ensureAdmin({ email: body.email, name: body.name, password: body.password });
@@ -198,7 +198,7 @@ export async function signIn(
   address: string,
 ): Promise<SessionTokens> {
   const user = await accounts.authenticate(email, password, address);
-  const session = await accounts.deps.store.issueRefreshToken(user.user_id);
+  const session = await accounts.deps.store.sessions.issueRefreshToken(user.user_id);
   const tokens = await accounts.tokensFor(user, session.family_id);
   return { ...tokens, refresh_token: session.token };
 }
@@ -213,21 +213,21 @@ export async function refreshSession(
   token: string,
 ): Promise<{ kind: "refused" } | { kind: "refreshed"; tokens: SessionTokens }> {
   const { store, logger } = accounts.deps;
-  const rotated = await store.rotateRefreshToken(token);
+  const rotated = await store.sessions.rotateRefreshToken(token);
   if (rotated.kind !== "rotated") {
     if (rotated.kind === "reused") logger.warn("refresh token reused; family revoked");
     return { kind: "refused" };
   }
-  const user = await store.getUser(rotated.user_id);
+  const user = await store.users.getUser(rotated.user_id);
   if (!user) {
-    await store.revokeFamily(rotated.family_id);
+    await store.sessions.revokeFamily(rotated.family_id);
     throw new AppError(401, INVALID_REFRESH);
   }
   try {
     accounts.requireUsable(user);
     accounts.requireLiveSession(user, rotated.family_id);
   } catch (err) {
-    await store.revokeFamily(rotated.family_id);
+    await store.sessions.revokeFamily(rotated.family_id);
     throw err;
   }
   const tokens = await accounts.tokensFor(user, rotated.family_id);
@@ -244,7 +244,7 @@ export async function exchangeCode(
   body: z.infer<typeof callbackBodySchema>,
 ): Promise<SessionTokens> {
   const { store } = accounts.deps;
-  const record = await store.consumeAuthCode(body.code);
+  const record = await store.grants.consumeAuthCode(body.code);
   if (!record) throw new AppError(400, INVALID_AUTH_CODE);
   if (record.redirect_uri !== body.redirect_uri) {
     throw new AppError(400, "redirect_uri does not match the authorization request");
@@ -255,10 +255,10 @@ export async function exchangeCode(
   if (!timingSafeEqual(challenge, record.code_challenge)) {
     throw new AppError(400, "code_verifier does not match the code_challenge");
   }
-  const user = await store.getUser(record.user_id);
+  const user = await store.users.getUser(record.user_id);
   if (!user) throw new AppError(400, INVALID_AUTH_CODE);
   accounts.requireUsable(user);
-  const session = await store.issueRefreshToken(user.user_id);
+  const session = await store.sessions.issueRefreshToken(user.user_id);
   const tokens = await accounts.tokensFor(user, session.family_id);
   return { ...tokens, refresh_token: session.token };
 }
@@ -275,14 +275,14 @@ export async function googleAccount(
   identity: { sub: string; email: string; name: string },
 ): Promise<UserRecord> {
   const { store } = accounts.deps;
-  const bySub = await store.getUserByGoogleSub(identity.sub);
+  const bySub = await store.users.getUserByGoogleSub(identity.sub);
   if (bySub) return bySub;
-  const byEmail = await store.getUserByEmail(identity.email);
+  const byEmail = await store.users.getUserByEmail(identity.email);
   if (byEmail) {
     if (byEmail.confirmed && byEmail.google_sub && byEmail.google_sub !== identity.sub) {
       throw new AppError(403, "This email is linked to another Google account");
     }
-    const updated = await store.updateUser(byEmail.user_id, (u) => ({
+    const updated = await store.users.updateUser(byEmail.user_id, (u) => ({
       user: u.confirmed ? { ...u, google_sub: identity.sub } : {
         ...u,
         name: identity.name,
@@ -295,7 +295,7 @@ export async function googleAccount(
     if (!updated) throw new AppError(403, "Account not found");
     return updated.after;
   }
-  const created = await store.createUser(newMember({
+  const created = await store.users.createUser(newMember({
     email: identity.email,
     name: identity.name,
     password_hash: null,
@@ -303,8 +303,8 @@ export async function googleAccount(
   }, true));
   if (!created) {
     // Someone else created the account in the meantime: use theirs.
-    const again = await store.getUserByGoogleSub(identity.sub) ??
-      await store.getUserByEmail(identity.email);
+    const again = await store.users.getUserByGoogleSub(identity.sub) ??
+      await store.users.getUserByEmail(identity.email);
     if (!again) throw new Error("The Google account could not be stored");
     return again;
   }

@@ -121,7 +121,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
     }),
     async (c) => {
       const { token } = refreshTokenOf(c, c.req.valid("json"), secure);
-      await store.revokeRefreshToken(token);
+      await store.sessions.revokeRefreshToken(token);
       setRefreshCookie(c, "", secure);
       return c.body(null, 204);
     },
@@ -171,7 +171,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       },
     }),
     async (c) => {
-      const user = await store.getUser(verifiedCaller(c).user_id);
+      const user = await store.users.getUser(verifiedCaller(c).user_id);
       if (!user) throw new AppError(404, "User not found");
       return c.json(
         {
@@ -206,7 +206,12 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
     }),
     async (c) => {
       const { user_id, role, approved, sid } = verifiedCaller(c);
-      const ticket = await store.createWsTicket({ user_id, role, approved, sid: sid ?? null });
+      const ticket = await store.grants.createWsTicket({
+        user_id,
+        role,
+        approved,
+        sid: sid ?? null,
+      });
       return c.json({ ticket }, 200);
     },
   );

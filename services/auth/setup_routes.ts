@@ -19,7 +19,7 @@ export function mountSetupRoutes(app: ServiceApp, accounts: Accounts): void {
       summary: "Whether first-run setup is possible (no admin account exists yet)",
       responses: { 200: json(setupStatusSchema, "Setup status") },
     }),
-    async (c) => c.json({ needed: !(await store.adminExists()) }, 200),
+    async (c) => c.json({ needed: !(await store.setup.adminExists()) }, 200),
   );
 
   app.openapi(

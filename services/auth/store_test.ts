@@ -39,11 +39,11 @@ const member = (email: string): NewUser => ({
 Deno.test("concurrent signups of one email: exactly one account is created", async () => {
   await withStore(async (store) => {
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => store.createUser(member("same@example.test"))),
+      Array.from({ length: 8 }, () => store.users.createUser(member("same@example.test"))),
     );
     assert.equal(results.filter(Boolean).length, 1);
-    assert.equal((await store.listUsers()).length, 1);
-    const stats = await store.stats();
+    assert.equal((await store.users.listUsers()).length, 1);
+    const stats = await store.users.stats();
     assert.equal(stats.total_users, 1);
     assert.equal(stats.pending_users, 1);
   });
@@ -51,22 +51,22 @@ Deno.test("concurrent signups of one email: exactly one account is created", asy
 
 Deno.test("the pending counter follows approval and rejection", async () => {
   await withStore(async (store) => {
-    const a = (await store.createUser(member("a@example.test")))!;
-    await store.createUser(member("b@example.test"));
-    assert.equal((await store.stats()).pending_users, 2);
-    await store.updateUser(
+    const a = (await store.users.createUser(member("a@example.test")))!;
+    await store.users.createUser(member("b@example.test"));
+    assert.equal((await store.users.stats()).pending_users, 2);
+    await store.users.updateUser(
       a.user_id,
       (u) => ({ user: { ...u, approved: true, status: "approved" } }),
     );
-    assert.equal((await store.stats()).pending_users, 1);
-    await store.updateUser(
+    assert.equal((await store.users.stats()).pending_users, 1);
+    await store.users.updateUser(
       a.user_id,
       (u) => ({ user: { ...u, approved: false, status: "rejected" } }),
     );
-    assert.equal((await store.stats()).pending_users, 1);
-    const b = await store.getUserByEmail("b@example.test");
-    await store.updateUser(b!.user_id, (u) => ({ user: { ...u, status: "rejected" } }));
-    const stats = await store.stats();
+    assert.equal((await store.users.stats()).pending_users, 1);
+    const b = await store.users.getUserByEmail("b@example.test");
+    await store.users.updateUser(b!.user_id, (u) => ({ user: { ...u, status: "rejected" } }));
+    const stats = await store.users.stats();
     assert.equal(stats.pending_users, 0);
     assert.equal(stats.total_users, 2);
   });
@@ -76,51 +76,55 @@ Deno.test("a confirmation code works once and dies after 5 wrong tries", async (
   await withStore(async (store) => {
     const code = confirmationCode();
     assert.match(code, /^\d{6}$/);
-    const u = (await store.createUser(member("c@example.test"), { confirmCode: code }))!;
+    const u = (await store.users.createUser(member("c@example.test"), { confirmCode: code }))!;
     const wrong = code === "000000" ? "111111" : "000000";
-    assert.equal((await store.confirmEmail("nobody@example.test", code)).kind, "unknown");
-    assert.equal((await store.confirmEmail(u.email, wrong)).kind, "invalid");
-    assert.equal((await store.confirmEmail(u.email, code)).kind, "confirmed");
-    assert.equal((await store.confirmEmail(u.email, code)).kind, "already");
+    assert.equal((await store.codes.confirmEmail("nobody@example.test", code)).kind, "unknown");
+    assert.equal((await store.codes.confirmEmail(u.email, wrong)).kind, "invalid");
+    assert.equal((await store.codes.confirmEmail(u.email, code)).kind, "confirmed");
+    assert.equal((await store.codes.confirmEmail(u.email, code)).kind, "already");
 
     const code2 = confirmationCode();
-    const v = (await store.createUser(member("d@example.test"), { confirmCode: code2 }))!;
+    const v = (await store.users.createUser(member("d@example.test"), { confirmCode: code2 }))!;
     const wrong2 = code2 === "000000" ? "111111" : "000000";
     for (let i = 0; i < CONFIRM_CODE_MAX_ATTEMPTS; i++) {
-      assert.equal((await store.confirmEmail(v.email, wrong2)).kind, "invalid");
+      assert.equal((await store.codes.confirmEmail(v.email, wrong2)).kind, "invalid");
     }
-    assert.equal((await store.confirmEmail(v.email, code2)).kind, "invalid");
-    assert.equal((await store.getUser(v.user_id))!.confirmed, false);
+    assert.equal((await store.codes.confirmEmail(v.email, code2)).kind, "invalid");
+    assert.equal((await store.users.getUser(v.user_id))!.confirmed, false);
   });
 });
 
 Deno.test("refresh rotation: a reused token revokes its whole family", async () => {
   await withStore(async (store) => {
-    const { token: first } = await store.issueRefreshToken("u1");
-    const r1 = await store.rotateRefreshToken(first);
+    const { token: first } = await store.sessions.issueRefreshToken("u1");
+    const r1 = await store.sessions.rotateRefreshToken(first);
     assert.equal(r1.kind, "rotated");
     const second = r1.kind === "rotated" ? r1.refresh_token : "";
-    assert.equal((await store.rotateRefreshToken(first)).kind, "reused");
-    assert.equal((await store.rotateRefreshToken(second)).kind, "invalid");
-    assert.equal((await store.rotateRefreshToken("unknown")).kind, "invalid");
+    assert.equal((await store.sessions.rotateRefreshToken(first)).kind, "reused");
+    assert.equal((await store.sessions.rotateRefreshToken(second)).kind, "invalid");
+    assert.equal((await store.sessions.rotateRefreshToken("unknown")).kind, "invalid");
   });
 });
 
 Deno.test("logout revokes the token's family", async () => {
   await withStore(async (store) => {
-    const { token, family_id } = await store.issueRefreshToken("u1");
-    const other = await store.issueRefreshToken("u1");
-    assert.equal(await store.sessionRevoked(family_id), false);
-    await store.revokeRefreshToken(token);
-    assert.equal((await store.rotateRefreshToken(token)).kind, "invalid");
-    assert.equal(await store.sessionRevoked(family_id), true);
-    assert.equal(await store.sessionRevoked(other.family_id), false, "other sessions go on");
+    const { token, family_id } = await store.sessions.issueRefreshToken("u1");
+    const other = await store.sessions.issueRefreshToken("u1");
+    assert.equal(await store.sessions.sessionRevoked(family_id), false);
+    await store.sessions.revokeRefreshToken(token);
+    assert.equal((await store.sessions.rotateRefreshToken(token)).kind, "invalid");
+    assert.equal(await store.sessions.sessionRevoked(family_id), true);
+    assert.equal(
+      await store.sessions.sessionRevoked(other.family_id),
+      false,
+      "other sessions go on",
+    );
   });
 });
 
 Deno.test("authorization codes are single use and stored only as hashes", async () => {
   await withStore(async (store, kv) => {
-    const code = await store.createAuthCode({
+    const code = await store.grants.createAuthCode({
       user_id: "u1",
       client_id: "c",
       redirect_uri: "http://x/",
@@ -129,9 +133,12 @@ Deno.test("authorization codes are single use and stored only as hashes", async 
     for await (const e of kv.list({ prefix: ["auth_codes"] })) {
       assert.notEqual(e.key[1], code);
     }
-    const [a, b] = await Promise.all([store.consumeAuthCode(code), store.consumeAuthCode(code)]);
+    const [a, b] = await Promise.all([
+      store.grants.consumeAuthCode(code),
+      store.grants.consumeAuthCode(code),
+    ]);
     assert.equal([a, b].filter(Boolean).length, 1);
-    assert.equal(await store.consumeAuthCode(code), null);
+    assert.equal(await store.grants.consumeAuthCode(code), null);
   });
 });
 
@@ -139,19 +146,19 @@ Deno.test("login tries are counted per account and address, per address and per 
   await withStore(async (store) => {
     const tries = [];
     for (let i = 0; i < LOGIN_LIMITS.account_address; i++) {
-      tries.push(await store.beginLoginTry("e@x.test", "10.0.0.1"));
+      tries.push(await store.throttle.beginLoginTry("e@x.test", "10.0.0.1"));
     }
     assert.ok(tries.every(Boolean));
-    assert.equal(await store.beginLoginTry("e@x.test", "10.0.0.1"), null);
+    assert.equal(await store.throttle.beginLoginTry("e@x.test", "10.0.0.1"), null);
     // Another address still gets its own tries at the account; the address, at other accounts.
-    const fromElsewhere = await store.beginLoginTry("e@x.test", "10.0.0.2");
+    const fromElsewhere = await store.throttle.beginLoginTry("e@x.test", "10.0.0.2");
     assert.ok(fromElsewhere);
-    assert.ok(await store.beginLoginTry("other@x.test", "10.0.0.1"));
+    assert.ok(await store.throttle.beginLoginTry("other@x.test", "10.0.0.1"));
     // A success starts the account's count from that address again.
-    await store.endLoginTry(tries[0]!);
-    assert.ok(await store.beginLoginTry("e@x.test", "10.0.0.1"));
-    await store.clearLoginFailures("e@x.test");
-    assert.ok(await store.beginLoginTry("e@x.test", "10.0.0.1"));
+    await store.throttle.endLoginTry(tries[0]!);
+    assert.ok(await store.throttle.beginLoginTry("e@x.test", "10.0.0.1"));
+    await store.throttle.clearLoginFailures("e@x.test");
+    assert.ok(await store.throttle.beginLoginTry("e@x.test", "10.0.0.1"));
   });
 });
 
@@ -159,24 +166,24 @@ Deno.test("an account at its cap holds each address to 3 tries instead of lockin
   await withStore(async (store) => {
     for (let a = 0; a < LOGIN_LIMITS.account / LOGIN_LIMITS.account_address; a++) {
       for (let i = 0; i < LOGIN_LIMITS.account_address; i++) {
-        assert.ok(await store.beginLoginTry("cap@x.test", `10.1.0.${a}`));
+        assert.ok(await store.throttle.beginLoginTry("cap@x.test", `10.1.0.${a}`));
       }
     }
     for (let i = 0; i < LOGIN_TRIES_OVER_ACCOUNT_CAP; i++) {
-      assert.ok(await store.beginLoginTry("cap@x.test", "10.2.0.1"));
+      assert.ok(await store.throttle.beginLoginTry("cap@x.test", "10.2.0.1"));
     }
-    assert.equal(await store.beginLoginTry("cap@x.test", "10.2.0.1"), null);
-    assert.ok(await store.beginLoginTry("cap@x.test", "10.2.0.2"));
+    assert.equal(await store.throttle.beginLoginTry("cap@x.test", "10.2.0.1"), null);
+    assert.ok(await store.throttle.beginLoginTry("cap@x.test", "10.2.0.2"));
   });
 });
 
 Deno.test("the per-address allowance spans every email; IPv6 counts by /64", async () => {
   await withStore(async (store) => {
     for (let i = 0; i < LOGIN_LIMITS.address; i++) {
-      assert.ok(await store.beginLoginTry(`u${i}@x.test`, "2001:db8:1:2::1"));
+      assert.ok(await store.throttle.beginLoginTry(`u${i}@x.test`, "2001:db8:1:2::1"));
     }
-    assert.equal(await store.beginLoginTry("fresh@x.test", "2001:db8:1:2:ffff::9"), null);
-    assert.ok(await store.beginLoginTry("fresh@x.test", "2001:db8:1:3::1"));
+    assert.equal(await store.throttle.beginLoginTry("fresh@x.test", "2001:db8:1:2:ffff::9"), null);
+    assert.ok(await store.throttle.beginLoginTry("fresh@x.test", "2001:db8:1:3::1"));
     assert.equal(addressBucket("::ffff:192.0.2.7"), "192.0.2.7");
     assert.equal(addressBucket("[2001:DB8:0:0:1::1]"), "2001:db8:0:0::/64");
   });
@@ -185,7 +192,7 @@ Deno.test("the per-address allowance spans every email; IPv6 counts by /64", asy
 Deno.test("40 concurrent login tries at one account from one address: exactly 10 counted", async () => {
   await withStore(async (store) => {
     const answers = await Promise.all(
-      Array.from({ length: 40 }, () => store.beginLoginTry("burst@x.test", "10.9.9.9")),
+      Array.from({ length: 40 }, () => store.throttle.beginLoginTry("burst@x.test", "10.9.9.9")),
     );
     assert.equal(answers.filter(Boolean).length, LOGIN_LIMITS.account_address);
   });
@@ -193,32 +200,35 @@ Deno.test("40 concurrent login tries at one account from one address: exactly 10
 
 Deno.test("ws tickets snapshot the caller, live a minute, open one socket", async () => {
   await withStore(async (store) => {
-    const ticket = await store.createWsTicket({
+    const ticket = await store.grants.createWsTicket({
       user_id: "u1",
       role: "member",
       approved: true,
       sid: "s1",
     });
     assert.match(ticket, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    assert.equal(await store.takeWsTicket(crypto.randomUUID()), null);
-    const [a, b] = await Promise.all([store.takeWsTicket(ticket), store.takeWsTicket(ticket)]);
+    assert.equal(await store.grants.takeWsTicket(crypto.randomUUID()), null);
+    const [a, b] = await Promise.all([
+      store.grants.takeWsTicket(ticket),
+      store.grants.takeWsTicket(ticket),
+    ]);
     assert.equal([a, b].filter(Boolean).length, 1);
     const record = a ?? b;
     assert.equal(record?.user_id, "u1");
     assert.equal(record?.sid, "s1");
     assert.ok(record!.expires_at <= Date.now() + 60_000);
-    assert.equal(await store.takeWsTicket(ticket), null);
+    assert.equal(await store.grants.takeWsTicket(ticket), null);
   });
 });
 
 Deno.test("active users of the last 7 days are counted once each", async () => {
   await withStore(async (store) => {
-    const a = (await store.createUser(member("a@example.test")))!;
-    await store.createUser(member("b@example.test"));
-    await store.recordLogin(a.user_id);
-    await store.recordLogin(a.user_id);
-    assert.equal((await store.stats()).active_users_last_7_days, 1);
-    assert.ok((await store.getUser(a.user_id))!.last_login);
+    const a = (await store.users.createUser(member("a@example.test")))!;
+    await store.users.createUser(member("b@example.test"));
+    await store.users.recordLogin(a.user_id);
+    await store.users.recordLogin(a.user_id);
+    assert.equal((await store.users.stats()).active_users_last_7_days, 1);
+    assert.ok((await store.users.getUser(a.user_id))!.last_login);
   });
 });
 
@@ -229,7 +239,7 @@ Deno.test("signing keys: generated once, rotation keeps old keys in the JWKS", a
     const other = new TokenIssuer(store, opts);
     await Promise.all([issuer.ensureKey(), other.ensureKey()]);
     assert.equal((await issuer.jwks()).keys.length, 1);
-    const user = (await store.createUser(member("k@example.test")))!;
+    const user = (await store.users.createUser(member("k@example.test")))!;
     const before = await issuer.issue(user);
     await issuer.rotate();
     const after = await issuer.issue(user);
@@ -256,13 +266,13 @@ Deno.test("signing keys: generated once, rotation keeps old keys in the JWKS", a
 
 Deno.test("expired codes and tickets are refused on read, before KV's own expiry runs", async () => {
   await withStore(async (store, kv) => {
-    const code = await store.createAuthCode({
+    const code = await store.grants.createAuthCode({
       user_id: "u1",
       client_id: "c",
       redirect_uri: "http://x/",
       code_challenge: null,
     });
-    const ticket = await store.createWsTicket({
+    const ticket = await store.grants.createWsTicket({
       user_id: "u1",
       role: "member",
       approved: true,
@@ -273,17 +283,24 @@ Deno.test("expired codes and tickets are refused on read, before KV's own expiry
         await kv.set(e.key, { ...e.value, expires_at: Date.now() - 1 });
       }
     }
-    assert.equal(await store.consumeAuthCode(code), null);
-    assert.equal(await store.takeWsTicket(ticket), null);
+    assert.equal(await store.grants.consumeAuthCode(code), null);
+    assert.equal(await store.grants.takeWsTicket(ticket), null);
   });
 });
 
 Deno.test("setup links printed by several instances each work, once, and using one voids the rest", async () => {
   await withStore(async (store) => {
-    await Promise.all([store.saveSetupToken("token-a"), store.saveSetupToken("token-b")]);
-    assert.equal(await store.takeSetupToken("token-c"), false);
-    assert.equal(await store.takeSetupToken("token-b"), true);
-    assert.equal(await store.takeSetupToken("token-a"), false, "the other instance's link is void");
-    assert.equal(await store.takeSetupToken("token-b"), false, "single use");
+    await Promise.all([
+      store.setup.saveSetupToken("token-a"),
+      store.setup.saveSetupToken("token-b"),
+    ]);
+    assert.equal(await store.setup.takeSetupToken("token-c"), false);
+    assert.equal(await store.setup.takeSetupToken("token-b"), true);
+    assert.equal(
+      await store.setup.takeSetupToken("token-a"),
+      false,
+      "the other instance's link is void",
+    );
+    assert.equal(await store.setup.takeSetupToken("token-b"), false, "single use");
   });
 });

@@ -62,10 +62,12 @@ export class TokenIssuer {
 
   async #signingKey(): Promise<{ record: SigningKeyRecord; key: CryptoKey }> {
     if (this.#current && Date.now() - this.#current.loadedAt < KEY_CACHE_MS) return this.#current;
-    let record = this.#envKey ? await this.#envKey : await this.store.currentSigningKey();
+    let record = this.#envKey
+      ? await this.#envKey
+      : await this.store.signingKeys.currentSigningKey();
     if (!record) {
-      await this.store.addSigningKey(await generateSigningKey(), { onlyIfNone: true });
-      record = await this.store.currentSigningKey();
+      await this.store.signingKeys.addSigningKey(await generateSigningKey(), { onlyIfNone: true });
+      record = await this.store.signingKeys.currentSigningKey();
       if (!record) throw new Error("No signing key could be stored");
     }
     if (this.#current?.record.kid === record.kid) {
@@ -81,7 +83,7 @@ export class TokenIssuer {
   async rotate(): Promise<string> {
     if (this.#envKey) throw new Error("The signing key is fixed by JWT_PRIVATE_JWK");
     const record = await generateSigningKey();
-    await this.store.addSigningKey(record);
+    await this.store.signingKeys.addSigningKey(record);
     this.#current = null;
     return record.kid;
   }
@@ -89,7 +91,7 @@ export class TokenIssuer {
   /** Every current public key (GET /.well-known/jwks.json). */
   async jwks(): Promise<JSONWebKeySet> {
     await this.#signingKey();
-    const records = await this.store.listSigningKeys();
+    const records = await this.store.signingKeys.listSigningKeys();
     if (this.#envKey) records.unshift(await this.#envKey);
     const seen = new Set<string>();
     const keys = [];

@@ -63,7 +63,7 @@ export class CommentOperations {
       resolved_by: null,
     };
     const authorEmail = await this.#emailOf(post.author_id);
-    const stored = await this.deps.store.addComment(input.workspace_id, comment, (op) => {
+    const stored = await this.deps.store.comments.addComment(input.workspace_id, comment, (op) => {
       this.#broadcast(op, post.post_id, "created", comment.comment_id);
       this.#dm(op, authorEmail, "post_comment_added", {
         post_id: post.post_id,
@@ -82,7 +82,7 @@ export class CommentOperations {
   /** The post's comments with their replies, in insertion order. */
   async list(caller: Caller, workspaceId: string, postId: string): Promise<Comment[]> {
     await this.#access(caller, workspaceId, postId);
-    return await this.deps.store.listComments(postId);
+    return await this.deps.store.comments.listComments(postId);
   }
 
   /** Deletes a comment and its replies (author or privileged); broadcasts `deleted`. */
@@ -93,7 +93,7 @@ export class CommentOperations {
     if (comment.created_by !== caller.user_id && !privileged(caller, membership)) {
       throw forbidden("Not authorized to delete this comment");
     }
-    const deleted = await store.deleteComment(postId, commentId, (op) => {
+    const deleted = await store.comments.deleteComment(postId, commentId, (op) => {
       this.#broadcast(op, postId, "deleted", commentId);
       queue.enqueue(op, { type: "purge_comment", post_id: postId, comment_id: commentId });
     });
@@ -109,7 +109,7 @@ export class CommentOperations {
   ): Promise<Comment> {
     const { store } = this.deps;
     await this.#access(caller, workspaceId, postId);
-    const updated = await store.toggleResolved(
+    const updated = await store.comments.toggleResolved(
       postId,
       commentId,
       caller.user_id,
@@ -118,7 +118,8 @@ export class CommentOperations {
         this.#broadcast(op, postId, resolved ? "resolved" : "unresolved", commentId),
     );
     if (!updated) throw notFound(COMMENT_NOT_FOUND);
-    return await store.getCommentWithReplies(postId, commentId) ?? { ...updated, replies: [] };
+    return await store.comments.getCommentWithReplies(postId, commentId) ??
+      { ...updated, replies: [] };
   }
 
   /**
@@ -143,7 +144,7 @@ export class CommentOperations {
     };
     const notify = comment.created_by !== caller.user_id;
     const authorEmail = notify ? await this.#emailOf(comment.created_by) : null;
-    const stored = await store.addReply(postId, commentId, reply, (op) => {
+    const stored = await store.comments.addReply(postId, commentId, reply, (op) => {
       this.#broadcast(op, postId, "reply_added", commentId);
       this.#dm(op, authorEmail, "post_comment_reply", {
         post_id: post.post_id,
@@ -157,7 +158,7 @@ export class CommentOperations {
       });
     });
     if (!stored) throw notFound(COMMENT_NOT_FOUND);
-    const full = await store.getCommentWithReplies(postId, commentId);
+    const full = await store.comments.getCommentWithReplies(postId, commentId);
     if (!full) throw notFound(COMMENT_NOT_FOUND);
     return full;
   }
@@ -173,12 +174,12 @@ export class CommentOperations {
     const { store } = this.deps;
     const { membership } = await this.#access(caller, workspaceId, postId);
     await this.#requireComment(postId, commentId);
-    const reply = await store.getReply(postId, commentId, replyId);
+    const reply = await store.comments.getReply(postId, commentId, replyId);
     if (!reply) throw notFound(REPLY_NOT_FOUND);
     if (reply.created_by !== caller.user_id && !privileged(caller, membership)) {
       throw forbidden("Not authorized to delete this reply");
     }
-    const deleted = await store.deleteReply(postId, commentId, replyId, (op) => {
+    const deleted = await store.comments.deleteReply(postId, commentId, replyId, (op) => {
       this.#broadcast(op, postId, "reply_deleted", commentId);
     });
     if (!deleted) throw notFound(REPLY_NOT_FOUND);
@@ -196,7 +197,7 @@ export class CommentOperations {
   }
 
   async #requireComment(postId: string, commentId: string): Promise<CommentRecord> {
-    const comment = await this.deps.store.getComment(postId, commentId);
+    const comment = await this.deps.store.comments.getComment(postId, commentId);
     if (!comment) throw notFound(COMMENT_NOT_FOUND);
     return comment;
   }

@@ -25,7 +25,7 @@ export function mountExampleRoutes(app: ServiceApp, deps: PostsRouteDeps): void 
   const exampleIdParam = postIdParam;
 
   const requireExample = async (workspaceId: string, exampleId: string) => {
-    const example = await store.getExample(workspaceId, exampleId);
+    const example = await store.examples.getExample(workspaceId, exampleId);
     if (!example) throw notFound(EXAMPLE_NOT_FOUND);
     return example;
   };
@@ -54,7 +54,7 @@ export function mountExampleRoutes(app: ServiceApp, deps: PostsRouteDeps): void 
         created_at: now,
         updated_at: now,
       };
-      return c.json(await store.createExample(example), 201);
+      return c.json(await store.examples.createExample(example), 201);
     },
   );
 
@@ -71,7 +71,7 @@ export function mountExampleRoutes(app: ServiceApp, deps: PostsRouteDeps): void 
       const caller = requireCaller(c);
       const { workspaceId } = c.req.valid("query");
       await workspaces.requireMember(workspaceId, caller.user_id);
-      const items = await store.listExamples(workspaceId);
+      const items = await store.examples.listExamples(workspaceId);
       return c.json({ items, count: items.length }, 200);
     },
   );
@@ -109,7 +109,7 @@ export function mountExampleRoutes(app: ServiceApp, deps: PostsRouteDeps): void 
       const { workspace_id, ...changes } = c.req.valid("json");
       await workspaces.requireMember(workspace_id, caller.user_id);
       await requireExample(workspace_id, id);
-      const updated = await store.updateExample(workspace_id, id, (example) => {
+      const updated = await store.examples.updateExample(workspace_id, id, (example) => {
         if (changes.title !== undefined) example.title = changes.title;
         if (changes.content !== undefined) example.content = changes.content;
         if (changes.tags !== undefined) example.tags = changes.tags;
@@ -135,7 +135,7 @@ export function mountExampleRoutes(app: ServiceApp, deps: PostsRouteDeps): void 
       const { id } = c.req.valid("param");
       const { workspaceId } = c.req.valid("query");
       await workspaces.requireMember(workspaceId, caller.user_id);
-      if (!await store.deleteExample(workspaceId, id)) throw notFound(EXAMPLE_NOT_FOUND);
+      if (!await store.examples.deleteExample(workspaceId, id)) throw notFound(EXAMPLE_NOT_FOUND);
       return c.json({ deleted: true as const }, 200);
     },
   );

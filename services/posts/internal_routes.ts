@@ -118,7 +118,7 @@ export function mountPostsInternal(
   app.get("/internal/examples", async (c) => {
     const ws = c.req.query("workspaceId") ?? "";
     if (!ws.trim()) throw new AppError(400, "workspaceId is required");
-    const items = ws.length > ID_MAX ? [] : await store.listExamples(ws);
+    const items = ws.length > ID_MAX ? [] : await store.examples.listExamples(ws);
     return c.json({ items, count: items.length });
   });
 

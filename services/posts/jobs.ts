@@ -68,11 +68,11 @@ export function postsJobHandlers(deps: {
       }
     },
     purge_post: async (job) => {
-      await store.purgePostComments(job.post_id);
+      await store.comments.purgePostComments(job.post_id);
       await liveDocs.deleteDoc(job.post_id);
     },
     purge_comment: async (job) => {
-      await store.purgeCommentReplies(job.post_id, job.comment_id);
+      await store.comments.purgeCommentReplies(job.post_id, job.comment_id);
     },
   };
 }

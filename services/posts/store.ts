@@ -27,34 +27,20 @@
  * the same atomic commit as the write that causes it.
  */
 import { retryCommit } from "../../shared/kv.ts";
-import type {
-  Comment,
-  CommentRecord,
-  Example,
-  Post,
-  PostRecord,
-  PostStatus,
-  Reply,
-  Review,
-} from "./schemas.ts";
+import type { Post, PostRecord, PostStatus, Review } from "./schemas.ts";
 import {
   approvedTextKey,
-  commentKey,
-  commentRepliesPrefix,
-  exampleKey,
   linkedinPublicationsPrefix,
-  postCommentsPrefix,
   postContentKey,
   postContentPrefix,
   postCountKey,
   postKey,
-  postRepliesPrefix,
   postReviewsPrefix,
   postWorkspaceKey,
-  replyKey,
-  workspaceExamplesPrefix,
   workspacePostsPrefix,
 } from "./keys.ts";
+import { CommentStore } from "./store/comments.ts";
+import { ExampleStore } from "./store/examples.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
@@ -93,7 +79,7 @@ export interface ApprovedText {
 }
 
 export type Also = (op: Deno.AtomicOperation) => void;
-type Attempt<T> = Promise<{ ok: true; value: T } | { ok: false }>;
+export type Attempt<T> = Promise<{ ok: true; value: T } | { ok: false }>;
 
 const APPROVED_TEXTS_PREFIX: Deno.KvKey = ["approved_texts"];
 const APPROVED_TEXTS_INDEXED: Deno.KvKey = ["approved_texts_indexed"];
@@ -172,7 +158,15 @@ export interface PostUpdate {
 }
 
 export class PostsStore {
-  constructor(private readonly kv: Deno.Kv) {}
+  /** comment threads, in store/comments.ts */
+  readonly comments: CommentStore;
+  /** example posts, in store/examples.ts */
+  readonly examples: ExampleStore;
+
+  constructor(private readonly kv: Deno.Kv) {
+    this.comments = new CommentStore(kv);
+    this.examples = new ExampleStore(kv);
+  }
 
   // ------------------------------------------------------------ posts
 
@@ -409,169 +403,6 @@ export class PostsStore {
     return { total_posts: total >= 1n << 63n ? 0 : Number(total), published_since: published };
   }
 
-  // ------------------------------------------------------------ comments
-
-  /** Stores a comment on a post that, checked in the same commit, still exists; else null. */
-  async addComment(
-    workspaceId: string,
-    comment: CommentRecord,
-    also?: Also,
-  ): Promise<CommentRecord | null> {
-    const key = commentKey(comment.post_id, comment.comment_id);
-    return await retryCommit(async (): Attempt<CommentRecord | null> => {
-      const post = await this.kv.get<StoredPost>(postKey(workspaceId, comment.post_id));
-      if (!post.value) return { ok: true, value: null };
-      const op = this.kv.atomic().check(post).check({ key, versionstamp: null }).set(key, comment);
-      also?.(op);
-      const res = await op.commit();
-      return res.ok ? { ok: true, value: comment } : { ok: false };
-    });
-  }
-
-  async getComment(postId: string, commentId: string): Promise<CommentRecord | null> {
-    return (await this.kv.get<CommentRecord>(commentKey(postId, commentId))).value;
-  }
-
-  /** The comment with its replies, oldest reply first. */
-  async getCommentWithReplies(postId: string, commentId: string): Promise<Comment | null> {
-    const comment = await this.getComment(postId, commentId);
-    if (!comment) return null;
-    const replies: Reply[] = [];
-    for await (
-      const entry of this.kv.list<Reply>({ prefix: commentRepliesPrefix(postId, commentId) })
-    ) {
-      replies.push(entry.value);
-    }
-    return { ...comment, replies };
-  }
-
-  /** Every comment on the post, in insertion order, each with its replies. */
-  async listComments(postId: string): Promise<Comment[]> {
-    const comments: Comment[] = [];
-    const byId = new Map<string, Comment>();
-    for await (const entry of this.kv.list<CommentRecord>({ prefix: postCommentsPrefix(postId) })) {
-      const comment: Comment = { ...entry.value, replies: [] };
-      comments.push(comment);
-      byId.set(comment.comment_id, comment);
-    }
-    for await (const entry of this.kv.list<Reply>({ prefix: postRepliesPrefix(postId) })) {
-      // Replies of a deleted comment wait for their purge job; they are never shown.
-      byId.get(String(entry.key[2]))?.replies.push(entry.value);
-    }
-    return comments;
-  }
-
-  /** Removes the comment (its replies go with the purge job `also` enqueues); null if none. */
-  async deleteComment(
-    postId: string,
-    commentId: string,
-    also?: Also,
-  ): Promise<CommentRecord | null> {
-    const key = commentKey(postId, commentId);
-    return await retryCommit(async (): Attempt<CommentRecord | null> => {
-      const entry = await this.kv.get<CommentRecord>(key);
-      if (!entry.value) return { ok: true, value: null };
-      const op = this.kv.atomic().check(entry).delete(key);
-      also?.(op);
-      const res = await op.commit();
-      return res.ok ? { ok: true, value: entry.value } : { ok: false };
-    });
-  }
-
-  /**
-   * Toggles resolution: an open comment becomes resolved by `userId` now, a resolved one opens
-   * again. `also` learns which way it went. Null when there is no such comment.
-   */
-  async toggleResolved(
-    postId: string,
-    commentId: string,
-    userId: string,
-    now: string,
-    also?: (op: Deno.AtomicOperation, resolved: boolean) => void,
-  ): Promise<CommentRecord | null> {
-    const key = commentKey(postId, commentId);
-    return await retryCommit(async (): Attempt<CommentRecord | null> => {
-      const entry = await this.kv.get<CommentRecord>(key);
-      if (!entry.value) return { ok: true, value: null };
-      const resolving = entry.value.resolved_at === null;
-      const next: CommentRecord = {
-        ...entry.value,
-        resolved_at: resolving ? now : null,
-        resolved_by: resolving ? userId : null,
-        updated_at: now,
-      };
-      const op = this.kv.atomic().check(entry).set(key, next);
-      also?.(op, resolving);
-      const res = await op.commit();
-      return res.ok ? { ok: true, value: next } : { ok: false };
-    });
-  }
-
-  /** Adds a reply to a comment that, checked in the same commit, still exists; else null. */
-  async addReply(
-    postId: string,
-    commentId: string,
-    reply: Reply,
-    also?: Also,
-  ): Promise<Reply | null> {
-    const key = replyKey(postId, commentId, reply.reply_id);
-    return await retryCommit(async (): Attempt<Reply | null> => {
-      const comment = await this.kv.get<CommentRecord>(commentKey(postId, commentId));
-      if (!comment.value) return { ok: true, value: null };
-      const op = this.kv.atomic().check(comment).check({ key, versionstamp: null }).set(key, reply);
-      also?.(op);
-      const res = await op.commit();
-      return res.ok ? { ok: true, value: reply } : { ok: false };
-    });
-  }
-
-  async getReply(postId: string, commentId: string, replyId: string): Promise<Reply | null> {
-    return (await this.kv.get<Reply>(replyKey(postId, commentId, replyId))).value;
-  }
-
-  async deleteReply(
-    postId: string,
-    commentId: string,
-    replyId: string,
-    also?: Also,
-  ): Promise<Reply | null> {
-    const key = replyKey(postId, commentId, replyId);
-    return await retryCommit(async (): Attempt<Reply | null> => {
-      const entry = await this.kv.get<Reply>(key);
-      if (!entry.value) return { ok: true, value: null };
-      const op = this.kv.atomic().check(entry).delete(key);
-      also?.(op);
-      const res = await op.commit();
-      return res.ok ? { ok: true, value: entry.value } : { ok: false };
-    });
-  }
-
-  /** Deletes everything under `prefix` in commits of at most 500 keys (idempotent). */
-  async #purge(prefix: Deno.KvKey): Promise<number> {
-    let removed = 0;
-    while (true) {
-      const keys: Deno.KvKey[] = [];
-      for await (const entry of this.kv.list({ prefix }, { limit: 500 })) keys.push(entry.key);
-      if (keys.length === 0) return removed;
-      const op = this.kv.atomic();
-      for (const key of keys) op.delete(key);
-      await op.commit();
-      removed += keys.length;
-    }
-  }
-
-  /** The replies of a deleted comment. */
-  purgeCommentReplies(postId: string, commentId: string): Promise<number> {
-    return this.#purge(commentRepliesPrefix(postId, commentId));
-  }
-
-  /** Every comment, reply and review of a deleted post. */
-  async purgePostComments(postId: string): Promise<number> {
-    return await this.#purge(postCommentsPrefix(postId)) +
-      await this.#purge(postRepliesPrefix(postId)) +
-      await this.#purge(postReviewsPrefix(postId));
-  }
-
   // ------------------------------------------------------------ reviews
 
   /** The post's reviews, oldest first. */
@@ -588,55 +419,6 @@ export class PostsStore {
   /** The KV, for the LinkedIn connection store that shares it (`linkedin_store.ts`). */
   get kvHandle(): Deno.Kv {
     return this.kv;
-  }
-
-  // ------------------------------------------------------------ examples
-
-  async getExample(workspaceId: string, exampleId: string): Promise<Example | null> {
-    return (await this.kv.get<Example>(exampleKey(workspaceId, exampleId))).value;
-  }
-
-  /** The workspace's example posts, newest first. */
-  async listExamples(workspaceId: string): Promise<Example[]> {
-    const out: Example[] = [];
-    const iter = this.kv.list<Example>({ prefix: workspaceExamplesPrefix(workspaceId) }, {
-      reverse: true,
-    });
-    for await (const entry of iter) out.push(entry.value);
-    return out;
-  }
-
-  async createExample(example: Example): Promise<Example> {
-    const key = exampleKey(example.workspace_id, example.example_id);
-    const res = await this.kv.atomic().check({ key, versionstamp: null }).set(key, example)
-      .commit();
-    if (!res.ok) throw new Error(`Example ${example.example_id} already exists`);
-    return example;
-  }
-
-  async updateExample(
-    workspaceId: string,
-    exampleId: string,
-    change: (current: Example) => Example,
-  ): Promise<Example | null> {
-    const key = exampleKey(workspaceId, exampleId);
-    return await retryCommit(async (): Attempt<Example | null> => {
-      const entry = await this.kv.get<Example>(key);
-      if (!entry.value) return { ok: true, value: null };
-      const next = change(structuredClone(entry.value));
-      const res = await this.kv.atomic().check(entry).set(key, next).commit();
-      return res.ok ? { ok: true, value: next } : { ok: false };
-    });
-  }
-
-  async deleteExample(workspaceId: string, exampleId: string): Promise<Example | null> {
-    const key = exampleKey(workspaceId, exampleId);
-    return await retryCommit(async (): Attempt<Example | null> => {
-      const entry = await this.kv.get<Example>(key);
-      if (!entry.value) return { ok: true, value: null };
-      const res = await this.kv.atomic().check(entry).delete(key).commit();
-      return res.ok ? { ok: true, value: entry.value } : { ok: false };
-    });
   }
 }
 

@@ -144,8 +144,8 @@ Deno.test("comments keep insertion order, replies group under them, purges remov
     await store.createPost(post, "");
     const c1 = comment(post.post_id);
     const c2 = comment(post.post_id);
-    assert.ok(await store.addComment("w1", c1));
-    assert.ok(await store.addComment("w1", c2));
+    assert.ok(await store.comments.addComment("w1", c1));
+    assert.ok(await store.comments.addComment("w1", c2));
     const at = "2026-01-01T00:00:00.000+00:00";
     const reply = (id: string) => ({
       reply_id: id,
@@ -156,31 +156,31 @@ Deno.test("comments keep insertion order, replies group under them, purges remov
     });
     const r1 = newId();
     const r2 = newId();
-    assert.ok(await store.addReply(post.post_id, c1.comment_id, reply(r1)));
-    assert.ok(await store.addReply(post.post_id, c2.comment_id, reply(r2)));
-    const listed = await store.listComments(post.post_id);
+    assert.ok(await store.comments.addReply(post.post_id, c1.comment_id, reply(r1)));
+    assert.ok(await store.comments.addReply(post.post_id, c2.comment_id, reply(r2)));
+    const listed = await store.comments.listComments(post.post_id);
     assert.deepEqual(listed.map((c) => c.comment_id), [c1.comment_id, c2.comment_id]);
     assert.deepEqual(listed.map((c) => c.replies.map((r) => r.reply_id)), [[r1], [r2]]);
 
     // a deleted comment's replies are never shown, and a reply to it is refused
-    await store.deleteComment(post.post_id, c1.comment_id);
-    assert.deepEqual((await store.listComments(post.post_id)).map((c) => c.comment_id), [
+    await store.comments.deleteComment(post.post_id, c1.comment_id);
+    assert.deepEqual((await store.comments.listComments(post.post_id)).map((c) => c.comment_id), [
       c2.comment_id,
     ]);
-    assert.equal(await store.addReply(post.post_id, c1.comment_id, reply(newId())), null);
-    assert.equal(await store.purgeCommentReplies(post.post_id, c1.comment_id), 1);
+    assert.equal(await store.comments.addReply(post.post_id, c1.comment_id, reply(newId())), null);
+    assert.equal(await store.comments.purgeCommentReplies(post.post_id, c1.comment_id), 1);
 
     // toggling twice reopens
-    const resolved = await store.toggleResolved(post.post_id, c2.comment_id, "u3", at);
+    const resolved = await store.comments.toggleResolved(post.post_id, c2.comment_id, "u3", at);
     assert.equal(resolved?.resolved_by, "u3");
-    const reopened = await store.toggleResolved(post.post_id, c2.comment_id, "u3", at);
+    const reopened = await store.comments.toggleResolved(post.post_id, c2.comment_id, "u3", at);
     assert.equal(reopened?.resolved_at, null);
 
     // no comment on a post that is gone
     await store.deletePost("w1", post.post_id);
-    assert.equal(await store.addComment("w1", comment(post.post_id)), null);
-    assert.equal(await store.purgePostComments(post.post_id), 2);
-    assert.deepEqual(await store.listComments(post.post_id), []);
+    assert.equal(await store.comments.addComment("w1", comment(post.post_id)), null);
+    assert.equal(await store.comments.purgePostComments(post.post_id), 2);
+    assert.deepEqual(await store.comments.listComments(post.post_id), []);
   } finally {
     kv.close();
   }
