@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Handler, Hono, type MiddlewareHandler } from "hono";
 import { decodeJwt, type JSONWebKeySet } from "jose";
 import type { ServiceName } from "../../shared/config.ts";
 import { SERVICE_NAMES } from "../../shared/config.ts";
@@ -25,7 +25,7 @@ import type { Logger } from "../../shared/log.ts";
 import type { FetchHandler, ServiceDirectory } from "../../shared/service_directory.ts";
 import { AuthClient } from "../auth/client.ts";
 import type { GatewayConfig } from "./config.ts";
-import { resolveRoute } from "./routing.ts";
+import { resolveRoute, type RouteTarget } from "./routing.ts";
 import { TokenVerifier } from "./token_verifier.ts";
 import { createWebSocketProxy } from "./websocket_proxy.ts";
 
@@ -38,6 +38,19 @@ export interface GatewayOptions {
 }
 
 const STRIPPED_HEADERS = [INTERNAL_SECRET_HEADER, CALLER_HEADER, CLIENT_ADDRESS_HEADER];
+
+/** What the gateway's chain learns about a request as it passes. */
+type GatewayEnv = {
+  Variables: {
+    target: RouteTarget;
+    /** the owning service's URL when it runs apart, else null (in process) */
+    remote: string | null;
+    caller: Caller | null;
+    callerHeader: string | null;
+  };
+};
+type GatewayMiddleware = MiddlewareHandler<GatewayEnv>;
+type GatewayHandler = Handler<GatewayEnv>;
 
 /**
  * The one public entry: verifies the JWT once (signature, exp, iss, aud), enforces approval,
@@ -69,7 +82,100 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     logger,
   });
 
-  const app = new Hono();
+  /** Which service owns the path and what its caller must prove (404 for no route). */
+  const resolveTarget: GatewayMiddleware = async (c, next) => {
+    const url = new URL(c.req.url);
+    const target = resolveRoute(c.req.method, url.pathname);
+    if (!target) return c.json({ error: `No route for ${c.req.method} ${url.pathname}` }, 404);
+    if (!directory.has(target.service)) {
+      return c.json({ error: `The ${target.service} service is not available` }, 503);
+    }
+    c.set("target", target);
+    c.set("remote", directory.remoteUrl(target.service) ?? null);
+    await next();
+  };
+
+  /** A WebSocket upgrade to a service deployed apart: relayed once that service admits it. */
+  const relaySocket: GatewayMiddleware = async (c, next) => {
+    const remote = c.get("remote");
+    if (remote && c.req.header("upgrade")?.toLowerCase() === "websocket") {
+      return await proxyWebSocket(c.req.raw, remote);
+    }
+    await next();
+  };
+
+  /**
+   * The caller, unless the route is public: a verified access token (of an approved account
+   * unless the route is `/api/auth/*`), held to the account's and the session's live state.
+   */
+  const authenticate: GatewayMiddleware = async (c, next) => {
+    c.set("caller", null);
+    c.set("callerHeader", null);
+    const target = c.get("target");
+    if (target.access === "public") return await next();
+    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+    const verified = match ? await verifier.verify(match[1]) : null;
+    if (!verified) return c.json({ error: "Unauthorized" }, 401);
+    if (target.access === "approved" && !verified.caller.approved) {
+      return c.json({ error: "Unauthorized" }, 401);
+    }
+    let callerHeader = verified.header;
+    let caller = verified.caller;
+    // An account unknown to auth (only after a wipe or a restore that remapped ids) keeps
+    // its token's claims, as before; a known one is held to its live state.
+    const sid = caller.sid;
+    let live = await access.get(caller.user_id, { sid });
+    if (live?.active && effectiveRole(caller.role, live.role) !== caller.role) {
+      // Rare: the token's role is above the cached live one. Either a demotion (keep it) or
+      // a promotion newer than the cached answer: ask again unless the answer is newer.
+      live = await access.get(caller.user_id, { sid, fetchedAfter: issuedAtMs(match![1]) });
+    }
+    if (live && (!live.active || !tokenSessionLive(live, { sid, iat: verified.iat }))) {
+      return c.json({ error: "Unauthorized" }, 401);
+    }
+    const role = live ? effectiveRole(caller.role, live.role) : caller.role;
+    if (role !== caller.role) {
+      // Demoted since the token was issued: services see the lower role at once.
+      caller = { ...caller, role };
+      callerHeader = encodeCaller(caller);
+    }
+    c.set("caller", caller);
+    c.set("callerHeader", callerHeader);
+    await next();
+  };
+
+  /** 415 for a body that is not JSON, unless the route authenticates its caller itself. */
+  const requireJsonBody: GatewayMiddleware = async (c, next) => {
+    if (!c.get("target").selfAuthenticating) {
+      const refused = await refuseNonJsonBody(c);
+      if (refused) return refused;
+    }
+    await next();
+  };
+
+  /** Hands the request to its service: in process with the caller beside it, else over HTTP. */
+  const forward: GatewayHandler = async (c) => {
+    const req = c.req.raw;
+    const remote = c.get("remote");
+    const requestId = req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
+    const handler: FetchHandler = directory.handler(c.get("target").service);
+    const forwardedFor = { headers: req.headers, trustedProxies: config.trustedProxies };
+    if (!remote) {
+      // In process: the request itself goes on, with the verified caller beside it.
+      inProcessPasses.set(req, { caller: c.get("caller"), requestId });
+      recordClientAddress(req, peerAddress(c.env, forwardedFor));
+      return await handler(req);
+    }
+    const forwarded = forwardRequest(req, {
+      secret: config.base.internalSecret,
+      callerHeader: c.get("callerHeader"),
+      requestId,
+      clientAddress: peerAddress(c.env, forwardedFor),
+    });
+    return await handler(forwarded);
+  };
+
+  const app = new Hono<GatewayEnv>();
   app.onError((err, c) => errorResponse(err, c, logger));
   app.use("*", securityHeaders());
 
@@ -83,68 +189,9 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
 
   if (extraRoutes) app.route("/", extraRoutes);
 
-  app.all("*", async (c) => {
-    const req = c.req.raw;
-    const url = new URL(req.url);
-    const target = resolveRoute(req.method, url.pathname);
-    if (!target) return c.json({ error: `No route for ${req.method} ${url.pathname}` }, 404);
-    if (!directory.has(target.service)) {
-      return c.json({ error: `The ${target.service} service is not available` }, 503);
-    }
-    const remote = directory.remoteUrl(target.service);
-    if (remote && req.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      return await proxyWebSocket(req, remote);
-    }
-    const requestId = req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
-    let callerHeader: string | null = null;
-    let caller: Caller | null = null;
-    if (target.access !== "public") {
-      const auth = req.headers.get("authorization") ?? "";
-      const match = /^Bearer\s+(\S+)$/i.exec(auth);
-      const verified = match ? await verifier.verify(match[1]) : null;
-      if (!verified) return c.json({ error: "Unauthorized" }, 401);
-      if (target.access === "approved" && !verified.caller.approved) {
-        return c.json({ error: "Unauthorized" }, 401);
-      }
-      callerHeader = verified.header;
-      caller = verified.caller;
-      // An account unknown to auth (only after a wipe or a restore that remapped ids) keeps
-      // its token's claims, as before; a known one is held to its live state.
-      const sid = caller.sid;
-      let live = await access.get(caller.user_id, { sid });
-      if (live?.active && effectiveRole(caller.role, live.role) !== caller.role) {
-        // Rare: the token's role is above the cached live one. Either a demotion (keep it) or
-        // a promotion newer than the cached answer: ask again unless the answer is newer.
-        live = await access.get(caller.user_id, { sid, fetchedAfter: issuedAtMs(match![1]) });
-      }
-      if (live && (!live.active || !tokenSessionLive(live, { sid, iat: verified.iat }))) {
-        return c.json({ error: "Unauthorized" }, 401);
-      }
-      const role = live ? effectiveRole(caller.role, live.role) : caller.role;
-      if (role !== caller.role) {
-        // Demoted since the token was issued: services see the lower role at once.
-        caller = { ...caller, role };
-        callerHeader = encodeCaller(caller);
-      }
-    }
-    const refused = target.checksOwnBody ? null : await refuseNonJsonBody(c);
-    if (refused) return refused;
-    const handler: FetchHandler = directory.handler(target.service);
-    const forwardedFor = { headers: req.headers, trustedProxies: config.trustedProxies };
-    if (!remote) {
-      // In process: the request itself goes on, with the verified caller beside it.
-      inProcessPasses.set(req, { caller, requestId });
-      recordClientAddress(req, peerAddress(c.env, forwardedFor));
-      return await handler(req);
-    }
-    const forwarded = forwardRequest(req, {
-      secret: config.base.internalSecret,
-      callerHeader,
-      requestId,
-      clientAddress: peerAddress(c.env, forwardedFor),
-    });
-    return await handler(forwarded);
-  });
+  // Every other request passes one chain: which service owns it, the socket relay, who the
+  // caller is, the JSON-only body check, then the service.
+  app.all("*", resolveTarget, relaySocket, authenticate, requireJsonBody, forward);
 
   return app;
 }

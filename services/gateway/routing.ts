@@ -17,7 +17,7 @@ export interface RouteTarget {
    * after that (quick capture: header, token, membership, title), so the gateway leaves the
    * JSON-only check (415) to it.
    */
-  checksOwnBody?: true;
+  selfAuthenticating?: true;
 }
 
 const PUBLIC_AUTH_POSTS = new Set([
@@ -83,7 +83,7 @@ export function resolveRoute(method: string, path: string): RouteTarget | null {
     return { service, access: "public" };
   }
   if (path === "/api/quick-capture" && method === "POST") {
-    return { service, access: "public", checksOwnBody: true };
+    return { service, access: "public", selfAuthenticating: true };
   }
   // y-websocket appends "/<room>" to its server URL: /ws/<anything> is the same socket.
   if (underPrefix(path, "/ws")) return { service, access: "public" };

@@ -29,7 +29,7 @@ export const createIdeasService: ServiceFactory = async ({ env, base, directory,
   const app = createServiceApp({
     logger,
     internalSecret: base.internalSecret,
-    callerFirstPaths: [CAPTURE_PATH],
+    selfAuthenticatingPaths: [CAPTURE_PATH],
   });
   mountIdeaRoutes(app, deps);
   const auth = new AuthClient(directory, base.internalSecret);

@@ -69,7 +69,7 @@ export interface ServiceAppOptions {
    * it; the route runs `bodyChecks` once it knows the caller, so a refused caller gets its
    * 401/403 whatever the body (spec: quick capture checks header, token, membership, title).
    */
-  callerFirstPaths?: readonly string[];
+  selfAuthenticatingPaths?: readonly string[];
 }
 
 const bodyLimitCheck = bodyLimit({
@@ -80,7 +80,7 @@ const malformedStringsCheck = rejectMalformedStrings();
 
 /**
  * The body limit (413) and the string check (400 naming the field) that every other route gets
- * before it runs, for a route of `callerFirstPaths`. Null when the request passes both.
+ * before it runs, for a route of `selfAuthenticatingPaths`. Null when the request passes both.
  */
 export async function bodyChecks(c: Context): Promise<Response | null> {
   let passed = false;
@@ -102,9 +102,9 @@ export async function bodyChecks(c: Context): Promise<Response | null> {
  * HTTPException is a logged 500: validation keeps bad input from getting that far).
  */
 export function createServiceApp(
-  { logger, internalSecret, callerFirstPaths = [] }: ServiceAppOptions,
+  { logger, internalSecret, selfAuthenticatingPaths = [] }: ServiceAppOptions,
 ): ServiceApp {
-  const callerFirst = new Set(callerFirstPaths);
+  const callerFirst = new Set(selfAuthenticatingPaths);
   const app = new OpenAPIHono<ServiceEnv>({
     defaultHook: (result, c) => {
       if (!result.success) return c.json({ error: describeZodError(result.error) }, 400);
