@@ -61,7 +61,7 @@ export function linkedinPublicationsPrefix(): Deno.KvKey {
   return ["linkedin_publications"];
 }
 /** A workspace's LinkedIn connection (publishing.ts) */
-export const linkedinConnectionKey = (wsId: string): Deno.KvKey => ["linkedin_connections", wsId];
+export const linkedinConnectionKey = (workspaceId: string): Deno.KvKey => ["linkedin_connections", workspaceId];
 /** A LinkedIn OAuth state, by the SHA-256 of the state (publishing.ts) */
 export const linkedinStateKey = (hash: string): Deno.KvKey => ["linkedin_states", hash];
 

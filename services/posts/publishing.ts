@@ -54,7 +54,7 @@ const RETRY_WINDOW_MS = 60 * 60 * 1000;
 const REMIND_BEFORE_MS = 7 * 86_400_000;
 const STATE_TTL_MS = 10 * 60 * 1000;
 
-/** A workspace's LinkedIn connection: `["linkedin_connections", wsId]`. */
+/** A workspace's LinkedIn connection: `["linkedin_connections", workspaceId]`. */
 export interface StoredConnection {
   workspace_id: string;
   member_sub: string;
@@ -153,9 +153,9 @@ export class Publishing {
     if (!sameBrowser) throw new AppError(400, PUBLISH_MESSAGES.otherBrowser);
     const used = await kv.atomic().check(entry).delete(key).commit();
     if (!used.ok) throw new AppError(400, PUBLISH_MESSAGES.badState);
-    const { workspace_id: wsId, user_id: userId } = entry.value;
+    const { workspace_id: workspaceId, user_id: userId } = entry.value;
     // The caller bound to the state must still be allowed to connect.
-    const m = await workspaces.membership(wsId, userId);
+    const m = await workspaces.membership(workspaceId, userId);
     if (!canPublish(m.role)) throw forbidden(PUBLISH_MESSAGES.connectRole);
     let token: { accessToken: string; expiresIn: number };
     let member: { sub: string; name: string };
@@ -167,19 +167,19 @@ export class Publishing {
     }
     const now = Date.now();
     const connection: StoredConnection = {
-      workspace_id: wsId,
+      workspace_id: workspaceId,
       member_sub: member.sub,
       name: member.name,
-      token: await cipher.encrypt(token.accessToken, wsId),
+      token: await cipher.encrypt(token.accessToken, workspaceId),
       expires_at: toIso(new Date(now + token.expiresIn * 1000)),
       connected_by: userId,
       connected_at: toIso(new Date(now)),
       status: "active",
       reminded_for: null,
     };
-    await kv.set(connectionKey(wsId), connection);
-    this.deps.logger.info("LinkedIn connected", { workspace_id: wsId, user_id: userId });
-    return wsId;
+    await kv.set(connectionKey(workspaceId), connection);
+    this.deps.logger.info("LinkedIn connected", { workspace_id: workspaceId, user_id: userId });
+    return workspaceId;
   }
 
   async connectionView(caller: Caller, workspaceId: string) {
@@ -318,20 +318,20 @@ export class Publishing {
    */
   async publishJob(job: { post_id: string; workspace_id: string; schedule_id: string }) {
     const { store, posts, linkedin, cipher, logger, config } = this.deps;
-    const { post_id: postId, workspace_id: wsId } = job;
-    const stored = await store.getStored(wsId, postId);
+    const { post_id: postId, workspace_id: workspaceId } = job;
+    const stored = await store.getStored(workspaceId, postId);
     if (!stored || stored.status !== "scheduled" || stored.schedule_id !== job.schedule_id) return;
     if (stored.publish_attempt) {
-      await this.#fail(wsId, postId, job.schedule_id, PUBLISH_MESSAGES.unknownOutcome);
+      await this.#fail(workspaceId, postId, job.schedule_id, PUBLISH_MESSAGES.unknownOutcome);
       return;
     }
-    const connection = await this.#activeConnection(wsId);
+    const connection = await this.#activeConnection(workspaceId);
     if (!connection) {
-      await this.#fail(wsId, postId, job.schedule_id, PUBLISH_MESSAGES.notConnected);
+      await this.#fail(workspaceId, postId, job.schedule_id, PUBLISH_MESSAGES.notConnected);
       return;
     }
     const attemptId = newId();
-    const recorded = await store.modifyPost(wsId, postId, (current) => {
+    const recorded = await store.modifyPost(workspaceId, postId, (current) => {
       if (current.schedule_id !== job.schedule_id || current.status !== "scheduled") return null;
       if (current.publish_attempt) return null;
       return {
@@ -350,18 +350,18 @@ export class Publishing {
     const text = (await posts.read(recorded.after)).content;
     const refusal = await this.#unapproved(recorded.after, text);
     if (refusal) {
-      await this.#refuseUnapproved(wsId, postId, attemptId, refusal);
+      await this.#refuseUnapproved(workspaceId, postId, attemptId, refusal);
       return;
     }
-    const token = await cipher.decrypt(connection.token, wsId);
+    const token = await cipher.decrypt(connection.token, workspaceId);
     const outcome = await linkedin.createPost(token, connection.member_sub, text);
     if (outcome.kind === "created") {
-      await this.#published(wsId, postId, attemptId, outcome.urn);
+      await this.#published(workspaceId, postId, attemptId, outcome.urn);
       return;
     }
     if (outcome.kind === "unknown") {
       logger.warn("LinkedIn publish outcome unknown", { post_id: postId, error: outcome.error });
-      await this.#fail(wsId, postId, job.schedule_id, PUBLISH_MESSAGES.unknownOutcome);
+      await this.#fail(workspaceId, postId, job.schedule_id, PUBLISH_MESSAGES.unknownOutcome);
       return;
     }
     const { status } = outcome;
@@ -373,7 +373,7 @@ export class Publishing {
         : Math.min(5_000 * 2 ** (retries - 1), 10 * 60_000);
       if (Date.now() + backoff - first > RETRY_WINDOW_MS) {
         await this.#fail(
-          wsId,
+          workspaceId,
           postId,
           job.schedule_id,
           `LinkedIn kept answering ${status} for an hour; try again later`,
@@ -381,7 +381,7 @@ export class Publishing {
         return;
       }
       // Known not posted: clear the attempt and try again later.
-      await store.modifyPost(wsId, postId, (current, op) => {
+      await store.modifyPost(workspaceId, postId, (current, op) => {
         if (current.publish_attempt?.attempt_id !== attemptId) return null;
         this.deps.queue.enqueue(op, { type: "publish", ...job }, { delay: backoff });
         return { ...current, publish_attempt: null, publish_retries: retries };
@@ -395,7 +395,7 @@ export class Publishing {
     }
     let message: string;
     if (status === 401) {
-      await this.#markExpired(wsId);
+      await this.#markExpired(workspaceId);
       message = "LinkedIn refused the connection (401); connect LinkedIn again in the workspace " +
         "settings";
     } else if (status === 426) {
@@ -410,7 +410,7 @@ export class Publishing {
         outcome.body ? `: ${outcome.body.slice(0, 200)}` : ""
       }`;
     }
-    await this.#fail(wsId, postId, job.schedule_id, message);
+    await this.#fail(workspaceId, postId, job.schedule_id, message);
   }
 
   /** 403 unless the caller is the workspace's owner or an editor (membership first). */
@@ -438,16 +438,16 @@ export class Publishing {
    * approved. The post goes back to review (the voiding recorded, reviewers asked again), with
    * `error`; the author and the scheduler get `publish_failed`.
    */
-  async #refuseUnapproved(wsId: string, postId: string, attemptId: string, error: string) {
+  async #refuseUnapproved(workspaceId: string, postId: string, attemptId: string, error: string) {
     const { store, review } = this.deps;
-    const before = await store.getStored(wsId, postId);
+    const before = await store.getStored(workspaceId, postId);
     if (!before) return;
     const { emails, approverName } = await review.sendBackInputs(before);
     const notified = await review.emails(
       [before.author_id, before.scheduled_by].filter((v): v is string => !!v),
     );
     const now = nowIso();
-    await store.modifyPost(wsId, postId, (current, op) => {
+    await store.modifyPost(workspaceId, postId, (current, op) => {
       if (current.publish_attempt?.attempt_id !== attemptId) return null;
       const next: StoredPost = current.approved_fingerprint
         ? review.sendBackToReview(op, current, emails, approverName, now)
@@ -464,17 +464,17 @@ export class Publishing {
     this.deps.logger.warn("publishing refused: not the approved text", { post_id: postId, error });
   }
 
-  async #published(wsId: string, postId: string, attemptId: string, urn: string) {
+  async #published(workspaceId: string, postId: string, attemptId: string, urn: string) {
     const { store, review } = this.deps;
-    const before = await store.getStored(wsId, postId);
+    const before = await store.getStored(workspaceId, postId);
     const emails = await review.emails(
       [before?.author_id, before?.scheduled_by].filter((v): v is string => !!v),
     );
     const now = nowIso();
     const linkedinUrl = `https://www.linkedin.com/feed/update/${urn}/`;
-    await store.modifyPost(wsId, postId, (current, op) => {
+    await store.modifyPost(workspaceId, postId, (current, op) => {
       if (current.publish_attempt?.attempt_id !== attemptId) return null;
-      op.set(linkedinPublicationKey(now, postId), wsId);
+      op.set(linkedinPublicationKey(now, postId), workspaceId);
       review.dm(
         op,
         [current.author_id, current.scheduled_by ?? undefined].map((id) =>
@@ -484,7 +484,7 @@ export class Publishing {
         {
           post_title: current.title || "Untitled post",
           linkedin_post_url: linkedinUrl,
-          url: review.postUrl(wsId, postId),
+          url: review.postUrl(workspaceId, postId),
         },
       );
       return {
@@ -523,14 +523,14 @@ export class Publishing {
   }
 
   /** Ends a schedule with `error`: back to approved (or draft), `publish_failed` DMs. */
-  async #fail(wsId: string, postId: string, scheduleId: string, error: string) {
+  async #fail(workspaceId: string, postId: string, scheduleId: string, error: string) {
     const { store, review } = this.deps;
-    const approvalRequired = (await review.settings(wsId))?.approval_required ?? false;
-    const before = await store.getStored(wsId, postId);
+    const approvalRequired = (await review.settings(workspaceId))?.approval_required ?? false;
+    const before = await store.getStored(workspaceId, postId);
     const emails = await review.emails(
       [before?.author_id, before?.scheduled_by].filter((v): v is string => !!v),
     );
-    await store.modifyPost(wsId, postId, (current, op) => {
+    await store.modifyPost(workspaceId, postId, (current, op) => {
       if (current.schedule_id !== scheduleId) return null;
       this.#tellPublishFailed(op, current, emails, error);
       return {
@@ -546,11 +546,11 @@ export class Publishing {
     this.deps.logger.warn("publishing failed", { post_id: postId, error });
   }
 
-  async #markExpired(wsId: string) {
+  async #markExpired(workspaceId: string) {
     const { kv } = this.deps;
-    const entry = await kv.get<StoredConnection>(connectionKey(wsId));
+    const entry = await kv.get<StoredConnection>(connectionKey(workspaceId));
     if (!entry.value) return;
-    await kv.atomic().check(entry).set(connectionKey(wsId), { ...entry.value, status: "expired" })
+    await kv.atomic().check(entry).set(connectionKey(workspaceId), { ...entry.value, status: "expired" })
       .commit();
   }
 
@@ -568,34 +568,34 @@ export class Publishing {
     const approvalRequired = new Map<string, boolean>();
     let unscheduled = 0;
     for (const post of await store.listScheduled()) {
-      const wsId = post.workspace_id;
+      const workspaceId = post.workspace_id;
       const at = Date.parse(post.scheduled_at ?? "");
       if (Number.isNaN(at)) continue;
       if (at >= restoredAt && !post.publish_attempt) {
         const scheduleId = newId();
-        await store.modifyPost(wsId, post.post_id, (current, op) => {
+        await store.modifyPost(workspaceId, post.post_id, (current, op) => {
           if (current.status !== "scheduled" || current.scheduled_at !== post.scheduled_at) {
             return null;
           }
           queue.enqueue(op, {
             type: "publish",
             post_id: post.post_id,
-            workspace_id: wsId,
+            workspace_id: workspaceId,
             schedule_id: scheduleId,
           }, { delay: Math.max(0, at - Date.now()) });
           return { ...current, schedule_id: scheduleId, publish_retries: 0 };
         });
         continue;
       }
-      if (!approvalRequired.has(wsId)) {
-        const ws = await review.settings(wsId).catch(() => null);
-        approvalRequired.set(wsId, ws?.approval_required ?? false);
+      if (!approvalRequired.has(workspaceId)) {
+        const ws = await review.settings(workspaceId).catch(() => null);
+        approvalRequired.set(workspaceId, ws?.approval_required ?? false);
       }
-      const result = await store.modifyPost(wsId, post.post_id, (current) => {
+      const result = await store.modifyPost(workspaceId, post.post_id, (current) => {
         if (current.status !== "scheduled") return null;
         return {
           ...current,
-          status: approvalRequired.get(wsId) || current.approved_by ? "approved" : "draft",
+          status: approvalRequired.get(workspaceId) || current.approved_by ? "approved" : "draft",
           scheduled_at: null,
           schedule_id: null,
           publish_attempt: null,

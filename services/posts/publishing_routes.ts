@@ -84,9 +84,9 @@ export function mountPublishingRoutes(
         throw new AppError(400, `LinkedIn authorization failed: ${error}`.slice(0, 200));
       }
       const nonce = getCookie(c, CONNECT_COOKIE);
-      const wsId = await publishing.callback(code ?? "", state ?? "", nonce);
+      const workspaceId = await publishing.callback(code ?? "", state ?? "", nonce);
       deleteCookie(c, CONNECT_COOKIE, cookie);
-      return c.redirect(`/workspaces/${encodeURIComponent(wsId)}/settings`, 302);
+      return c.redirect(`/workspaces/${encodeURIComponent(workspaceId)}/settings`, 302);
     },
   );
 

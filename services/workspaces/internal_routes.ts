@@ -16,27 +16,27 @@ export function mountInternalRoutes(
   claims: InviteClaims,
 ): void {
   /** Always 200: `role` null for a non-member, `workspace_status` null for no workspace. */
-  app.get("/internal/workspaces/:wsId/members/:userId", async (c) => {
-    const wsId = c.req.param("wsId");
+  app.get("/internal/workspaces/:workspaceId/members/:userId", async (c) => {
+    const workspaceId = c.req.param("workspaceId");
     const userId = c.req.param("userId");
     // An id longer than any key we write cannot name a workspace or a member.
-    if (wsId.length > MAX_ID_LENGTH || userId.length > MAX_ID_LENGTH) {
+    if (workspaceId.length > MAX_ID_LENGTH || userId.length > MAX_ID_LENGTH) {
       return c.json({
-        workspace_id: wsId,
+        workspace_id: workspaceId,
         user_id: userId,
         role: null,
         workspace_status: null,
         owner_id: null,
       });
     }
-    let view = await store.membership(wsId, userId);
+    let view = await store.membership(workspaceId, userId);
     // A member's check costs one read; only a missing membership looks for an invite to claim.
     if (view.workspace && !view.membership) {
       await claims.forUser(userId);
-      view = await store.membership(wsId, userId);
+      view = await store.membership(workspaceId, userId);
     }
     return c.json({
-      workspace_id: wsId,
+      workspace_id: workspaceId,
       user_id: userId,
       role: view.membership?.role ?? null,
       workspace_status: view.workspace?.status ?? null,

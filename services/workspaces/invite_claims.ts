@@ -48,8 +48,8 @@ export class InviteClaims {
   }
 
   /** Claims each pending invite of the workspace whose email a confirmed account now holds. */
-  async forWorkspace(wsId: string): Promise<void> {
-    const invites = await this.store.listInvites(wsId);
+  async forWorkspace(workspaceId: string): Promise<void> {
+    const invites = await this.store.listInvites(workspaceId);
     if (invites.length === 0) return;
     await Promise.all(invites.map(async (invite) => {
       const user = await this.auth.getUserByEmail(invite.email);

@@ -51,16 +51,16 @@ Deno.test("the workspaces service claims a confirmed account's pending invites i
   const { auth, state } = fakeAuth(users);
   const claims = new InviteClaims(store, auth);
   const ws = await store.create({ ownerId: "u-owner", name: "Team" });
-  const wsId = ws.workspace_id;
+  const workspaceId = ws.workspace_id;
   const invite = (email: string, role: "editor" | "viewer" = "editor") =>
-    store.invite({ wsId, callerId: "u-owner", email, role });
-  const roleOf = async (userId: string) => (await store.membership(wsId, userId)).membership?.role;
+    store.invite({ workspaceId, callerId: "u-owner", email, role });
+  const roleOf = async (userId: string) => (await store.membership(workspaceId, userId)).membership?.role;
   try {
     await t.step("a caller's verified email: its invites become memberships", async () => {
       await invite("caller@example.test", "viewer");
       await claims.forCaller("u-caller", "Caller@Example.test");
       assert.equal(await roleOf("u-caller"), "viewer");
-      assert.deepEqual(await store.listInvites(wsId), []);
+      assert.deepEqual(await store.listInvites(workspaceId), []);
     });
 
     await t.step("a caller with no invite costs one read, then nothing for a while", async () => {
@@ -80,11 +80,11 @@ Deno.test("the workspaces service claims a confirmed account's pending invites i
       await invite("listed@example.test");
       await invite("pending@example.test");
       await invite("nobody@example.test");
-      await claims.forWorkspace(wsId);
+      await claims.forWorkspace(workspaceId);
       assert.equal(await roleOf("u-listed"), "editor");
       assert.equal(await roleOf("u-unconfirmed"), undefined);
       assert.deepEqual(
-        (await store.listInvites(wsId)).map((i) => i.email).sort(),
+        (await store.listInvites(workspaceId)).map((i) => i.email).sort(),
         ["nobody@example.test", "pending@example.test"],
       );
     });

@@ -3,21 +3,21 @@ import { READ_CACHE_KEYS } from "../../shared/kv_cache.ts";
 import type { ListKind } from "./schemas.ts";
 
 // Key builders: the only place the workspaces KV layout is spelled out (store.ts uses them).
-export const workspaceKey = (wsId: string) => ["workspaces", wsId];
-export const membershipKey = (wsId: string, userId: string) => ["memberships", wsId, userId];
-export const membershipsOfWorkspacePrefix = (wsId: string) => ["memberships", wsId];
-export const userMembershipKey = (userId: string, wsId: string) => [
+export const workspaceKey = (workspaceId: string) => ["workspaces", workspaceId];
+export const membershipKey = (workspaceId: string, userId: string) => ["memberships", workspaceId, userId];
+export const membershipsOfWorkspacePrefix = (workspaceId: string) => ["memberships", workspaceId];
+export const userMembershipKey = (userId: string, workspaceId: string) => [
   "memberships_by_user",
   userId,
-  wsId,
+  workspaceId,
 ];
 export const userMembershipsPrefix = (userId: string) => ["memberships_by_user", userId];
-export const memberCountKey = (wsId: string) => ["member_counts", wsId];
-export const inviteKey = (wsId: string, email: string) => ["invites", wsId, email];
-export const invitesOfWorkspacePrefix = (wsId: string) => ["invites", wsId];
-export const emailInviteKey = (email: string, wsId: string) => ["invites_by_email", email, wsId];
+export const memberCountKey = (workspaceId: string) => ["member_counts", workspaceId];
+export const inviteKey = (workspaceId: string, email: string) => ["invites", workspaceId, email];
+export const invitesOfWorkspacePrefix = (workspaceId: string) => ["invites", workspaceId];
+export const emailInviteKey = (email: string, workspaceId: string) => ["invites_by_email", email, workspaceId];
 export const emailInvitesPrefix = (email: string) => ["invites_by_email", email];
-export const listKey = (kind: ListKind, wsId: string) => [kind, wsId];
+export const listKey = (kind: ListKind, workspaceId: string) => [kind, workspaceId];
 export const workspacesTotalKey = () => ["stats", "workspaces_total"];
 
 /**

@@ -27,17 +27,17 @@ export class MemberOperations {
    * of whoever confirms the email.
    */
   async add(
-    wsId: string,
+    workspaceId: string,
     callerId: string,
     email: string,
     role: "editor" | "viewer",
   ): Promise<AddMemberResult> {
     // Checked here first so a refused caller costs no user lookup.
-    await this.store.requireCanAdd(wsId, callerId);
+    await this.store.requireCanAdd(workspaceId, callerId);
     const user = await this.auth.getUserByEmail(email);
     if (user?.confirmed) {
       const membership = await this.store.addMember({
-        wsId,
+        workspaceId,
         callerId,
         userId: user.user_id,
         email,
@@ -45,16 +45,16 @@ export class MemberOperations {
       });
       return { kind: "member", membership };
     }
-    await this.store.invite({ wsId, callerId, email, role });
+    await this.store.invite({ workspaceId, callerId, email, role });
     return { kind: "invited", email, role };
   }
 
   /** The members with their email and name, for any member of an active workspace. */
-  async listWithProfiles(wsId: string, callerId: string) {
-    const view = await this.store.membership(wsId, callerId);
+  async listWithProfiles(workspaceId: string, callerId: string) {
+    const view = await this.store.membership(workspaceId, callerId);
     requireActiveMember(view.workspace, view.membership);
-    await this.claims.forWorkspace(wsId);
-    const members = await this.store.listMembers(wsId);
+    await this.claims.forWorkspace(workspaceId);
+    const members = await this.store.listMembers(workspaceId);
     const profiles = await this.auth.getUsers(members.map((m) => m.user_id));
     return members.map((m) => {
       const p = profiles.get(m.user_id);
@@ -63,11 +63,11 @@ export class MemberOperations {
   }
 
   /** The pending invites as a member sees them, oldest first. */
-  async pendingInvites(wsId: string, callerId: string): Promise<PendingInvite[]> {
-    const view = await this.store.membership(wsId, callerId);
+  async pendingInvites(workspaceId: string, callerId: string): Promise<PendingInvite[]> {
+    const view = await this.store.membership(workspaceId, callerId);
     requireActiveMember(view.workspace, view.membership);
-    await this.claims.forWorkspace(wsId);
-    const invites = await this.store.listInvites(wsId);
+    await this.claims.forWorkspace(workspaceId);
+    const invites = await this.store.listInvites(workspaceId);
     return invites.map((i) => ({
       workspace_id: i.workspace_id,
       email: i.email,

@@ -2,14 +2,14 @@
  * The only code that touches the workspaces service's KV.
  *
  * Keys (ids are ULIDs, emails trimmed and lower-cased):
- * - `["workspaces", wsId]` -> Workspace
- * - `["memberships", wsId, userId]` -> MembershipRecord
- * - `["memberships_by_user", userId, wsId]` -> wsId (index: a user's workspaces)
- * - `["member_counts", wsId]` -> Deno.KvU64, changed with `sum` in the commits that add and
+ * - `["workspaces", workspaceId]` -> Workspace
+ * - `["memberships", workspaceId, userId]` -> MembershipRecord
+ * - `["memberships_by_user", userId, workspaceId]` -> workspaceId (index: a user's workspaces)
+ * - `["member_counts", workspaceId]` -> Deno.KvU64, changed with `sum` in the commits that add and
  *   remove members, so Get answers with one `getMany`
- * - `["invites", wsId, email]` -> InviteRecord (a pending invite for an unregistered email)
- * - `["invites_by_email", email, wsId]` -> wsId (index: the invites an email has)
- * - `["audiences", wsId]`, `["languages", wsId]` -> ListItem[] (absent: the defaults)
+ * - `["invites", workspaceId, email]` -> InviteRecord (a pending invite for an unregistered email)
+ * - `["invites_by_email", email, workspaceId]` -> workspaceId (index: the invites an email has)
+ * - `["audiences", workspaceId]`, `["languages", workspaceId]` -> ListItem[] (absent: the defaults)
  * - `["stats", "workspaces_total"]` -> Deno.KvU64, workspaces ever created (deleted included)
  *
  * Every read-modify-write is one `atomic()` with `check`s on what it read, retried on conflict;
@@ -108,11 +108,11 @@ export class WorkspacesStore {
   }
 
   /** The workspace, the user's membership and the member count: one KV round trip. */
-  async getForMember(wsId: string, userId: string) {
+  async getForMember(workspaceId: string, userId: string) {
     const [ws, m, count] = await this.kv.getMany<[Workspace, MembershipRecord, Deno.KvU64]>([
-      workspaceKey(wsId),
-      membershipKey(wsId, userId),
-      memberCountKey(wsId),
+      workspaceKey(workspaceId),
+      membershipKey(workspaceId, userId),
+      memberCountKey(workspaceId),
     ]);
     return {
       workspace: withWorkspaceDefaults(ws.value),
@@ -122,16 +122,16 @@ export class WorkspacesStore {
   }
 
   /** The workspace and the user's membership (either null when absent). */
-  async membership(wsId: string, userId: string) {
+  async membership(workspaceId: string, userId: string) {
     const [ws, m] = await this.kv.getMany<[Workspace, MembershipRecord]>([
-      workspaceKey(wsId),
-      membershipKey(wsId, userId),
+      workspaceKey(workspaceId),
+      membershipKey(workspaceId, userId),
     ]);
     return { workspace: withWorkspaceDefaults(ws.value), membership: m.value };
   }
 
-  async getWorkspace(wsId: string): Promise<Workspace | null> {
-    return withWorkspaceDefaults((await this.kv.get<Workspace>(workspaceKey(wsId))).value);
+  async getWorkspace(workspaceId: string): Promise<Workspace | null> {
+    return withWorkspaceDefaults((await this.kv.get<Workspace>(workspaceKey(workspaceId))).value);
   }
 
   /** The user's active workspaces with their role, in creation order. */
@@ -166,10 +166,10 @@ export class WorkspacesStore {
    * workspace active (404), transfer by a non-owner (403), transfer target a member (400).
    * An `owner_id` equal to the current owner is not a transfer.
    */
-  update(wsId: string, callerId: string, patch: WorkspacePatch): Promise<Workspace> {
+  update(workspaceId: string, callerId: string, patch: WorkspacePatch): Promise<Workspace> {
     return retryCommit(async () => {
-      const keys: Deno.KvKey[] = [workspaceKey(wsId), membershipKey(wsId, callerId)];
-      if (patch.owner_id !== undefined) keys.push(membershipKey(wsId, patch.owner_id));
+      const keys: Deno.KvKey[] = [workspaceKey(workspaceId), membershipKey(workspaceId, callerId)];
+      if (patch.owner_id !== undefined) keys.push(membershipKey(workspaceId, patch.owner_id));
       const [wsEntry, callerEntry, targetEntry] = await this.kv.getMany<unknown[]>(keys) as [
         Entry<Workspace>,
         Entry<MembershipRecord>,
@@ -195,21 +195,21 @@ export class WorkspacesStore {
         if (!targetEntry || !target) throw new AppError(400, MESSAGES.transferTarget);
         next.owner_id = target.user_id;
         op.check(targetEntry)
-          .set(membershipKey(wsId, callerId), { ...callerEntry.value!, role: "editor" })
-          .set(membershipKey(wsId, target.user_id), { ...target, role: "owner" });
+          .set(membershipKey(workspaceId, callerId), { ...callerEntry.value!, role: "editor" })
+          .set(membershipKey(workspaceId, target.user_id), { ...target, role: "owner" });
       }
-      op.set(workspaceKey(wsId), next);
+      op.set(workspaceKey(workspaceId), next);
       const res = await op.commit();
       return outcome(res, next);
     }, COMMIT_TRIES);
   }
 
   /** The owner's soft delete: membership (403), owner (403), then active (404). */
-  deleteByOwner(wsId: string, callerId: string): Promise<Workspace> {
+  deleteByOwner(workspaceId: string, callerId: string): Promise<Workspace> {
     return retryCommit(async () => {
       const [wsEntry, callerEntry] = await this.kv.getMany<[Workspace, MembershipRecord]>([
-        workspaceKey(wsId),
-        membershipKey(wsId, callerId),
+        workspaceKey(workspaceId),
+        membershipKey(workspaceId, callerId),
       ]);
       const role = requireRole(callerEntry.value);
       requireOneOf(role, ["owner"], MESSAGES.deleteRole);
@@ -217,24 +217,24 @@ export class WorkspacesStore {
       const now = nowIso();
       const next: Workspace = { ...workspace, status: "deleted", deleted_at: now, updated_at: now };
       const res = await this.kv.atomic().check(wsEntry).check(callerEntry)
-        .set(workspaceKey(wsId), next).commit();
+        .set(workspaceKey(workspaceId), next).commit();
       return outcome(res, next);
     }, COMMIT_TRIES);
   }
 
   /** The admin's soft delete: 404 missing, 400 already deleted. */
-  softDelete(wsId: string): Promise<Workspace> {
-    return this.#setStatus(wsId, "deleted");
+  softDelete(workspaceId: string): Promise<Workspace> {
+    return this.#setStatus(workspaceId, "deleted");
   }
 
   /** The admin's recover: 404 missing, 400 not deleted; `deleted_at` is removed. */
-  recover(wsId: string): Promise<Workspace> {
-    return this.#setStatus(wsId, "active");
+  recover(workspaceId: string): Promise<Workspace> {
+    return this.#setStatus(workspaceId, "active");
   }
 
-  #setStatus(wsId: string, status: "active" | "deleted"): Promise<Workspace> {
+  #setStatus(workspaceId: string, status: "active" | "deleted"): Promise<Workspace> {
     return retryCommit(async () => {
-      const entry = await this.kv.get<Workspace>(workspaceKey(wsId));
+      const entry = await this.kv.get<Workspace>(workspaceKey(workspaceId));
       const workspace = withWorkspaceDefaults(entry.value);
       if (!workspace) throw new AppError(404, MESSAGES.notFound);
       if (workspace.status === status) {
@@ -247,7 +247,7 @@ export class WorkspacesStore {
       const next: Workspace = { ...workspace, status, updated_at: now };
       if (status === "deleted") next.deleted_at = now;
       else delete next.deleted_at;
-      const res = await this.kv.atomic().check(entry).set(workspaceKey(wsId), next).commit();
+      const res = await this.kv.atomic().check(entry).set(workspaceKey(workspaceId), next).commit();
       return outcome(res, next);
     }, COMMIT_TRIES);
   }
@@ -257,31 +257,31 @@ export class WorkspacesStore {
    * already a member (409). A pending invite for `email` to this workspace is removed with it.
    */
   addMember(input: {
-    wsId: string;
+    workspaceId: string;
     callerId: string;
     userId: string;
     email?: string;
     role: "editor" | "viewer";
   }): Promise<MembershipRecord> {
-    const { wsId, callerId, userId } = input;
+    const { workspaceId, callerId, userId } = input;
     return retryCommit(async () => {
       const [wsEntry, callerEntry, targetEntry] = await this.kv.getMany<
         [Workspace, MembershipRecord, MembershipRecord]
-      >([workspaceKey(wsId), membershipKey(wsId, callerId), membershipKey(wsId, userId)]);
+      >([workspaceKey(workspaceId), membershipKey(workspaceId, callerId), membershipKey(workspaceId, userId)]);
       this.#checkCanAdd(wsEntry.value, callerEntry.value);
       if (targetEntry.value) throw new AppError(409, MESSAGES.alreadyMember);
       const membership: MembershipRecord = {
-        workspace_id: wsId,
+        workspace_id: workspaceId,
         user_id: userId,
         role: input.role,
         joined_at: nowIso(),
       };
       const op = this.kv.atomic().check(wsEntry).check(callerEntry).check(targetEntry)
-        .set(membershipKey(wsId, userId), membership)
-        .set(userMembershipKey(userId, wsId), wsId)
-        .sum(memberCountKey(wsId), 1n);
+        .set(membershipKey(workspaceId, userId), membership)
+        .set(userMembershipKey(userId, workspaceId), workspaceId)
+        .sum(memberCountKey(workspaceId), 1n);
       if (input.email) {
-        op.delete(inviteKey(wsId, input.email)).delete(emailInviteKey(input.email, wsId));
+        op.delete(inviteKey(workspaceId, input.email)).delete(emailInviteKey(input.email, workspaceId));
       }
       const res = await op.commit();
       return outcome(res, membership);
@@ -294,27 +294,27 @@ export class WorkspacesStore {
    * keeps 409 for an existing member.
    */
   invite(input: {
-    wsId: string;
+    workspaceId: string;
     callerId: string;
     email: string;
     role: "editor" | "viewer";
   }): Promise<InviteRecord> {
-    const { wsId, callerId, email } = input;
+    const { workspaceId, callerId, email } = input;
     return retryCommit(async () => {
       const [wsEntry, callerEntry, inviteEntry] = await this.kv.getMany<
         [Workspace, MembershipRecord, InviteRecord]
-      >([workspaceKey(wsId), membershipKey(wsId, callerId), inviteKey(wsId, email)]);
+      >([workspaceKey(workspaceId), membershipKey(workspaceId, callerId), inviteKey(workspaceId, email)]);
       this.#checkCanAdd(wsEntry.value, callerEntry.value);
       const invite: InviteRecord = {
-        workspace_id: wsId,
+        workspace_id: workspaceId,
         email,
         role: input.role,
         invited_by: callerId,
         created_at: nowIso(),
       };
       const res = await this.kv.atomic().check(wsEntry).check(callerEntry).check(inviteEntry)
-        .set(inviteKey(wsId, email), invite)
-        .set(emailInviteKey(email, wsId), wsId)
+        .set(inviteKey(workspaceId, email), invite)
+        .set(emailInviteKey(email, workspaceId), workspaceId)
         .commit();
       return outcome(res, invite);
     }, COMMIT_TRIES);
@@ -324,8 +324,8 @@ export class WorkspacesStore {
    * The add-member checks on a fresh read, for a caller that wants a refusal before costlier
    * work; `addMember` and `invite` apply them again inside their commits.
    */
-  async requireCanAdd(wsId: string, callerId: string): Promise<void> {
-    const view = await this.membership(wsId, callerId);
+  async requireCanAdd(workspaceId: string, callerId: string): Promise<void> {
+    const view = await this.membership(workspaceId, callerId);
     this.#checkCanAdd(view.workspace, view.membership);
   }
 
@@ -340,11 +340,11 @@ export class WorkspacesStore {
    * Removes a member. Checks: caller a member (403), workspace active (404); then for oneself:
    * not the owner (400); for another: caller is the owner (403), target a member (404).
    */
-  removeMember(wsId: string, callerId: string, targetId: string): Promise<void> {
+  removeMember(workspaceId: string, callerId: string, targetId: string): Promise<void> {
     return retryCommit(async () => {
       const [wsEntry, callerEntry, targetEntry] = await this.kv.getMany<
         [Workspace, MembershipRecord, MembershipRecord]
-      >([workspaceKey(wsId), membershipKey(wsId, callerId), membershipKey(wsId, targetId)]);
+      >([workspaceKey(workspaceId), membershipKey(workspaceId, callerId), membershipKey(workspaceId, targetId)]);
       const { role } = requireActiveMember(wsEntry.value, callerEntry.value);
       const self = targetId === callerId;
       if (self && role === "owner") throw new AppError(400, MESSAGES.ownerLeaves);
@@ -356,19 +356,19 @@ export class WorkspacesStore {
       const op = this.kv.atomic().check(wsEntry).check(callerEntry);
       if (!self) op.check(targetEntry);
       const res = await op
-        .delete(membershipKey(wsId, targetId))
-        .delete(userMembershipKey(targetId, wsId))
-        .sum(memberCountKey(wsId), MINUS_ONE.value)
+        .delete(membershipKey(workspaceId, targetId))
+        .delete(userMembershipKey(targetId, workspaceId))
+        .sum(memberCountKey(workspaceId), MINUS_ONE.value)
         .commit();
       return outcome(res, undefined);
     }, COMMIT_TRIES);
   }
 
   /** Every membership of the workspace, earliest joined first. */
-  async listMembers(wsId: string): Promise<MembershipRecord[]> {
+  async listMembers(workspaceId: string): Promise<MembershipRecord[]> {
     const out: MembershipRecord[] = [];
     for await (
-      const e of this.kv.list<MembershipRecord>({ prefix: membershipsOfWorkspacePrefix(wsId) })
+      const e of this.kv.list<MembershipRecord>({ prefix: membershipsOfWorkspacePrefix(workspaceId) })
     ) {
       out.push(e.value);
     }
@@ -376,9 +376,9 @@ export class WorkspacesStore {
   }
 
   /** Pending invites of one workspace, oldest first (ties by email). No access check. */
-  async listInvites(wsId: string): Promise<InviteRecord[]> {
+  async listInvites(workspaceId: string): Promise<InviteRecord[]> {
     const out: InviteRecord[] = [];
-    for await (const e of this.kv.list<InviteRecord>({ prefix: invitesOfWorkspacePrefix(wsId) })) {
+    for await (const e of this.kv.list<InviteRecord>({ prefix: invitesOfWorkspacePrefix(workspaceId) })) {
       out.push(e.value);
     }
     const at = (i: InviteRecord) => i.created_at ?? "";
@@ -392,18 +392,18 @@ export class WorkspacesStore {
    * owner/editor (403), active (404), invite exists (404). An invite accepted (or cancelled)
    * concurrently fails the `check` and the retry answers 404.
    */
-  cancelInvite(wsId: string, callerId: string, email: string): Promise<void> {
+  cancelInvite(workspaceId: string, callerId: string, email: string): Promise<void> {
     return retryCommit(async () => {
       const [wsEntry, callerEntry, inviteEntry] = await this.kv.getMany<
         [Workspace, MembershipRecord, InviteRecord]
-      >([workspaceKey(wsId), membershipKey(wsId, callerId), inviteKey(wsId, email)]);
+      >([workspaceKey(workspaceId), membershipKey(workspaceId, callerId), inviteKey(workspaceId, email)]);
       const role = requireRole(callerEntry.value);
       requireOneOf(role, ["owner", "editor"], MESSAGES.cancelInviteRole);
       requireActive(wsEntry.value);
       if (!inviteEntry.value) throw new AppError(404, MESSAGES.inviteNotFound);
       const res = await this.kv.atomic().check(wsEntry).check(callerEntry).check(inviteEntry)
-        .delete(inviteKey(wsId, email))
-        .delete(emailInviteKey(email, wsId))
+        .delete(inviteKey(workspaceId, email))
+        .delete(emailInviteKey(email, workspaceId))
         .commit();
       return outcome(res, undefined);
     }, COMMIT_TRIES);
@@ -428,57 +428,57 @@ export class WorkspacesStore {
       wsIds.push(e.key[2] as string);
     }
     const joined: string[] = [];
-    for (const wsId of wsIds) {
+    for (const workspaceId of wsIds) {
       const added = await retryCommit(async () => {
         const [inviteEntry, memberEntry] = await this.kv.getMany<[InviteRecord, MembershipRecord]>(
-          [inviteKey(wsId, email), membershipKey(wsId, userId)],
+          [inviteKey(workspaceId, email), membershipKey(workspaceId, userId)],
         );
         const op = this.kv.atomic().check(inviteEntry).check(memberEntry)
-          .delete(inviteKey(wsId, email))
-          .delete(emailInviteKey(email, wsId));
+          .delete(inviteKey(workspaceId, email))
+          .delete(emailInviteKey(email, workspaceId));
         const invite = inviteEntry.value;
         const add = invite !== null && memberEntry.value === null;
         if (add) {
           op.set(
-            membershipKey(wsId, userId),
+            membershipKey(workspaceId, userId),
             {
-              workspace_id: wsId,
+              workspace_id: workspaceId,
               user_id: userId,
               role: invite.role,
               joined_at: nowIso(),
             } satisfies MembershipRecord,
           )
-            .set(userMembershipKey(userId, wsId), wsId)
-            .sum(memberCountKey(wsId), 1n);
+            .set(userMembershipKey(userId, workspaceId), workspaceId)
+            .sum(memberCountKey(workspaceId), 1n);
         }
         const res = await op.commit();
         return outcome(res, add);
       }, COMMIT_TRIES);
-      if (added) joined.push(wsId);
+      if (added) joined.push(workspaceId);
     }
     return joined;
   }
 
   /** A member's view of a list: the saved one or the defaults, with the membership check. */
-  async getList(kind: ListKind, wsId: string, userId: string): Promise<ListItem[]> {
+  async getList(kind: ListKind, workspaceId: string, userId: string): Promise<ListItem[]> {
     const [ws, m, list] = await this.kv.getMany<[Workspace, MembershipRecord, ListItem[]]>([
-      workspaceKey(wsId),
-      membershipKey(wsId, userId),
-      listKey(kind, wsId),
+      workspaceKey(workspaceId),
+      membershipKey(workspaceId, userId),
+      listKey(kind, workspaceId),
     ]);
     requireActiveMember(ws.value, m.value);
     return list.value ?? DEFAULT_LISTS[kind].map((item) => ({ ...item }));
   }
 
   /** Overwrites a list (any member); answers what was saved, even when empty. */
-  saveList(kind: ListKind, wsId: string, userId: string, items: ListItem[]): Promise<ListItem[]> {
+  saveList(kind: ListKind, workspaceId: string, userId: string, items: ListItem[]): Promise<ListItem[]> {
     return retryCommit(async () => {
       const [ws, m] = await this.kv.getMany<[Workspace, MembershipRecord]>([
-        workspaceKey(wsId),
-        membershipKey(wsId, userId),
+        workspaceKey(workspaceId),
+        membershipKey(workspaceId, userId),
       ]);
       requireActiveMember(ws.value, m.value);
-      const res = await this.kv.atomic().check(ws).check(m).set(listKey(kind, wsId), items)
+      const res = await this.kv.atomic().check(ws).check(m).set(listKey(kind, workspaceId), items)
         .commit();
       return outcome(res, items);
     }, COMMIT_TRIES);

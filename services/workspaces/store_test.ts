@@ -40,12 +40,12 @@ Deno.test("member count follows adds, removes and accepted invites", async () =>
   await withStore(async (store) => {
     const ws = await store.create({ ownerId: "o", name: "W" });
     const id = ws.workspace_id;
-    await store.addMember({ wsId: id, callerId: "o", userId: "a", role: "editor" });
-    await store.addMember({ wsId: id, callerId: "a", userId: "b", role: "viewer" });
+    await store.addMember({ workspaceId: id, callerId: "o", userId: "a", role: "editor" });
+    await store.addMember({ workspaceId: id, callerId: "a", userId: "b", role: "viewer" });
     assert.equal((await store.getForMember(id, "o")).memberCount, 3);
     await store.removeMember(id, "o", "a");
     assert.equal((await store.getForMember(id, "o")).memberCount, 2);
-    await store.invite({ wsId: id, callerId: "o", email: "new@x.test", role: "editor" });
+    await store.invite({ workspaceId: id, callerId: "o", email: "new@x.test", role: "editor" });
     assert.deepEqual(await store.acceptInvites("new@x.test", "n"), [id]);
     assert.deepEqual(
       await store.acceptInvites("new@x.test", "n"),
@@ -62,24 +62,24 @@ Deno.test("member count follows adds, removes and accepted invites", async () =>
 Deno.test("add member refuses a duplicate (409), a viewer (403) and a non-member (403); re-invite replaces", async () => {
   await withStore(async (store) => {
     const { workspace_id: id } = await store.create({ ownerId: "o", name: "W" });
-    await store.addMember({ wsId: id, callerId: "o", userId: "v", role: "viewer" });
+    await store.addMember({ workspaceId: id, callerId: "o", userId: "v", role: "viewer" });
     await rejectsWith(
-      store.addMember({ wsId: id, callerId: "o", userId: "v", role: "editor" }),
+      store.addMember({ workspaceId: id, callerId: "o", userId: "v", role: "editor" }),
       409,
       "User is already a member of the workspace",
     );
     await rejectsWith(
-      store.addMember({ wsId: id, callerId: "v", userId: "x", role: "viewer" }),
+      store.addMember({ workspaceId: id, callerId: "v", userId: "x", role: "viewer" }),
       403,
       "Only the owner or an editor can add members",
     );
     await rejectsWith(
-      store.addMember({ wsId: id, callerId: "stranger", userId: "x", role: "viewer" }),
+      store.addMember({ workspaceId: id, callerId: "stranger", userId: "x", role: "viewer" }),
       403,
       "Not a workspace member",
     );
-    await store.invite({ wsId: id, callerId: "o", email: "p@x.test", role: "viewer" });
-    await store.invite({ wsId: id, callerId: "o", email: "p@x.test", role: "editor" });
+    await store.invite({ workspaceId: id, callerId: "o", email: "p@x.test", role: "viewer" });
+    await store.invite({ workspaceId: id, callerId: "o", email: "p@x.test", role: "editor" });
     const invites = await store.listInvites(id);
     assert.deepEqual(
       invites.map((i) => [i.email, i.role]),
@@ -92,7 +92,7 @@ Deno.test("add member refuses a duplicate (409), a viewer (403) and a non-member
 Deno.test("transfer swaps owner and editor; non-owner transfer 403; non-member target 400", async () => {
   await withStore(async (store) => {
     const { workspace_id: id } = await store.create({ ownerId: "o", name: "W" });
-    await store.addMember({ wsId: id, callerId: "o", userId: "e", role: "editor" });
+    await store.addMember({ workspaceId: id, callerId: "o", userId: "e", role: "editor" });
     await rejectsWith(store.update(id, "e", { owner_id: "o2" }), 403);
     await rejectsWith(
       store.update(id, "o", { owner_id: "nobody" }),
@@ -113,7 +113,7 @@ Deno.test("transfer swaps owner and editor; non-owner transfer 403; non-member t
 Deno.test("update and delete check role before existence", async () => {
   await withStore(async (store) => {
     const { workspace_id: id } = await store.create({ ownerId: "o", name: "W" });
-    await store.addMember({ wsId: id, callerId: "o", userId: "v", role: "viewer" });
+    await store.addMember({ workspaceId: id, callerId: "o", userId: "v", role: "viewer" });
     await store.deleteByOwner(id, "o");
     await rejectsWith(store.update(id, "v", { name: "x" }), 403);
     await rejectsWith(store.update(id, "o", { name: "x" }), 404, "Workspace not found");
@@ -145,8 +145,8 @@ Deno.test("soft delete and recover by the admin path", async () => {
 Deno.test("remove member: owner cannot leave, others can; non-owner cannot remove others", async () => {
   await withStore(async (store) => {
     const { workspace_id: id } = await store.create({ ownerId: "o", name: "W" });
-    await store.addMember({ wsId: id, callerId: "o", userId: "e", role: "editor" });
-    await store.addMember({ wsId: id, callerId: "o", userId: "v", role: "viewer" });
+    await store.addMember({ workspaceId: id, callerId: "o", userId: "e", role: "editor" });
+    await store.addMember({ workspaceId: id, callerId: "o", userId: "v", role: "viewer" });
     await rejectsWith(store.removeMember(id, "o", "o"), 400);
     await rejectsWith(store.removeMember(id, "e", "v"), 403);
     await rejectsWith(store.removeMember(id, "e", "o"), 403);
@@ -181,7 +181,7 @@ Deno.test("concurrent transfers, adds and removes leave one owner and a true cou
     const { workspace_id: id } = await store.create({ ownerId: "u0", name: "W" });
     const users = Array.from({ length: 8 }, (_, i) => `u${i + 1}`);
     for (const u of users.slice(0, 4)) {
-      await store.addMember({ wsId: id, callerId: "u0", userId: u, role: "editor" });
+      await store.addMember({ workspaceId: id, callerId: "u0", userId: u, role: "editor" });
     }
     const ops: Promise<unknown>[] = [];
     for (let i = 0; i < 20; i++) {
@@ -189,7 +189,7 @@ Deno.test("concurrent transfers, adds and removes leave one owner and a true cou
       ops.push(store.update(id, "u0", { owner_id: target }));
       ops.push(store.update(id, target, { owner_id: "u0" }));
       ops.push(
-        store.addMember({ wsId: id, callerId: "u0", userId: users[4 + (i % 4)], role: "viewer" }),
+        store.addMember({ workspaceId: id, callerId: "u0", userId: users[4 + (i % 4)], role: "viewer" }),
       );
       ops.push(store.removeMember(id, "u0", users[4 + ((i + 1) % 4)]));
     }

@@ -51,20 +51,20 @@ function when(iso: string) {
 }
 
 export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Post) => void }) {
-  const wsId = post.workspace_id;
+  const workspaceId = post.workspace_id;
   const postId = post.post_id;
   const me = claims.value?.sub ?? "";
   const workspace = useResource(
-    () => loadWorkspace(wsId),
-    [wsId],
+    () => loadWorkspace(workspaceId),
+    [workspaceId],
   );
   const members = useResource(
-    () => loadMembers(wsId),
-    [wsId],
+    () => loadMembers(workspaceId),
+    [workspaceId],
   );
   const reviews = useResource(
-    () => loadReviews(wsId, postId),
-    [wsId, postId],
+    () => loadReviews(workspaceId, postId),
+    [workspaceId, postId],
   );
 
   // Keep the post fresh: a light poll while visible, and a read when the window regains focus.
@@ -76,7 +76,7 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
   reloadReviews.current = reviews.reload;
   useEffect(() =>
     watchPost({
-      workspaceId: wsId,
+      workspaceId: workspaceId,
       postId,
       everyMs: POLL_MS,
       current: () => latest.current,
@@ -86,7 +86,7 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
           reloadReviews.current();
         }
       },
-    }), [wsId, postId]);
+    }), [workspaceId, postId]);
 
   const changed = (next: Post) => {
     onChange(next);

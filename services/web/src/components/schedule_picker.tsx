@@ -69,7 +69,7 @@ export function SchedulePicker(
   },
 ) {
   const tz = workspace.timezone || "UTC";
-  const wsId = post.workspace_id;
+  const workspaceId = post.workspace_id;
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [picking, setPicking] = useState(false);
@@ -92,11 +92,11 @@ export function SchedulePicker(
     }
   };
   const schedule = (at?: string) =>
-    run(at ? "pick" : "next", () => schedulePost(wsId, post.post_id, at));
-  const publishNow = () => run("publish", () => publishPost(wsId, post.post_id));
-  const unschedule = () => run("unschedule", () => unschedulePost(wsId, post.post_id));
+    run(at ? "pick" : "next", () => schedulePost(workspaceId, post.post_id, at));
+  const publishNow = () => run("publish", () => publishPost(workspaceId, post.post_id));
+  const unschedule = () => run("unschedule", () => unschedulePost(workspaceId, post.post_id));
 
-  const settings = `/workspaces/${encodeURIComponent(wsId)}/settings`;
+  const settings = `/workspaces/${encodeURIComponent(workspaceId)}/settings`;
   const status = post.status;
   // Publishing speaks for the workspace's LinkedIn member: owners and editors only.
   const canPublish = workspace.member_role === "owner" || workspace.member_role === "editor";
@@ -245,7 +245,7 @@ export function SchedulePicker(
         </p>
       )}
 
-      <ScheduleError error={error} workspaceId={wsId} />
+      <ScheduleError error={error} workspaceId={workspaceId} />
     </div>
   );
 }
