@@ -9,6 +9,7 @@ import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser, uniqueEmail } from "./helpers/users.ts";
 import { type FakeSlack, startFakeSlack } from "./fakes/slack.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const SLACK_TOKEN = "xoxb-test-token";
 
@@ -119,14 +120,6 @@ function dmOf(stack: TestStack, template: string, actionId: string) {
   );
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 actionsTest("actions: create, list and get", async (t, w) => {
   const { stack, creator, assignee, other, outsider } = w;
 
@@ -188,7 +181,7 @@ actionsTest("actions: create, list and get", async (t, w) => {
     const link = `${stack.url}/workspaces/${w.ws}/actions?action=${action.action_id}`;
     assert.equal(line.data.url, link);
     assert.ok(line.text.includes(link));
-    await waitFor(() => w.slack.posts.some((p) => p.channel === "UASSIGNEE"));
+    await waitFor(() => w.slack.posts.some((p) => p.channel === "UASSIGNEE"), "the assignee's DM");
     assert.ok(
       w.slack.calls.some((c) =>
         c.method === "users.lookupByEmail" && c.params.email === assignee.email
@@ -359,7 +352,10 @@ actionsTest("actions: respond, update and status, each with its DM", async (t, w
       assert.equal(res.body.assignee_response, "pending");
       const line = await dmOf(stack, "action_assigned", action.action_id);
       assert.equal(line.to, other.email);
-      await waitFor(() => w.slack.posts.some((p) => p.channel === "UOTHER"));
+      await waitFor(
+        () => w.slack.posts.some((p) => p.channel === "UOTHER"),
+        "the new assignee's DM",
+      );
     },
   );
 
@@ -404,7 +400,7 @@ actionsTest("actions: respond, update and status, each with its DM", async (t, w
     const line = await dmOf(stack, "action_completed", action.action_id);
     assert.equal(line.to, creator.email);
     assert.equal(line.data.actor_name, "Oli Other");
-    await waitFor(() => w.slack.posts.some((p) => p.channel === "UCREATOR"));
+    await waitFor(() => w.slack.posts.some((p) => p.channel === "UCREATOR"), "the creator's DM");
     const back = await put(path, other, { workspace_id: w.ws, status: "in_progress" });
     assert.equal(back.body.status, "in_progress");
   });
@@ -503,7 +499,7 @@ actionsTest(
     slack.postFailures.push("server_error");
     const action = await newAction(w, { title: "Retry me" });
     const posted = () => slack.posts.filter((p) => p.text.includes("Retry me")).length;
-    await waitFor(() => posted() === 1, 15_000);
+    await waitFor(() => posted() === 1, "one Slack post", 15_000);
     assert.equal((await dmsFor(w.stack, action.action_id, "action_created")).length, 1);
     assert.equal(posted(), 1);
     assert.ok(

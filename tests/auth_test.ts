@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { api, e2e, startTestStack, TEST_ADMIN, type TestStack } from "./helpers/stack.ts";
-import { type OutboxLine, readOutbox, waitForOutbox } from "./helpers/outbox.ts";
+import {
+  type OutboxLine,
+  readOutbox,
+  settledOutboxLength,
+  waitForOutbox,
+} from "./helpers/outbox.ts";
 import {
   approve,
   createUser,
@@ -463,7 +468,7 @@ Deno.test("auth service end to end", e2e, async (t) => {
 
         // Approving twice is safe and sends no second DM.
         await approve(stack, user.user_id);
-        await new Promise((r) => setTimeout(r, 300));
+        await settledOutboxLength(stack.outboxFile);
         const dms = (await readOutbox(stack.outboxFile)).filter((l) =>
           l.to === user.email && l.template === "user_approved"
         );

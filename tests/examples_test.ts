@@ -4,7 +4,7 @@ import { createUser, type TestUser } from "./helpers/users.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
-Deno.test("example posts (CONTRACT section 4)", e2e, async (t) => {
+Deno.test("example posts: create, list, get, delete and their errors", e2e, async (t) => {
   const stack = await startTestStack();
   try {
     const owner = await createUser(stack, { name: "Olga Owner" });

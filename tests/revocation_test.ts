@@ -79,7 +79,7 @@ const mcpInitialize = (stack: TestStack, user: TestUser) =>
   });
 
 Deno.test(
-  "issue 11 items 4 and 12: revocation (CONTRACT 11) and capture token limits",
+  "revoked users, members and capture tokens are refused within 5 s; capture tokens are rate limited",
   e2e,
   async (t) => {
     const stack = await startTestStack({ CAPTURES_PER_MINUTE: String(CAPTURES_PER_MINUTE) });
@@ -89,7 +89,7 @@ Deno.test(
       const ws = await workspaceOf(stack, owner, "Revocation");
 
       await t.step(
-        "item 4: a disabled user's token is refused (401) within 5 s on a workspace route, " +
+        "a disabled user's token is refused (401) within 5 s on a workspace route, " +
           "POST /api/ws/ticket, POST /mcp and an earlier WebSocket ticket",
         async () => {
           const user = await createUser(stack, { name: "To disable" });
@@ -149,7 +149,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 4: a rejected user's token is refused (401) within 5 s, without a new token",
+        "a rejected user's token is refused (401) within 5 s, without a new token",
         async () => {
           const user = await createUser(stack, { name: "Rejected later" });
           await addMember(stack, owner, ws, user);
@@ -179,7 +179,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 4: a demoted admin gets 403 Admin access required within 5 s, without a new token",
+        "a demoted admin gets 403 Admin access required within 5 s, without a new token",
         async () => {
           const user = await createUser(stack, { name: "Short-lived admin" });
           const promoted = await api(stack, "PUT", `/api/admin/users/${user.user_id}/role`, {
@@ -223,7 +223,7 @@ Deno.test(
       );
 
       await t.step(
-        "CONTRACT 11: promotion still needs a new token (an old member token stays a member's)",
+        "promotion still needs a new token (an old member token stays a member's)",
         async () => {
           const user = await createUser(stack, { name: "Promoted later" });
           const promoted = await api(stack, "PUT", `/api/admin/users/${user.user_id}/role`, {
@@ -239,7 +239,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 12: a rejected user's capture token is refused (401) within 5 s",
+        "a rejected user's capture token is refused (401) within 5 s",
         async () => {
           const user = await createUser(stack, { name: "To reject" });
           await addMember(stack, owner, ws, user);
@@ -262,7 +262,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 12: a disabled user's capture token is refused (401) within 5 s",
+        "a disabled user's capture token is refused (401) within 5 s",
         async () => {
           const user = await createUser(stack, { name: "To disable (capture)" });
           await addMember(stack, owner, ws, user);
@@ -283,7 +283,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 12: a removed member's capture token is refused with 403 (held already; a guard)",
+        "a removed member's capture token is refused with 403 (held already; a guard)",
         async () => {
           const user = await createUser(stack, { name: "To remove" });
           await addMember(stack, owner, ws, user);
@@ -309,7 +309,7 @@ Deno.test(
       );
 
       await t.step(
-        `item 12: one capture token makes at most ${CAPTURES_PER_MINUTE} captures a minute (429)`,
+        `one capture token makes at most ${CAPTURES_PER_MINUTE} captures a minute (429)`,
         async () => {
           const user = await createUser(stack, { name: "Busy capturer" });
           await addMember(stack, owner, ws, user);

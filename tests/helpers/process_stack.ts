@@ -63,17 +63,3 @@ export async function killServiceProcesses(processes: ServiceProcess[]): Promise
     await p.process.status;
   }
 }
-
-/** Polls `probe` every 50 ms until it answers something other than undefined. */
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("timed out");
-}

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { api, e2e } from "../helpers/stack.ts";
 import { checkA11y, type Page, PHONE, screenshot, startWebTest } from "../helpers/browser.ts";
 import { editorPair, editorText, openEditor } from "./editor_fixture.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 async function waitForText(page: Page, check: (text: string) => boolean, what: string) {
   const deadline = Date.now() + 10_000;
@@ -16,12 +17,7 @@ async function waitForText(page: Page, check: (text: string) => boolean, what: s
 
 /** Polls an in-page expression (page.waitForFunction would need 'unsafe-eval' under our CSP). */
 async function until(page: Page, expression: string, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (await page.evaluate(expression)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(async () => Boolean(await page.evaluate(expression)), what);
 }
 
 function connection(page: Page) {
