@@ -140,3 +140,39 @@ export function stubWorkspaces() {
     },
   };
 }
+
+/**
+ * A stand-in for the auth service's user lookups (by email, by ids, by id), answering each of
+ * `users` as an approved, confirmed, enabled account.
+ */
+export function stubAuth(users: readonly Caller[]) {
+  const at = "2026-01-01T00:00:00.000+00:00";
+  const profile = (u: Caller) => ({
+    user_id: u.user_id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    status: "approved",
+    approved: true,
+    confirmed: true,
+    enabled: true,
+    created_at: at,
+    updated_at: at,
+    last_login: null,
+  });
+  const app = new Hono();
+  app.get("/internal/users/by-email/:email", (c) => {
+    const email = decodeURIComponent(c.req.param("email")).trim().toLowerCase();
+    const user = users.find((u) => u.email.toLowerCase() === email);
+    return user ? c.json(profile(user)) : c.json({ error: "User not found" }, 404);
+  });
+  app.post("/internal/users/lookup", async (c) => {
+    const { user_ids } = await c.req.json() as { user_ids: string[] };
+    return c.json({ users: users.filter((u) => user_ids.includes(u.user_id)).map(profile) });
+  });
+  app.get("/internal/users/:id", (c) => {
+    const user = users.find((u) => u.user_id === c.req.param("id"));
+    return user ? c.json(profile(user)) : c.json({ error: "User not found" }, 404);
+  });
+  return { fetch: app.fetch as FetchHandler };
+}
