@@ -41,7 +41,7 @@ export async function startServiceHarness(
   for (const [peer, handler] of Object.entries(options.peers ?? {})) {
     directory.register(peer as ServiceName, handler!);
   }
-  const logger = createLogger(name, { level: "warn" });
+  const logger = createLogger(name, { level: "error" });
   const service = await factory({ env, base, directory, logger });
   await service.start();
   directory.register(name, service.fetch);
