@@ -6,6 +6,7 @@ import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { type OutboxLine, readOutbox, settledOutboxLength } from "./helpers/outbox.ts";
 import { approve, createUser, GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 import { startFakeOidcProvider } from "./fakes/oidc_provider.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const REDIRECT_URI = "http://app.example.test/callback";
 const ATTACKER_PASSWORD = "Attacker-Pw1!";
@@ -17,15 +18,12 @@ async function nthMail(
   template: string,
   n: number,
 ): Promise<OutboxLine> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
+  return await waitFor(async () => {
     const lines = (await readOutbox(stack.outboxFile)).filter((l) =>
       l.to === email && l.template === template
     );
-    if (lines.length >= n) return lines[n - 1];
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no ${template} #${n} for ${email}`);
+    return lines.length >= n && lines[n - 1];
+  }, `${template} #${n} for ${email}`);
 }
 
 async function mailCount(stack: TestStack, email: string, template: string): Promise<number> {

@@ -19,6 +19,7 @@ import {
 import { startFakeRecaptcha } from "./fakes/recaptcha.ts";
 import { startFakeOidcProvider } from "./fakes/oidc_provider.ts";
 import { pageHeaders, redirectOrigins } from "../services/auth/pages.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const REDIRECT_URI = "http://app.example.test/callback";
 const OTHER_REDIRECT_URI = "http://app.example.test/other";
@@ -297,11 +298,10 @@ Deno.test("auth service end to end", e2e, async (t) => {
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, unknown.body);
       let lines: OutboxLine[] = [];
-      for (let i = 0; i < 100; i++) {
+      await waitFor(async () => {
         lines = (await readOutbox(stack.outboxFile)).filter((l) => l.to === email);
-        if (lines.length >= 2) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        return lines.length >= 2;
+      }, "the second confirmation mail");
       assert.equal(lines.length, 2);
       const second = lines[1];
       if (second.data.code !== first.data.code) {

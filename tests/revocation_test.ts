@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { upgradeStatus } from "./helpers/ws.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 /** CONTRACT 11: what takes rights away lands within 5 seconds, without a new token. */
 const REVOCATION_DEADLINE_MS = 5_000;
@@ -18,15 +19,19 @@ async function refusedWithin(
   probe: () => Promise<{ status: number; body: unknown }>,
 ) {
   let last: { status: number; body: unknown } = { status: 0, body: null };
-  while (Date.now() - since <= REVOCATION_DEADLINE_MS) {
-    last = await probe();
-    if (last.status === status) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(
-    `${what}: still ${last.status} ${JSON.stringify(last.body)} ${REVOCATION_DEADLINE_MS} ms ` +
-      `after the change, expected ${status}`,
-  );
+  return await waitFor(
+    async () => {
+      last = await probe();
+      return last.status === status && last;
+    },
+    what,
+    since + REVOCATION_DEADLINE_MS - Date.now(),
+  ).catch(() => {
+    throw new Error(
+      `${what}: still ${last.status} ${JSON.stringify(last.body)} ${REVOCATION_DEADLINE_MS} ms ` +
+        `after the change, expected ${status}`,
+    );
+  });
 }
 
 async function workspaceOf(stack: TestStack, owner: TestUser, name: string): Promise<string> {

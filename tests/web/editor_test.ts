@@ -5,14 +5,11 @@ import { editorPair, editorText, openEditor } from "./editor_fixture.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 async function waitForText(page: Page, check: (text: string) => boolean, what: string) {
-  const deadline = Date.now() + 10_000;
   let text = "";
-  while (Date.now() < deadline) {
-    text = await editorText(page);
-    if (check(text)) return text;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what}: the editor shows ${JSON.stringify(text)}`);
+  await waitFor(async () => check(text = await editorText(page)), what).catch(() => {
+    throw new Error(`${what}: the editor shows ${JSON.stringify(text)}`);
+  });
+  return text;
 }
 
 /** Polls an in-page expression (page.waitForFunction would need 'unsafe-eval' under our CSP). */
