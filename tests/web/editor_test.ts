@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { api, e2e } from "../helpers/stack.ts";
 import { checkA11y, type Page, PHONE, screenshot, startWebTest } from "../helpers/browser.ts";
 import { editorPair, editorText, openEditor } from "./editor_fixture.ts";
-import { waitFor } from "../helpers/wait.ts";
+import { settledValue, waitFor } from "../helpers/wait.ts";
 
 async function waitForText(page: Page, check: (text: string) => boolean, what: string) {
   let text = "";
@@ -108,7 +108,8 @@ Deno.test(
           await connection(pageA).filter({ hasText: "Offline" }).waitFor();
           await pageA.keyboard.type(" (sent later)", { delay: 10 });
           await connection(pageA).filter({ hasText: /Offline — \d+ edits pending/ }).waitFor();
-          await new Promise((r) => setTimeout(r, 300));
+          // Bob's editor has settled: what it shows now is all that reached it.
+          await settledValue(() => editorText(pageB), 300);
           assert.ok(!(await editorText(pageB)).includes("sent later"), "not sent while offline");
           await screenshot(pageA, "editor-offline-1440");
           await context.setOffline(false);
