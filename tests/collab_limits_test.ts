@@ -11,7 +11,7 @@ import { api, e2e, freePort, startTestStack, type TestStack } from "./helpers/st
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
 import { awarenessFrame } from "../services/collab/testing.ts";
-import { waitFor } from "./helpers/wait.ts";
+import { settledValue, waitFor } from "./helpers/wait.ts";
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
 
@@ -155,7 +155,12 @@ Deno.test("the WebSocket's limits", e2e, async (t) => {
         paster.provider.doc.getText("content").insert(0, "y".repeat(210_000));
         await waitFor(() => paster.closes.length > 0, "the paster's socket to be closed");
         assert.equal(paster.closes[0], 4413);
-        await sleep(300);
+        // The paster's provider and the observer's text have settled after the refusal.
+        await settledValue(
+          () =>
+            `${paster.provider.shouldConnect} ${paster.provider.wsconnecting} ${textOf(observer)}`,
+          300,
+        );
         assert.equal(paster.provider.shouldConnect, false, "a stock provider stops on 4413");
         assert.equal(textOf(observer), "Start!");
         assert.equal(await postText(), "Start!");
@@ -178,7 +183,7 @@ Deno.test("the WebSocket's limits", e2e, async (t) => {
         sockets.push(raw);
         await raw.opened;
       }
-      await sleep(200);
+      await settledValue(() => sockets.filter((s) => s.closed !== null).length, 200);
       assert.deepEqual(sockets.map((s) => s.closed), new Array(20).fill(null));
       const extra = openRawSocket(stack.url, query(await ticket()));
       closers.push(() => extra.socket.close());
@@ -194,7 +199,7 @@ Deno.test("the WebSocket's limits", e2e, async (t) => {
       const again = openRawSocket(stack.url, query(await ticket()));
       closers.push(() => again.socket.close());
       await again.opened;
-      await sleep(200);
+      await settledValue(() => again.closed === null && other.closed === null, 200);
       assert.equal(again.closed, null);
       assert.equal(other.closed, null);
       for (const s of [...sockets, again, other]) s.socket.close();
@@ -310,7 +315,11 @@ Deno.test("open sockets and tickets of revoked users are refused", e2e, async (t
       assert.equal(raw.closed!.code, 4401);
       assert.ok(raw.closed!.at - disabledAt < 5_000);
       assert.equal(p.closes[0], 4401);
-      await sleep(200);
+      await settledValue(
+        () =>
+          `${p.provider.shouldConnect} ${p.provider.wsconnecting} ${ownerSocket.provider.wsconnected}`,
+        200,
+      );
       assert.equal(p.provider.shouldConnect, false, "the provider must not reconnect");
       assert.equal(ownerSocket.provider.wsconnected, true, "the owner keeps editing");
     });
@@ -386,16 +395,19 @@ function spawnService(name: string, env: Record<string, string>) {
 }
 
 async function waitHealthy(url: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.body?.cancel();
-      if (res.ok) return;
-    } catch { /* not listening yet */ }
-    await sleep(100);
-  }
-  throw new Error(`${url} did not become healthy`);
+  await waitFor(
+    async () => {
+      try {
+        const res = await fetch(`${url}/healthz`);
+        await res.body?.cancel();
+        return res.ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    `${url} to become healthy`,
+    timeoutMs,
+  );
 }
 
 Deno.test(
