@@ -9,6 +9,7 @@ import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser, uniqueEmail } from "./helpers/users.ts";
 import { type FakeSlack, startFakeSlack } from "./fakes/slack.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const SLACK_TOKEN = "xoxb-test-token";
 
@@ -119,14 +120,6 @@ function dmOf(stack: TestStack, template: string, actionId: string) {
   );
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 actionsTest("actions: create, list and get", async (t, w) => {
   const { stack, creator, assignee, other, outsider } = w;
 
@@ -188,7 +181,7 @@ actionsTest("actions: create, list and get", async (t, w) => {
     const link = `${stack.url}/workspaces/${w.ws}/actions?action=${action.action_id}`;
     assert.equal(line.data.url, link);
     assert.ok(line.text.includes(link));
-    await waitFor(() => w.slack.posts.some((p) => p.channel === "UASSIGNEE"));
+    await waitFor(() => w.slack.posts.some((p) => p.channel === "UASSIGNEE"), "the assignee's DM");
     assert.ok(
       w.slack.calls.some((c) =>
         c.method === "users.lookupByEmail" && c.params.email === assignee.email
@@ -251,35 +244,10 @@ actionsTest("actions: create, list and get", async (t, w) => {
     });
     assert.deepEqual(none.body, { items: [], count: 0 });
   });
-
-  await t.step("list answers 400 without workspaceId and 403 to a non-member", async () => {
-    const missing = await api(stack, "GET", "/api/actions", { token: creator.access_token });
-    assert.equal(missing.status, 400);
-    assert.match(missing.body.error, /workspaceId/);
-    const outside = await api(stack, "GET", `/api/actions?workspaceId=${w.ws}`, {
-      token: outsider.access_token,
-    });
-    assert.equal(outside.status, 403);
-    assert.equal(outside.body.error, "Not a workspace member");
-  });
-
-  await t.step("get answers 200, 400, 403 and 404 (also through another workspace)", async () => {
-    const action = await newAction(w);
-    const path = `/api/actions/${action.action_id}`;
-    const get = (url: string, user: TestUser) =>
-      api(stack, "GET", url, { token: user.access_token });
-    const ok = await get(`${path}?workspaceId=${w.ws}`, other);
-    assert.equal(ok.status, 200);
-    assert.deepEqual(ok.body, action);
-    assert.equal((await get(path, other)).status, 400);
-    assert.equal((await get(`${path}?workspaceId=${w.ws}`, outsider)).status, 403);
-    assert.equal((await get(`/api/actions/nope?workspaceId=${w.ws}`, other)).status, 404);
-    assert.equal((await get(`${path}?workspaceId=${w.ws2}`, creator)).status, 404);
-  });
 });
 
 actionsTest("actions: respond, update and status, each with its DM", async (t, w) => {
-  const { stack, creator, assignee, other, outsider, admin } = w;
+  const { stack, creator, assignee, other, outsider } = w;
   const put = (path: string, user: TestUser, body: unknown) =>
     api(stack, "PUT", path, { token: user.access_token, body });
 
@@ -299,25 +267,6 @@ actionsTest("actions: respond, update and status, each with its DM", async (t, w
       assert.equal(line.data.response, "accepted");
     },
   );
-
-  await t.step("respond refuses 400, a non-assignee 403, a non-member 403, 404", async () => {
-    const action = await newAction(w);
-    const path = `/api/actions/${action.action_id}/response`;
-    const declined = { workspace_id: w.ws, response: "declined" };
-    const bad = await put(path, assignee, { workspace_id: w.ws, response: "maybe" });
-    assert.equal(bad.status, 400);
-    assert.match(bad.body.error, /response/);
-    assert.equal((await put(path, assignee, { response: "declined" })).status, 400);
-    for (const user of [creator, other, admin]) {
-      const res = await put(path, user, declined);
-      assert.equal(res.status, 403, user.email);
-      assert.equal(res.body.error, "Only the assignee can respond to this action");
-    }
-    const outside = await put(path, outsider, declined);
-    assert.equal(outside.status, 403);
-    assert.equal(outside.body.error, "Not a workspace member");
-    assert.equal((await put("/api/actions/nope/response", assignee, declined)).status, 404);
-  });
 
   await t.step("update changes fields (200) and sends no DM without reassignment", async () => {
     const action = await newAction(w, { linked_post_id: "post-1" });
@@ -359,33 +308,12 @@ actionsTest("actions: respond, update and status, each with its DM", async (t, w
       assert.equal(res.body.assignee_response, "pending");
       const line = await dmOf(stack, "action_assigned", action.action_id);
       assert.equal(line.to, other.email);
-      await waitFor(() => w.slack.posts.some((p) => p.channel === "UOTHER"));
+      await waitFor(
+        () => w.slack.posts.some((p) => p.channel === "UOTHER"),
+        "the new assignee's DM",
+      );
     },
   );
-
-  await t.step("update refuses 400, a non-member 403 and an unknown action 404", async () => {
-    const action = await newAction(w, { title: "Unchanged" });
-    const path = `/api/actions/${action.action_id}`;
-    const notMember = await put(path, creator, {
-      workspace_id: w.ws,
-      assignee_id: outsider.user_id,
-    });
-    assert.equal(notMember.status, 400);
-    assert.match(notMember.body.error, /assignee_id/);
-    const noWs = await put(path, creator, { title: "x" });
-    assert.equal(noWs.status, 400);
-    assert.match(noWs.body.error, /workspace_id/);
-    assert.equal((await put(path, creator, { workspace_id: w.ws, title: "  " })).status, 400);
-    assert.equal((await put(path, outsider, { workspace_id: w.ws, title: "x" })).status, 403);
-    assert.equal(
-      (await put("/api/actions/nope", creator, { workspace_id: w.ws, title: "x" })).status,
-      404,
-    );
-    const current = await api(stack, "GET", `${path}?workspaceId=${w.ws}`, {
-      token: creator.access_token,
-    });
-    assert.deepEqual(current.body, action);
-  });
 
   await t.step("status moves any to any; only completed stamps and DMs the creator", async () => {
     const action = await newAction(w);
@@ -404,7 +332,7 @@ actionsTest("actions: respond, update and status, each with its DM", async (t, w
     const line = await dmOf(stack, "action_completed", action.action_id);
     assert.equal(line.to, creator.email);
     assert.equal(line.data.actor_name, "Oli Other");
-    await waitFor(() => w.slack.posts.some((p) => p.channel === "UCREATOR"));
+    await waitFor(() => w.slack.posts.some((p) => p.channel === "UCREATOR"), "the creator's DM");
     const back = await put(path, other, { workspace_id: w.ws, status: "in_progress" });
     assert.equal(back.body.status, "in_progress");
   });
@@ -455,47 +383,6 @@ actionsTest("actions: respond, update and status, each with its DM", async (t, w
   });
 });
 
-actionsTest("actions: delete (creator or a platform admin who is a member)", async (t, w) => {
-  const { stack, creator, assignee, other, outsider, admin } = w;
-  const del = (path: string, user: TestUser) =>
-    api(stack, "DELETE", path, { token: user.access_token });
-
-  await t.step("delete: 400 without workspaceId, 403 for others, 204 for the creator", async () => {
-    const action = await newAction(w);
-    const path = `/api/actions/${action.action_id}`;
-    assert.equal((await del(path, creator)).status, 400);
-    const outside = await del(`${path}?workspaceId=${w.ws}`, outsider);
-    assert.equal(outside.status, 403);
-    assert.equal(outside.body.error, "Not a workspace member");
-    for (const user of [assignee, other]) {
-      const res = await del(`${path}?workspaceId=${w.ws}`, user);
-      assert.equal(res.status, 403, user.email);
-      assert.equal(res.body.error, "Only the creator or an admin can delete this action");
-    }
-    const res = await del(`${path}?workspaceId=${w.ws}`, creator);
-    assert.equal(res.status, 204);
-    assert.equal(res.body, null);
-    const gone = await api(stack, "GET", `${path}?workspaceId=${w.ws}`, {
-      token: creator.access_token,
-    });
-    assert.equal(gone.status, 404);
-    assert.equal((await del(`${path}?workspaceId=${w.ws}`, creator)).status, 404);
-  });
-
-  await t.step("delete: a platform admin who is not a member is refused 403", async () => {
-    const action = await newAction(w, { workspace_id: w.ws2, assignee_id: creator.user_id });
-    const res = await del(`/api/actions/${action.action_id}?workspaceId=${w.ws2}`, admin);
-    assert.equal(res.status, 403);
-    assert.equal(res.body.error, "Not a workspace member");
-  });
-
-  await t.step("delete: a platform admin who is a member may delete another's action", async () => {
-    const action = await newAction(w);
-    const res = await del(`/api/actions/${action.action_id}?workspaceId=${w.ws}`, admin);
-    assert.equal(res.status, 204);
-  });
-});
-
 actionsTest(
   "a DM retried after a Slack failure reaches Slack and the outbox once",
   async (_t, w) => {
@@ -503,7 +390,7 @@ actionsTest(
     slack.postFailures.push("server_error");
     const action = await newAction(w, { title: "Retry me" });
     const posted = () => slack.posts.filter((p) => p.text.includes("Retry me")).length;
-    await waitFor(() => posted() === 1, 15_000);
+    await waitFor(() => posted() === 1, "one Slack post", 15_000);
     assert.equal((await dmsFor(w.stack, action.action_id, "action_created")).length, 1);
     assert.equal(posted(), 1);
     assert.ok(

@@ -14,6 +14,7 @@ import { startFakeS3 } from "./fakes/s3.ts";
 import { assetStoreFromEnv } from "../shared/assets/config.ts";
 import type { AssetStore } from "../shared/assets/store.ts";
 import { parseBaseConfig } from "../shared/config.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 /** An attachment list item as the API answers it. */
 interface AttachmentJson {
@@ -515,26 +516,22 @@ Deno.test(
       });
 
       await t.step("after expiry and the margin, only the uploaded entry is left", async () => {
-        const deadline = Date.now() + 10_000;
         let keys: string[] = [];
-        while (Date.now() < deadline) {
+        await waitFor(async () => {
           keys = (await listAttachments(stack, f)).body.items.map((i: AttachmentJson) => i.key);
-          if (keys.length === 1) break;
-          await new Promise((r) => setTimeout(r, 200));
-        }
+          return keys.length === 1;
+        }, "the abandoned entry to be cleaned up").catch(() => {});
         assert.deepEqual(keys, [arrived.body.key]);
         assert.ok(abandoned.body.key.endsWith("/out.png"));
       });
 
       await t.step("stored bytes that have no entry are removed by the same cleanup", async () => {
         const prefix = `workspaces/${f.ws}/actions/${f.actionId}/`;
-        const deadline = Date.now() + 10_000;
         let stored: string[] = [];
-        while (Date.now() < deadline) {
+        await waitFor(async () => {
           stored = (await assets.list(prefix)).map((o) => o.key);
-          if (!stored.includes(orphan)) break;
-          await new Promise((r) => setTimeout(r, 200));
-        }
+          return !stored.includes(orphan);
+        }, "the orphaned bytes to be removed").catch(() => {});
         assert.deepEqual(stored, [arrived.body.key]);
       });
     } finally {

@@ -3,9 +3,10 @@
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
-import { type OutboxLine, readOutbox } from "./helpers/outbox.ts";
+import { type OutboxLine, readOutbox, settledOutboxLength } from "./helpers/outbox.ts";
 import { approve, createUser, GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 import { startFakeOidcProvider } from "./fakes/oidc_provider.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const REDIRECT_URI = "http://app.example.test/callback";
 const ATTACKER_PASSWORD = "Attacker-Pw1!";
@@ -17,20 +18,17 @@ async function nthMail(
   template: string,
   n: number,
 ): Promise<OutboxLine> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
+  return await waitFor(async () => {
     const lines = (await readOutbox(stack.outboxFile)).filter((l) =>
       l.to === email && l.template === template
     );
-    if (lines.length >= n) return lines[n - 1];
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no ${template} #${n} for ${email}`);
+    return lines.length >= n && lines[n - 1];
+  }, `${template} #${n} for ${email}`);
 }
 
 async function mailCount(stack: TestStack, email: string, template: string): Promise<number> {
-  // Give a queued message time to land before counting what arrived.
-  await new Promise((r) => setTimeout(r, 700));
+  // Messages queued by earlier steps have landed before counting what arrived.
+  await settledOutboxLength(stack.outboxFile);
   return (await readOutbox(stack.outboxFile)).filter((l) =>
     l.to === email && l.template === template
   ).length;
@@ -83,7 +81,7 @@ async function googleSignIn(stack: TestStack) {
 }
 
 Deno.test(
-  "issue 11 items 1 and 7: recovery, unconfirmed emails, code mail limits",
+  "account recovery, unconfirmed emails and limits on code mails",
   e2e,
   async (t) => {
     const google = await startFakeOidcProvider();
@@ -103,7 +101,7 @@ Deno.test(
       const wsId = ws.body.workspace_id as string;
 
       await t.step(
-        "item 1: an unconfirmed signup does not own its email: the invite stays pending, a new signup replaces it",
+        "an unconfirmed signup does not own its email: the invite stays pending, a new signup replaces it",
         async () => {
           const victim = uniqueEmail("victim");
           const attack = await signup(stack, victim, ATTACKER_PASSWORD, "Mallory");
@@ -161,7 +159,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 1: Google sign-in with the verified email claims an unconfirmed account: password cleared, invite becomes the claimer's",
+        "Google sign-in with the verified email claims an unconfirmed account: password cleared, invite becomes the claimer's",
         async () => {
           const victim = uniqueEmail("gvictim");
           assert.equal((await signup(stack, victim, ATTACKER_PASSWORD, "Mallory")).status, 200);
@@ -193,7 +191,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 7: tries are per code and resend-confirmation is limited per email (429, nothing sent)",
+        "tries are per code and resend-confirmation is limited per email (429, nothing sent)",
         async () => {
           const email = uniqueEmail("tries");
           assert.equal((await signup(stack, email, GOOD_PASSWORD, "Tess")).status, 200);
@@ -249,7 +247,7 @@ Deno.test(
         },
       );
 
-      await t.step("item 7: resend-confirmation is limited per client address", async () => {
+      await t.step("resend-confirmation is limited per client address", async () => {
         // Every request of this test comes from 127.0.0.1: fresh emails exhaust the address.
         let refusedAt = -1;
         for (let i = 0; i < 12 && refusedAt < 0; i++) {
@@ -272,7 +270,7 @@ Deno.test(
       });
 
       await t.step(
-        "item 1 (forgot/reset): the emailed code sets the password, confirms, and revokes every refresh token",
+        "forgot/reset: the emailed code sets the password, confirms, and revokes every refresh token",
         async () => {
           const user = await createUser(stack, { name: "Rita Reset" });
           const other = await login(stack, user.email, user.password);
@@ -328,7 +326,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 1 (forgot/reset): resetting an unconfirmed account confirms it",
+        "forgot/reset: resetting an unconfirmed account confirms it",
         async () => {
           const email = uniqueEmail("unconf");
           assert.equal((await signup(stack, email, ATTACKER_PASSWORD, "Mallory")).status, 200);
@@ -355,7 +353,7 @@ Deno.test(
         },
       );
 
-      await t.step("item 1 (forgot/reset): five wrong tries kill a code", async () => {
+      await t.step("forgot/reset: five wrong tries kill a code", async () => {
         const user = await createUser(stack);
         await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
         const code = String((await nthMail(stack, user.email, "password_reset", 1)).data.code);
@@ -373,7 +371,7 @@ Deno.test(
       });
 
       await t.step(
-        "item 1 (forgot/reset): a new request replaces the old code; over the limit is 429",
+        "forgot/reset: a new request replaces the old code; over the limit is 429",
         async () => {
           const user = await createUser(stack);
           await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
@@ -399,7 +397,7 @@ Deno.test(
         },
       );
 
-      await t.step("item 1 (forgot/reset): an expired code is refused with 400", async () => {
+      await t.step("forgot/reset: an expired code is refused with 400", async () => {
         const user = await createUser(stack);
         await api(stack, "POST", "/api/auth/forgot-password", { body: { email: user.email } });
         const code = String((await nthMail(stack, user.email, "password_reset", 1)).data.code);

@@ -66,7 +66,7 @@ async function postForm(
 const cookieOf = (res: Response) => (res.headers.get("set-cookie") ?? "").split(";")[0];
 
 Deno.test(
-  "issue 11 item 2: login tries are counted before verifying, per account and address",
+  "login tries are counted before verifying, per account and address",
   e2e,
   async (t) => {
     const stack = await startTestStack({
@@ -136,7 +136,7 @@ Deno.test(
 );
 
 Deno.test(
-  "issue 11 item 3: /healthz stays fast while 20 wrong logins are being hashed",
+  "/healthz stays fast while 20 wrong logins are being hashed",
   e2e,
   async () => {
     const stack = await startTestStack({ TRUSTED_PROXIES: "127.0.0.1" });
@@ -179,7 +179,7 @@ Deno.test(
 );
 
 Deno.test(
-  "issue 11 item 5: PKCE S256 is required, the login form refuses cross-site posts, Google state is bound to the browser",
+  "PKCE S256 is required, the login form refuses cross-site posts, Google state is bound to the browser",
   e2e,
   async (t) => {
     const google = await startFakeOidcProvider();
@@ -354,7 +354,7 @@ Deno.test(
 );
 
 Deno.test(
-  "issue 11 item 6: id tokens are not bearer tokens; a refresh family ends 30 days after sign-in",
+  "id tokens are not bearer tokens; a refresh family ends 30 days after sign-in",
   e2e,
   async (t) => {
     const stack = await startTestStack();

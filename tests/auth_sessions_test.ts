@@ -12,6 +12,7 @@ import { createUser, GOOD_PASSWORD, login, signupConfirmed, uniqueEmail } from "
 import { waitForOutbox } from "./helpers/outbox.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
 import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 /** A login from the client at `address` (through the trusted loopback proxy). */
 function loginFrom(stack: TestStack, address: string, email: string, password: string) {
@@ -135,12 +136,10 @@ async function refusedWithin(
   probe: () => Promise<number>,
 ) {
   let last = 0;
-  while (Date.now() - since <= 5_000) {
-    last = await probe();
-    if (last === status) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what}: still ${last} 5 s after the change, expected ${status}`);
+  await waitFor(async () => (last = await probe()) === status, what, since + 5_000 - Date.now())
+    .catch(() => {
+      throw new Error(`${what}: still ${last} 5 s after the change, expected ${status}`);
+    });
 }
 
 Deno.test(

@@ -9,6 +9,7 @@ import {
 import { startAllInOne } from "../infra/all_in_one.ts";
 import { api, e2e, freePort, startTestStack, TEST_INTERNAL_SECRET } from "./helpers/stack.ts";
 import { GOOD_PASSWORD, login, signupConfirmed, uniqueEmail } from "./helpers/users.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 Deno.test(
   "without RECAPTCHA_SECRET, STAGE=prod and JWT_PRIVATE_JWK: unscored tokens, Secure cookie, the given key",
@@ -118,13 +119,11 @@ Deno.test(
       };
     };
     const ready = async (url: string) => {
-      for (let i = 0; i < 200; i++) {
+      await waitFor(async () => {
         const res = await fetch(`${url}/healthz`);
         await res.body?.cancel();
-        if (res.ok) return;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error("stack did not become ready");
+        return res.ok;
+      }, "the stack to become ready");
     };
     try {
       const first = await startAllInOne(await env("First-Passw0rd!"), { quiet: true });

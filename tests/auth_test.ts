@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { api, e2e, startTestStack, TEST_ADMIN, type TestStack } from "./helpers/stack.ts";
-import { type OutboxLine, readOutbox, waitForOutbox } from "./helpers/outbox.ts";
+import {
+  type OutboxLine,
+  readOutbox,
+  settledOutboxLength,
+  waitForOutbox,
+} from "./helpers/outbox.ts";
 import {
   approve,
   createUser,
@@ -14,6 +19,7 @@ import {
 import { startFakeRecaptcha } from "./fakes/recaptcha.ts";
 import { startFakeOidcProvider } from "./fakes/oidc_provider.ts";
 import { pageHeaders, redirectOrigins } from "../services/auth/pages.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const REDIRECT_URI = "http://app.example.test/callback";
 const OTHER_REDIRECT_URI = "http://app.example.test/other";
@@ -292,11 +298,10 @@ Deno.test("auth service end to end", e2e, async (t) => {
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, unknown.body);
       let lines: OutboxLine[] = [];
-      for (let i = 0; i < 100; i++) {
+      await waitFor(async () => {
         lines = (await readOutbox(stack.outboxFile)).filter((l) => l.to === email);
-        if (lines.length >= 2) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        return lines.length >= 2;
+      }, "the second confirmation mail");
       assert.equal(lines.length, 2);
       const second = lines[1];
       if (second.data.code !== first.data.code) {
@@ -463,7 +468,7 @@ Deno.test("auth service end to end", e2e, async (t) => {
 
         // Approving twice is safe and sends no second DM.
         await approve(stack, user.user_id);
-        await new Promise((r) => setTimeout(r, 300));
+        await settledOutboxLength(stack.outboxFile);
         const dms = (await readOutbox(stack.outboxFile)).filter((l) =>
           l.to === user.email && l.template === "user_approved"
         );

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { strToU8, Zip, ZipDeflate, zipSync } from "fflate";
 import { api, e2e, startTestStack, TEST_ADMIN, type TestStack } from "./helpers/stack.ts";
 import { createUser, login, loginAdmin, signupConfirmed, type TestUser } from "./helpers/users.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 /** Small enough for the zip bomb below, far above what the filled stack holds. */
 const TEST_ENV = { RESTORE_MAX_BYTES: String(32 * 1024 * 1024) };
@@ -201,15 +202,17 @@ async function withAdminIdOf(stack: TestStack, admin: TestUser, snap: unknown, o
 }
 
 async function waitForJob(stack: TestStack, admin: TestUser, jobId: string) {
-  for (let i = 0; i < 400; i++) {
-    const res = await api(stack, "GET", `/api/admin/restores/${jobId}`, {
-      token: admin.access_token,
-    });
-    assert.equal(res.status, 200);
-    if (res.body.status === "succeeded" || res.body.status === "failed") return res.body;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the restore job did not finish");
+  return await waitFor(
+    async () => {
+      const res = await api(stack, "GET", `/api/admin/restores/${jobId}`, {
+        token: admin.access_token,
+      });
+      assert.equal(res.status, 200);
+      return (res.body.status === "succeeded" || res.body.status === "failed") && res.body;
+    },
+    "the restore job to finish",
+    20_000,
+  );
 }
 
 async function restore(stack: TestStack, admin: TestUser, key: string) {

@@ -14,6 +14,7 @@ import {
   startRefusedWriters,
   timeReads,
 } from "../infra/bench/collab_at_limit.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const LIMIT = 200_000;
 /** what the text is filled to: under the limit by less than one writer's insert */
@@ -56,10 +57,9 @@ Deno.test("reads stay fast while writers are refused at the text limit", e2e, as
     assert.deepEqual(first.lengths, [FILLED]);
 
     writers = startRefusedWriters(target, WRITERS, (i) => ticketFor(stack, users[i % USERS]));
-    const deadline = Date.now() + 30_000;
-    while (writers.refused.some((n) => n === 0) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const refusing = writers;
+    await waitFor(() => !refusing.refused.some((n) => n === 0), "every writer refused", 30_000)
+      .catch(() => {}); // how many were refused is what the test reports below
     const reads = await timeReads(target, owner.access_token, 6_000, 5_000);
     const refused = [...writers.refused];
     await writers.stop();

@@ -11,6 +11,7 @@ import {
 } from "./helpers/process_stack.ts";
 import { api, e2e, freePort, TEST_ADMIN } from "./helpers/stack.ts";
 import { ticketFor } from "./helpers/ws.ts";
+import { settledValue, waitFor } from "./helpers/wait.ts";
 
 /**
  * Live collab across instances (issue 15): two `main.ts` processes share one DATA_DIR (local
@@ -18,14 +19,6 @@ import { ticketFor } from "./helpers/ws.ts";
  * polling). Stock y-websocket providers on each converge, see each other's cursors and get
  * comment events made through either, and concurrent typing on both loses and doubles nothing.
  */
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function openProvider(
   at: ServiceProcess,
@@ -126,7 +119,7 @@ Deno.test("collab across two instances on one DATA_DIR", e2e, async (t) => {
           commentId: res.body.comment_id,
         };
         await waitFor(() => eventsA.length > 0 && eventsB.length > 0, `the event ${tag}`);
-        await new Promise((r) => setTimeout(r, 300));
+        await settledValue(() => eventsA.length + eventsB.length, 300);
         assert.deepEqual(eventsA, [expected], `A's socket, ${tag}`);
         assert.deepEqual(eventsB, [expected], `B's socket, ${tag}`);
       }

@@ -11,16 +11,9 @@ import { api, e2e, freePort, startTestStack, type TestStack } from "./helpers/st
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
 import { awarenessFrame } from "../services/collab/testing.ts";
+import { settledValue, waitFor } from "./helpers/wait.ts";
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -106,7 +99,7 @@ async function addMember(stack: TestStack, owner: TestUser, workspaceId: string,
   assert.equal(res.status, 201, JSON.stringify(res.body));
 }
 
-Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
+Deno.test("the WebSocket's limits", e2e, async (t) => {
   const stack = await startTestStack();
   const closers: (() => void)[] = [];
   try {
@@ -136,7 +129,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
     assert.equal(textOf(observer), "Start");
 
     await t.step(
-      "item 9: a 2 MiB frame is refused (4413), neither stored nor forwarded",
+      "a 2 MiB frame is refused (4413), neither stored nor forwarded",
       async () => {
         const before = await stats();
         const raw = openRawSocket(stack.url, query(await editorTicket()));
@@ -153,7 +146,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
     );
 
     await t.step(
-      "item 9: an update taking the text past 200 000 characters is refused (4413)",
+      "an update taking the text past 200 000 characters is refused (4413)",
       async () => {
         // One 210 000-character paste: under the 1 MiB frame limit, over the text limit.
         const paster = openProvider(stack.url, params(await editorTicket()));
@@ -162,7 +155,12 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
         paster.provider.doc.getText("content").insert(0, "y".repeat(210_000));
         await waitFor(() => paster.closes.length > 0, "the paster's socket to be closed");
         assert.equal(paster.closes[0], 4413);
-        await sleep(300);
+        // The paster's provider and the observer's text have settled after the refusal.
+        await settledValue(
+          () =>
+            `${paster.provider.shouldConnect} ${paster.provider.wsconnecting} ${textOf(observer)}`,
+          300,
+        );
         assert.equal(paster.provider.shouldConnect, false, "a stock provider stops on 4413");
         assert.equal(textOf(observer), "Start!");
         assert.equal(await postText(), "Start!");
@@ -176,7 +174,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
       },
     );
 
-    await t.step("item 9: the 21st socket of one user is closed (4429)", async () => {
+    await t.step("the 21st socket of one user is closed (4429)", async () => {
       const ticket = () => ticketFor(stack, editor);
       const sockets: ReturnType<typeof openRawSocket>[] = [];
       for (let i = 0; i < 20; i++) {
@@ -185,7 +183,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
         sockets.push(raw);
         await raw.opened;
       }
-      await sleep(200);
+      await settledValue(() => sockets.filter((s) => s.closed !== null).length, 200);
       assert.deepEqual(sockets.map((s) => s.closed), new Array(20).fill(null));
       const extra = openRawSocket(stack.url, query(await ticket()));
       closers.push(() => extra.socket.close());
@@ -201,13 +199,13 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
       const again = openRawSocket(stack.url, query(await ticket()));
       closers.push(() => again.socket.close());
       await again.opened;
-      await sleep(200);
+      await settledValue(() => again.closed === null && other.closed === null, 200);
       assert.equal(again.closed, null);
       assert.equal(other.closed, null);
       for (const s of [...sockets, again, other]) s.socket.close();
     });
 
-    await t.step("item 9: an awareness state over 8 KiB is dropped", async () => {
+    await t.step("an awareness state over 8 KiB is dropped", async () => {
       const seen: unknown[] = [];
       const clientID = 777_001;
       observer.provider.awareness.on("change", () => {
@@ -231,7 +229,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
       raw.socket.close();
     });
 
-    await t.step("item 9: a client cannot set or remove another client's awareness", async () => {
+    await t.step("a client cannot set or remove another client's awareness", async () => {
       const victim = await synced(openProvider(stack.url, params(await ownerTicket())));
       closers.push(() => victim.provider.destroy());
       const victimId = victim.provider.awareness.clientID;
@@ -276,7 +274,7 @@ Deno.test("item 9: the WebSocket's limits", e2e, async (t) => {
   }
 });
 
-Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, async (t) => {
+Deno.test("open sockets and tickets of revoked users are refused", e2e, async (t) => {
   const stack = await startTestStack();
   const closers: (() => void)[] = [];
   try {
@@ -299,7 +297,7 @@ Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, 
       assert.equal(res.status, 200, JSON.stringify(res.body));
     };
 
-    await t.step("item 4: open socket closed within 5 s of disabling its user (4401)", async () => {
+    await t.step("open socket closed within 5 s of disabling its user (4401)", async () => {
       const user = await createUser(stack, { name: "Disabled soon" });
       await addMember(stack, owner, workspaceId, user);
       const p = await synced(openProvider(stack.url, params(await ticketFor(stack, user))));
@@ -317,13 +315,17 @@ Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, 
       assert.equal(raw.closed!.code, 4401);
       assert.ok(raw.closed!.at - disabledAt < 5_000);
       assert.equal(p.closes[0], 4401);
-      await sleep(200);
+      await settledValue(
+        () =>
+          `${p.provider.shouldConnect} ${p.provider.wsconnecting} ${ownerSocket.provider.wsconnected}`,
+        200,
+      );
       assert.equal(p.provider.shouldConnect, false, "the provider must not reconnect");
       assert.equal(ownerSocket.provider.wsconnected, true, "the owner keeps editing");
     });
 
     await t.step(
-      "item 4: a disabled user's earlier ticket is refused at connect (401)",
+      "a disabled user's earlier ticket is refused at connect (401)",
       async () => {
         const user = await createUser(stack, { name: "Disabled ticket" });
         await addMember(stack, owner, workspaceId, user);
@@ -344,7 +346,7 @@ Deno.test("item 4: open sockets and tickets of revoked users are refused", e2e, 
     );
 
     await t.step(
-      "item 4: open socket closed within 5 s of removing the member (4403)",
+      "open socket closed within 5 s of removing the member (4403)",
       async () => {
         const user = await createUser(stack, { name: "Removed soon" });
         await addMember(stack, owner, workspaceId, user);
@@ -393,20 +395,23 @@ function spawnService(name: string, env: Record<string, string>) {
 }
 
 async function waitHealthy(url: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.body?.cancel();
-      if (res.ok) return;
-    } catch { /* not listening yet */ }
-    await sleep(100);
-  }
-  throw new Error(`${url} did not become healthy`);
+  await waitFor(
+    async () => {
+      try {
+        const res = await fetch(`${url}/healthz`);
+        await res.body?.cancel();
+        return res.ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    `${url} to become healthy`,
+    timeoutMs,
+  );
 }
 
 Deno.test(
-  "item 15: distributed mode checks the socket at the gateway and at collab",
+  "distributed mode checks the socket at the gateway and at collab",
   e2e,
   async (t) => {
     const dataDir = await Deno.makeTempDir({ prefix: "cps-dist-collab-" });
@@ -457,7 +462,7 @@ Deno.test(
       const query = (tk: string, ws = workspaceId) =>
         new URLSearchParams({ ticket: tk, docId: postId, workspaceId: ws }).toString();
 
-      await t.step("item 15: the relayed socket works end to end", async () => {
+      await t.step("the relayed socket works end to end", async () => {
         const p = openProvider(stack.url, {
           ticket: await newTicket(),
           docId: postId,
@@ -490,7 +495,7 @@ Deno.test(
       );
 
       await t.step(
-        "item 15: collab's /ws refuses a direct connection without the secret",
+        "collab's /ws refuses a direct connection without the secret",
         async () => {
           const ticket = await newTicket();
           assert.equal(await upgradeStatus(url("collab"), query(ticket)), 401);
@@ -508,7 +513,7 @@ Deno.test(
         },
       );
 
-      await t.step("item 15: the gateway refuses a bad ticket with an HTTP status", async () => {
+      await t.step("the gateway refuses a bad ticket with an HTTP status", async () => {
         assert.equal(await upgradeStatus(stack.url, query(crypto.randomUUID())), 401);
         const other = await api(stack, "POST", "/api/workspaces", {
           token,

@@ -6,16 +6,9 @@ import { MESSAGE_APP_EVENT } from "../services/collab/protocol.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, login, type TestUser } from "./helpers/users.ts";
 import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A stock y-websocket provider on the post, as a browser editor would open it. */
 function openProvider(
@@ -273,7 +266,9 @@ Deno.test("live collaboration over the Yjs WebSocket protocol", e2e, async (t) =
         );
         const refused = openProvider(stack, params(await ticketFor(stack, outsider)));
         track(refused);
-        await new Promise((r) => setTimeout(r, 300));
+        let closed = false;
+        refused.on("connection-close", () => closed = true);
+        await waitFor(() => closed, "collab to close the refused socket");
         assert.equal(refused.wsconnected, false);
         assert.equal(refused.synced, false);
         refused.destroy();

@@ -3,6 +3,7 @@ import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
@@ -35,19 +36,22 @@ async function listenToPost(stack: TestStack, user: TestUser, postId: string, wo
     frames,
     /** Waits for the `nth` frame of `action` on `commentId`, and answers it. */
     async expect(action: string, commentId: string, nth = 1, timeoutMs = 5_000): Promise<Frame> {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const found = frames.filter((f) => f.action === action && f.commentId === commentId);
-        if (found.length >= nth) return found[nth - 1];
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error(`no "${action}" frame for ${commentId}; got ${JSON.stringify(frames)}`);
+      return await waitFor(
+        () => {
+          const found = frames.filter((f) => f.action === action && f.commentId === commentId);
+          return found.length >= nth && found[nth - 1];
+        },
+        `a "${action}" frame for ${commentId}`,
+        timeoutMs,
+      ).catch(() => {
+        throw new Error(`no "${action}" frame for ${commentId}; got ${JSON.stringify(frames)}`);
+      });
     },
     close: () => socket.close(),
   };
 }
 
-Deno.test("comments and replies (spec, Comments and Events)", e2e, async (t) => {
+Deno.test("comments and replies: threads, DMs and live events", e2e, async (t) => {
   const stack = await startTestStack();
   const listeners: { close(): void }[] = [];
   try {

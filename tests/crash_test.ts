@@ -5,8 +5,8 @@ import {
   processEnv,
   type ServiceProcess,
   startServiceProcess,
-  waitFor,
 } from "./helpers/process_stack.ts";
+import { waitFor } from "./helpers/wait.ts";
 import { api, e2e, freePort, TEST_ADMIN } from "./helpers/stack.ts";
 import { GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 import { startFakeSlack } from "./fakes/slack.ts";
@@ -24,7 +24,7 @@ const RESTART_BUDGET_MS = 30_000;
 const SLACK_TOKEN = "xoxb-crash-test";
 
 Deno.test(
-  "item 17: every DM queued before kill -9 goes out within 30 s of the restart",
+  "every DM queued before kill -9 goes out within 30 s of the restart",
   e2e,
   async () => {
     const dataDir = await Deno.makeTempDir({ prefix: "cps-crash-" });
@@ -52,6 +52,7 @@ Deno.test(
           (await readOutbox(outboxFile)).find((l) =>
             l.template === "confirm_email" && l.to === member
           )?.data.code,
+        "the confirmation code",
         10_000,
       );
       const confirm = await api(service, "POST", "/api/auth/confirm", {
@@ -108,7 +109,11 @@ Deno.test(
         slack.calls.filter((c) =>
           c.method === "chat.postMessage" && String(c.params.text).includes("New action for you")
         ).length;
-      await waitFor(() => Promise.resolve(inFlight() > 0 ? true : undefined), 10_000);
+      await waitFor(
+        () => Promise.resolve(inFlight() > 0 ? true : undefined),
+        "a job in flight",
+        10_000,
+      );
       service.process.kill("SIGKILL");
       await service.process.status;
       service = undefined;

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { api, e2e, freePort } from "./helpers/stack.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const SECRET = "distributed-test-secret-0123456789";
 const ADMIN = { email: "dist-admin@example.test", password: "Dist-Passw0rd!", name: "Dist Admin" };
@@ -19,16 +20,19 @@ function spawnService(task: string, env: Record<string, string>) {
 }
 
 async function waitHealthy(url: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.body?.cancel();
-      if (res.ok) return;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not become healthy`);
+  await waitFor(
+    async () => {
+      try {
+        const res = await fetch(`${url}/healthz`);
+        await res.body?.cancel();
+        return res.ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    `${url} to become healthy`,
+    timeoutMs,
+  );
 }
 
 Deno.test(

@@ -4,21 +4,17 @@ import { createUser, type TestUser } from "./helpers/users.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
-Deno.test("example posts (CONTRACT section 4)", e2e, async (t) => {
+/** The service-level rules are in examples_service_test.ts, on the posts service alone. */
+Deno.test("example posts through the gateway: a viewer creates one", e2e, async (t) => {
   const stack = await startTestStack();
   try {
     const owner = await createUser(stack, { name: "Olga Owner" });
     const viewer = await createUser(stack, { name: "Vera Viewer" });
-    const outsider = await createUser(stack, { name: "Oscar Outsider" });
     const wsRes = await api(stack, "POST", "/api/workspaces", {
       token: owner.access_token,
       body: { name: "Examples workspace" },
     });
     const ws: string = wsRes.body.workspace_id;
-    const otherWs: string = (await api(stack, "POST", "/api/workspaces", {
-      token: owner.access_token,
-      body: { name: "Other" },
-    })).body.workspace_id;
     const added = await api(stack, "POST", `/api/workspaces/${ws}/members`, {
       token: owner.access_token,
       body: { email: viewer.email, role: "viewer" },
@@ -27,14 +23,7 @@ Deno.test("example posts (CONTRACT section 4)", e2e, async (t) => {
 
     const create = (user: TestUser, body: Record<string, unknown>) =>
       api(stack, "POST", "/api/examples", { token: user.access_token, body });
-    const get = (user: TestUser, id: string, workspaceId = ws) =>
-      api(stack, "GET", `/api/examples/${id}?workspaceId=${workspaceId}`, {
-        token: user.access_token,
-      });
-    const list = (user: TestUser, workspaceId = ws) =>
-      api(stack, "GET", `/api/examples?workspaceId=${workspaceId}`, { token: user.access_token });
 
-    let exampleId = "";
     await t.step(
       "any member, a viewer too, creates an example (201 with every field)",
       async () => {
@@ -45,7 +34,6 @@ Deno.test("example posts (CONTRACT section 4)", e2e, async (t) => {
           tags: ["launch"],
         });
         assert.equal(res.status, 201, JSON.stringify(res.body));
-        exampleId = res.body.example_id;
         assert.deepEqual(Object.keys(res.body).sort(), [
           "content",
           "created_at",
@@ -65,96 +53,6 @@ Deno.test("example posts (CONTRACT section 4)", e2e, async (t) => {
         assert.equal(res.body.updated_at, res.body.created_at);
       },
     );
-
-    await t.step("create refuses bad input (400) and non-members (403)", async () => {
-      const noWs = await create(viewer, { title: "x" });
-      assert.deepEqual([noWs.status, noWs.body], [400, { error: "workspace_id is required" }]);
-      const badTags = await create(viewer, { workspace_id: ws, tags: [1] });
-      assert.equal(badTags.status, 400);
-      assert.match(badTags.body.error, /tags/);
-      const tooLong = await create(viewer, { workspace_id: ws, content: "x".repeat(20_001) });
-      assert.equal(tooLong.status, 400);
-      assert.match(tooLong.body.error, /content/);
-      const outsiderRes = await create(outsider, { workspace_id: ws, title: "x" });
-      assert.deepEqual([outsiderRes.status, outsiderRes.body], [403, {
-        error: "Not a workspace member",
-      }]);
-    });
-
-    await t.step("list answers {items, count} newest first; get answers one", async () => {
-      const second = await create(owner, { workspace_id: ws, title: "Second", content: "More" });
-      assert.equal(second.status, 201);
-      const res = await list(viewer);
-      assert.equal(res.status, 200);
-      assert.equal(res.body.count, 2);
-      assert.deepEqual(res.body.items.map((e: { example_id: string }) => e.example_id), [
-        second.body.example_id,
-        exampleId,
-      ]);
-      assert.deepEqual((await list(owner, otherWs)).body, { items: [], count: 0 });
-      assert.equal((await list(outsider)).status, 403);
-      const noWs = await api(stack, "GET", "/api/examples", { token: viewer.access_token });
-      assert.deepEqual([noWs.status, noWs.body], [400, { error: "workspaceId is required" }]);
-      const one = await get(viewer, exampleId);
-      assert.equal(one.status, 200);
-      assert.equal(one.body.title, "Our launch post");
-      assert.deepEqual((await get(outsider, "nope")).body, { error: "Not a workspace member" });
-      const unknown = await get(viewer, "nope");
-      assert.deepEqual([unknown.status, unknown.body], [404, { error: "Example not found" }]);
-      assert.equal((await get(owner, exampleId, otherWs)).status, 404);
-    });
-
-    await t.step("genai reads the workspace's examples through the internal route", async () => {
-      const res = await stack.internal("posts", "GET", `/internal/examples?workspaceId=${ws}`);
-      assert.equal(res.status, 200);
-      const body = await res.json();
-      assert.equal(body.items.length, 2);
-      assert.equal(body.items[1].content, "We shipped it.");
-    });
-
-    await t.step("update answers 200 with the example; any member may update", async () => {
-      await new Promise((r) => setTimeout(r, 5));
-      const res = await api(stack, "PUT", `/api/examples/${exampleId}`, {
-        token: owner.access_token,
-        body: { workspace_id: ws, content: "We shipped it, finally.", tags: ["launch", "news"] },
-      });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.equal(res.body.title, "Our launch post");
-      assert.equal(res.body.content, "We shipped it, finally.");
-      assert.deepEqual(res.body.tags, ["launch", "news"]);
-      assert.equal(res.body.created_by, viewer.user_id);
-      assert.ok(res.body.updated_at > res.body.created_at);
-      assert.equal((await get(viewer, exampleId)).body.content, "We shipped it, finally.");
-      const noWs = await api(stack, "PUT", `/api/examples/${exampleId}`, {
-        token: owner.access_token,
-        body: { title: "x" },
-      });
-      assert.deepEqual([noWs.status, noWs.body], [400, { error: "workspace_id is required" }]);
-      const outsiderRes = await api(stack, "PUT", `/api/examples/${exampleId}`, {
-        token: outsider.access_token,
-        body: { workspace_id: ws, title: "x" },
-      });
-      assert.equal(outsiderRes.status, 403);
-      const cross = await api(stack, "PUT", `/api/examples/${exampleId}`, {
-        token: owner.access_token,
-        body: { workspace_id: otherWs, title: "x" },
-      });
-      assert.deepEqual([cross.status, cross.body], [404, { error: "Example not found" }]);
-    });
-
-    await t.step("delete answers 200 {deleted: true}; then the example is gone", async () => {
-      const del = (user: TestUser, workspaceId = ws) =>
-        api(stack, "DELETE", `/api/examples/${exampleId}?workspaceId=${workspaceId}`, {
-          token: user.access_token,
-        });
-      assert.equal((await del(outsider)).status, 403);
-      assert.equal((await del(owner, otherWs)).status, 404);
-      const res = await del(viewer);
-      assert.deepEqual([res.status, res.body], [200, { deleted: true }]);
-      assert.equal((await get(viewer, exampleId)).status, 404);
-      assert.equal((await del(viewer)).status, 404);
-      assert.equal((await list(viewer)).body.count, 1);
-    });
   } finally {
     await stack.close();
   }

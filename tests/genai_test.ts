@@ -17,7 +17,7 @@ import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 const IDEA_TEXT = "Async writing beats meetings for remote teams.";
 const DEFAULT_USER = `Write a post about this idea.\n\nIdea: Remote work wins\n\n${IDEA_TEXT}`;
 
-Deno.test("AI drafting: generate, iterate, proofread (CONTRACT section 7)", e2e, async (t) => {
+Deno.test("AI drafting: generate, iterate, proofread", e2e, async (t) => {
   const ai = startFakeChatCompletions();
   const stack = await startTestStack({
     OPENAI_BASE_URL: ai.baseUrl,

@@ -49,28 +49,6 @@ Deno.test("ideas", e2e, async (t) => {
       assert.equal(ai.requests[0].model, "fake-model");
     });
 
-    await t.step("create answers 400 for a blank workspace_id or title", async () => {
-      const ws = await fresh();
-      const noWs = await api(stack, "POST", "/api/ideas", {
-        token: as(owner),
-        body: { workspace_id: " ", title: "x" },
-      });
-      assert.equal(noWs.status, 400);
-      assert.match(noWs.body.error, /workspace_id/);
-      const noTitle = await api(stack, "POST", "/api/ideas", {
-        token: as(owner),
-        body: { workspace_id: ws, title: "   " },
-      });
-      assert.equal(noTitle.status, 400);
-      assert.match(noTitle.body.error, /title/);
-      const missing = await api(stack, "POST", "/api/ideas", {
-        token: as(owner),
-        body: { workspace_id: ws },
-      });
-      assert.equal(missing.status, 400);
-      assert.match(missing.body.error, /title/);
-    });
-
     await t.step(
       "every idea route answers 403 to a non-member, even for an unknown workspace",
       async () => {
@@ -309,20 +287,6 @@ Deno.test("ideas", e2e, async (t) => {
       );
       const after = await (await stack.internal("ideas", "GET", "/internal/stats")).json();
       assert.equal(after.total_ideas, before.total_ideas - 1);
-    });
-
-    await t.step("an over-long id or workspace id is a 400 or 403, never a 500", async () => {
-      const ws = await fresh();
-      const long = "x".repeat(3000);
-      const res = await api(stack, "GET", `/api/ideas/${long}?workspaceId=${ws}`, {
-        token: as(owner),
-      });
-      assert.equal(res.status, 400);
-      const tags = await api(stack, "POST", "/api/ideas", {
-        token: as(owner),
-        body: { workspace_id: ws, title: "t", tags: ["a".repeat(3000)] },
-      });
-      assert.equal(tags.status, 400);
     });
 
     await t.step(

@@ -16,6 +16,7 @@ import { sha256Hex } from "../shared/ids.ts";
 import { createLogger } from "../shared/log.ts";
 import { INTERNAL_SECRET_HEADER } from "../shared/http/identity.ts";
 import { createServiceApp } from "../shared/http/service_app.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const LONE = "\ud800";
 
@@ -45,19 +46,21 @@ const SESSION_COLLECTIONS = [
 ];
 
 async function waitForJob(stack: TestStack, admin: TestUser, jobId: string) {
-  for (let i = 0; i < 400; i++) {
-    const res = await api(stack, "GET", `/api/admin/restores/${jobId}`, {
-      token: admin.access_token,
-    });
-    assert.equal(res.status, 200);
-    if (res.body.status === "succeeded" || res.body.status === "failed") return res.body;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the restore job did not finish");
+  return await waitFor(
+    async () => {
+      const res = await api(stack, "GET", `/api/admin/restores/${jobId}`, {
+        token: admin.access_token,
+      });
+      assert.equal(res.status, 200);
+      return (res.body.status === "succeeded" || res.body.status === "failed") && res.body;
+    },
+    "the restore job to finish",
+    20_000,
+  );
 }
 
 Deno.test(
-  "item 8: a restore brings back no session or one-time secret, and clears the live ones",
+  "a restore brings back no session or one-time secret, and clears the live ones",
   e2e,
   async (t) => {
     const stack = await startTestStack();
@@ -209,7 +212,7 @@ Deno.test(
 // ------------------------------------------------------------------ item 10
 
 Deno.test(
-  "item 10: lone surrogates in ids and string fields answer 400 naming the field",
+  "lone surrogates in ids and string fields answer 400 naming the field",
   e2e,
   async (t) => {
     const ai = startFakeChatCompletions();
@@ -325,7 +328,7 @@ Deno.test(
   },
 );
 
-Deno.test("item 10: an unexpected TypeError is a logged 500, not a guessed 400", async () => {
+Deno.test("an unexpected TypeError is a logged 500, not a guessed 400", async () => {
   const app = createServiceApp({ logger: createLogger("test"), internalSecret: "s".repeat(20) });
   app.get("/throws", () => {
     throw new TypeError("Key too large for write (max 2048 bytes)");
@@ -448,7 +451,7 @@ async function checkDownloads(
   });
 }
 
-Deno.test("item 11: attachment types match extensions (file: store)", e2e, async (t) => {
+Deno.test("attachment types match extensions (file: store)", e2e, async (t) => {
   const stack = await startTestStack();
   try {
     await checkDownloads(t, await attachmentFixture(stack));
@@ -457,7 +460,7 @@ Deno.test("item 11: attachment types match extensions (file: store)", e2e, async
   }
 });
 
-Deno.test("item 11: attachment types match extensions (s3: store)", e2e, async (t) => {
+Deno.test("attachment types match extensions (s3: store)", e2e, async (t) => {
   const s3 = await startFakeS3();
   const stack = await startTestStack(s3.env);
   try {
@@ -470,7 +473,7 @@ Deno.test("item 11: attachment types match extensions (s3: store)", e2e, async (
 
 // ------------------------------------------------------------------ item 13
 
-Deno.test("item 13: security headers, JSON-only bodies, self-hosted API docs", e2e, async (t) => {
+Deno.test("security headers, JSON-only bodies, self-hosted API docs", e2e, async (t) => {
   const stack = await startTestStack();
   try {
     const user = await createUser(stack);
@@ -623,7 +626,7 @@ Deno.test("item 13: security headers, JSON-only bodies, self-hosted API docs", e
 
 // ------------------------------------------------------------------ item 14
 
-Deno.test("item 14: DATA_DIR and its files are created 0700/0600", e2e, async () => {
+Deno.test("DATA_DIR and its files are created 0700/0600", e2e, async () => {
   if (Deno.build.os === "windows") return;
   const base = await Deno.makeTempDir({ prefix: "cps-modes-" });
   await Deno.chmod(base, 0o755);

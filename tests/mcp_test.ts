@@ -8,17 +8,9 @@ import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, login, signupConfirmed } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** An MCP client over Streamable HTTP, as a desktop AI client would connect with a token. */
 async function connect(stack: TestStack, user: { access_token: string }): Promise<Client> {
@@ -64,7 +56,7 @@ async function refused(
   else assert.match(answer.text, message);
 }
 
-Deno.test("MCP tool interface (spec Tool interface, CONTRACT sections 8 and 9)", e2e, async (t) => {
+Deno.test("MCP tools: bearer auth, the list and each tool's answers", e2e, async (t) => {
   const ai = startFakeChatCompletions();
   const stack = await startTestStack({
     OPENAI_BASE_URL: ai.baseUrl,

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { readOutbox } from "./helpers/outbox.ts";
+import { readOutbox, settledOutboxLength } from "./helpers/outbox.ts";
 import {
   killServiceProcesses,
   processEnv,
   type ServiceProcess,
   startServiceProcess,
-  waitFor,
 } from "./helpers/process_stack.ts";
+import { waitFor } from "./helpers/wait.ts";
 import { api, e2e, freePort, TEST_ADMIN } from "./helpers/stack.ts";
 import { GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 
@@ -70,6 +70,7 @@ async function member(
       (await readOutbox(pair.outboxFile)).find((l) =>
         l.template === "confirm_email" && l.to === email
       )?.data.code,
+    "the confirmation code",
     15_000,
   );
   const confirm = await api(pair.b, "POST", "/api/auth/confirm", { body: { email, code } });
@@ -158,9 +159,9 @@ Deno.test("two instances on one DATA_DIR serve as one", e2e, async (t) => {
       }
       const mine = async () =>
         (await dmActionIds(pair.outboxFile)).filter((id) => ids.includes(id));
-      await waitFor(async () => (await mine()).length >= 50 ? true : undefined, 30_000);
-      // Quiet for longer than a lease: a message run twice would show up by now.
-      await new Promise((r) => setTimeout(r, 1_500));
+      await waitFor(async () => (await mine()).length >= 50 ? true : undefined, "50 DMs", 30_000);
+      // The outbox quiet for longer than a lease: a message run twice would show up by now.
+      await settledOutboxLength(pair.outboxFile, 1_500);
       const sent = await mine();
       assert.equal(sent.length, 50, `${sent.length} DMs for 50 actions`);
       assert.equal(new Set(sent).size, 50);
@@ -263,16 +264,20 @@ Deno.test("two instances on one DATA_DIR serve as one", e2e, async (t) => {
       const jobId = started.body.job_id as string;
       const startedAts = new Set<string>();
       let last: unknown;
-      const job = await waitFor(async () => {
-        for (const at of [pair.a, pair.b]) {
-          const res = await api(at, "GET", `/api/admin/restores/${jobId}`, { token: adminToken });
-          last = res;
-          assert.equal(res.status, 200, JSON.stringify(res.body));
-          if (res.body.started_at) startedAts.add(res.body.started_at);
-          if (res.body.status === "succeeded" || res.body.status === "failed") return res.body;
-        }
-        return undefined;
-      }, 60_000).catch((err) => {
+      const job = await waitFor(
+        async () => {
+          for (const at of [pair.a, pair.b]) {
+            const res = await api(at, "GET", `/api/admin/restores/${jobId}`, { token: adminToken });
+            last = res;
+            assert.equal(res.status, 200, JSON.stringify(res.body));
+            if (res.body.started_at) startedAts.add(res.body.started_at);
+            if (res.body.status === "succeeded" || res.body.status === "failed") return res.body;
+          }
+          return undefined;
+        },
+        "the restore to end",
+        60_000,
+      ).catch((err) => {
         throw new Error(`${err.message}: last answer ${JSON.stringify(last)}`);
       });
       assert.equal(job.status, "succeeded", JSON.stringify(job));

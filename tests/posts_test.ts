@@ -4,17 +4,9 @@ import { openEditor } from "./helpers/live_editor.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function addMember(
   stack: TestStack,
@@ -36,7 +28,7 @@ async function stats(stack: TestStack) {
   return await res.json() as { total_posts: number; posts_published_last_30_days: number };
 }
 
-Deno.test("posts API (CONTRACT section 4)", e2e, async (t) => {
+Deno.test("posts API: create, list, get, update, delete and their errors", e2e, async (t) => {
   const stack = await startTestStack();
   const providers: WebsocketProvider[] = [];
   try {

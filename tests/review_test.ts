@@ -7,6 +7,7 @@ import { waitForOutbox } from "./helpers/outbox.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { settledValue, waitFor } from "./helpers/wait.ts";
 
 /** A workspace owned by `owner` with `others` added in the given roles. */
 async function workspaceWith(
@@ -29,7 +30,7 @@ async function workspaceWith(
   return ws.body.workspace_id;
 }
 
-Deno.test("workspace: approval_required, timezone and slot format (CONTRACT 12)", e2e, async () => {
+Deno.test("workspace: approval_required, timezone and slot format", e2e, async () => {
   const stack = await startTestStack();
   try {
     const owner = await createUser(stack);
@@ -90,7 +91,7 @@ Deno.test("workspace: approval_required, timezone and slot format (CONTRACT 12)"
 });
 
 Deno.test(
-  "review routes: requests, decisions, no self-approval, history (CONTRACT 12)",
+  "review routes: requests, decisions, no self-approval, history",
   e2e,
   async (t) => {
     const stack = await startTestStack();
@@ -318,14 +319,6 @@ Deno.test(
 );
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A stock y-websocket provider on the post, as a browser editor opens it. */
 async function openEditor(stack: TestStack, user: TestUser, postId: string, wsId: string) {
@@ -377,7 +370,15 @@ Deno.test(
         assert.equal(approved.body.status, "approved");
         assert.equal(approved.body.content, "Our Approved words.");
         // the collab notification of the earlier keystroke carries the approved text: no effect
-        await new Promise((r) => setTimeout(r, 1_500));
+        await settledValue(
+          async () =>
+            JSON.stringify(
+              (await api(stack, "GET", `/api/posts/${postId}?workspaceId=${wsId}`, {
+                token: owner.access_token,
+              })).body,
+            ),
+          1_500,
+        );
         const still = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${wsId}`, {
           token: owner.access_token,
         });

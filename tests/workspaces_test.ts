@@ -19,17 +19,6 @@ const WORKSPACE_KEYS = [
   "updated_at",
   "workspace_id",
 ];
-const DEFAULT_AUDIENCES = [
-  "CEO",
-  "CTO",
-  "System Admins",
-  "Architects",
-  "Developers",
-  "Business People",
-].map((n) => ({ id: n, name: n }));
-const DEFAULT_LANGUAGES = ["German", "SwissGerman", "English", "French", "Italian", "Spanish"]
-  .map((n) => ({ id: n, name: n }));
-
 function as(stack: TestStack, user: TestUser) {
   return (method: string, path: string, body?: unknown) =>
     api(stack, method, path, { token: user.access_token, body });
@@ -434,88 +423,6 @@ Deno.test("workspaces service", e2e, async (t) => {
       assert.equal(removed.status, 204);
       assert.equal((await O("GET", `/api/workspaces/${wsId}`)).body.member_count, 2);
       await O("POST", `/api/workspaces/${wsId}/members`, { email: viewer.email });
-    });
-
-    await t.step("audiences and languages answer the defaults until saved", async () => {
-      const wsId = await team();
-      const aud = await V("GET", `/api/audiences?workspaceId=${wsId}`);
-      assert.equal(aud.status, 200);
-      assert.deepEqual(aud.body, { items: DEFAULT_AUDIENCES });
-      const lang = await V("GET", `/api/languages?workspaceId=${wsId}`);
-      assert.deepEqual(lang.body, { items: DEFAULT_LANGUAGES });
-    });
-
-    await t.step("any member overwrites a list; it is returned as saved, even empty", async () => {
-      const wsId = await team();
-      const items = [
-        { id: "cfo", name: "CFO", extra: "dropped" },
-        { id: "cfo", name: "" },
-      ];
-      const put = await V("PUT", "/api/audiences", { workspace_id: wsId, audiences: items });
-      assert.equal(put.status, 200);
-      const saved = [{ id: "cfo", name: "CFO" }, { id: "cfo", name: "" }];
-      assert.deepEqual(put.body, { items: saved });
-      assert.deepEqual((await O("GET", `/api/audiences?workspaceId=${wsId}`)).body, {
-        items: saved,
-      });
-      const empty = await E("PUT", "/api/languages", { workspace_id: wsId, languages: [] });
-      assert.deepEqual(empty.body, { items: [] });
-      assert.deepEqual((await V("GET", `/api/languages?workspaceId=${wsId}`)).body, { items: [] });
-      const thirty = Array.from({ length: 30 }, (_, i) => ({ id: `${i}`, name: "n".repeat(100) }));
-      const full = await O("PUT", "/api/languages", { workspace_id: wsId, languages: thirty });
-      assert.equal(full.status, 200);
-      assert.equal(full.body.items.length, 30);
-    });
-
-    await t.step("lists: 400 missing workspace id or invalid list, 403 non-member", async () => {
-      const wsId = await team();
-      const two = [{ id: "a", name: "A" }, { id: "b", name: "B" }];
-      assert.equal(
-        (await V("PUT", "/api/audiences", { workspace_id: wsId, audiences: two })).status,
-        200,
-      );
-      assertError(await V("GET", "/api/audiences"), 400, "workspaceId is required");
-      assertError(await V("GET", "/api/languages?workspaceId="), 400, "workspaceId is required");
-      assertError(
-        await X("GET", `/api/audiences?workspaceId=${wsId}`),
-        403,
-        "Not a workspace member",
-      );
-      assertError(await X("GET", "/api/languages?workspaceId=unknown"), 403);
-      assertError(
-        await V("PUT", "/api/audiences", { audiences: [] }),
-        400,
-        "workspace_id is required",
-      );
-      assertError(await V("PUT", "/api/audiences", { workspace_id: " ", audiences: [] }), 400);
-      assertError(
-        await V("PUT", "/api/audiences", { workspace_id: wsId }),
-        400,
-        "audiences is required",
-      );
-      assertError(await V("PUT", "/api/languages", { workspace_id: wsId, languages: "x" }), 400);
-      const tooMany = Array.from({ length: 31 }, (_, i) => ({ id: `${i}`, name: "n" }));
-      assertError(
-        await V("PUT", "/api/languages", { workspace_id: wsId, languages: tooMany }),
-        400,
-      );
-      const longName = await V("PUT", "/api/audiences", {
-        workspace_id: wsId,
-        audiences: [{ id: "a", name: "n".repeat(101) }],
-      });
-      assertError(longName, 400);
-      assert.match(longName.body.error, /^audiences\.0\.name/);
-      assertError(
-        await V("PUT", "/api/audiences", { workspace_id: wsId, audiences: [{ id: "a" }] }),
-        400,
-      );
-      assertError(
-        await V("PUT", "/api/audiences", { workspace_id: wsId, audiences: [{ name: "a" }] }),
-        400,
-      );
-      assertError(await X("PUT", "/api/audiences", { workspace_id: wsId, audiences: [] }), 403);
-      const still = await V("GET", `/api/audiences?workspaceId=${wsId}`);
-      assert.equal(still.body.items.length, 2, "refused writes changed nothing");
     });
 
     await t.step(

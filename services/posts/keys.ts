@@ -61,7 +61,9 @@ export function linkedinPublicationsPrefix(): Deno.KvKey {
   return ["linkedin_publications"];
 }
 /** A workspace's LinkedIn connection (publishing.ts) */
-export const linkedinConnectionKey = (workspaceId: string): Deno.KvKey => ["linkedin_connections", workspaceId];
+export const linkedinConnectionKey = (
+  workspaceId: string,
+): Deno.KvKey => ["linkedin_connections", workspaceId];
 /** A LinkedIn OAuth state, by the SHA-256 of the state (publishing.ts) */
 export const linkedinStateKey = (hash: string): Deno.KvKey => ["linkedin_states", hash];
 

@@ -550,7 +550,10 @@ export class Publishing {
     const { kv } = this.deps;
     const entry = await kv.get<StoredConnection>(connectionKey(workspaceId));
     if (!entry.value) return;
-    await kv.atomic().check(entry).set(connectionKey(workspaceId), { ...entry.value, status: "expired" })
+    await kv.atomic().check(entry).set(connectionKey(workspaceId), {
+      ...entry.value,
+      status: "expired",
+    })
       .commit();
   }
 

@@ -54,7 +54,8 @@ Deno.test("the workspaces service claims a confirmed account's pending invites i
   const workspaceId = ws.workspace_id;
   const invite = (email: string, role: "editor" | "viewer" = "editor") =>
     store.invite({ workspaceId, callerId: "u-owner", email, role });
-  const roleOf = async (userId: string) => (await store.membership(workspaceId, userId)).membership?.role;
+  const roleOf = async (userId: string) =>
+    (await store.membership(workspaceId, userId)).membership?.role;
   try {
     await t.step("a caller's verified email: its invites become memberships", async () => {
       await invite("caller@example.test", "viewer");

@@ -4,7 +4,10 @@ import type { ListKind } from "./schemas.ts";
 
 // Key builders: the only place the workspaces KV layout is spelled out (store.ts uses them).
 export const workspaceKey = (workspaceId: string) => ["workspaces", workspaceId];
-export const membershipKey = (workspaceId: string, userId: string) => ["memberships", workspaceId, userId];
+export const membershipKey = (
+  workspaceId: string,
+  userId: string,
+) => ["memberships", workspaceId, userId];
 export const membershipsOfWorkspacePrefix = (workspaceId: string) => ["memberships", workspaceId];
 export const userMembershipKey = (userId: string, workspaceId: string) => [
   "memberships_by_user",
@@ -15,7 +18,10 @@ export const userMembershipsPrefix = (userId: string) => ["memberships_by_user",
 export const memberCountKey = (workspaceId: string) => ["member_counts", workspaceId];
 export const inviteKey = (workspaceId: string, email: string) => ["invites", workspaceId, email];
 export const invitesOfWorkspacePrefix = (workspaceId: string) => ["invites", workspaceId];
-export const emailInviteKey = (email: string, workspaceId: string) => ["invites_by_email", email, workspaceId];
+export const emailInviteKey = (
+  email: string,
+  workspaceId: string,
+) => ["invites_by_email", email, workspaceId];
 export const emailInvitesPrefix = (email: string) => ["invites_by_email", email];
 export const listKey = (kind: ListKind, workspaceId: string) => [kind, workspaceId];
 export const workspacesTotalKey = () => ["stats", "workspaces_total"];

@@ -267,7 +267,11 @@ export class WorkspacesStore {
     return retryCommit(async () => {
       const [wsEntry, callerEntry, targetEntry] = await this.kv.getMany<
         [Workspace, MembershipRecord, MembershipRecord]
-      >([workspaceKey(workspaceId), membershipKey(workspaceId, callerId), membershipKey(workspaceId, userId)]);
+      >([
+        workspaceKey(workspaceId),
+        membershipKey(workspaceId, callerId),
+        membershipKey(workspaceId, userId),
+      ]);
       this.#checkCanAdd(wsEntry.value, callerEntry.value);
       if (targetEntry.value) throw new AppError(409, MESSAGES.alreadyMember);
       const membership: MembershipRecord = {
@@ -281,7 +285,9 @@ export class WorkspacesStore {
         .set(userMembershipKey(userId, workspaceId), workspaceId)
         .sum(memberCountKey(workspaceId), 1n);
       if (input.email) {
-        op.delete(inviteKey(workspaceId, input.email)).delete(emailInviteKey(input.email, workspaceId));
+        op.delete(inviteKey(workspaceId, input.email)).delete(
+          emailInviteKey(input.email, workspaceId),
+        );
       }
       const res = await op.commit();
       return outcome(res, membership);
@@ -303,7 +309,11 @@ export class WorkspacesStore {
     return retryCommit(async () => {
       const [wsEntry, callerEntry, inviteEntry] = await this.kv.getMany<
         [Workspace, MembershipRecord, InviteRecord]
-      >([workspaceKey(workspaceId), membershipKey(workspaceId, callerId), inviteKey(workspaceId, email)]);
+      >([
+        workspaceKey(workspaceId),
+        membershipKey(workspaceId, callerId),
+        inviteKey(workspaceId, email),
+      ]);
       this.#checkCanAdd(wsEntry.value, callerEntry.value);
       const invite: InviteRecord = {
         workspace_id: workspaceId,
@@ -344,7 +354,11 @@ export class WorkspacesStore {
     return retryCommit(async () => {
       const [wsEntry, callerEntry, targetEntry] = await this.kv.getMany<
         [Workspace, MembershipRecord, MembershipRecord]
-      >([workspaceKey(workspaceId), membershipKey(workspaceId, callerId), membershipKey(workspaceId, targetId)]);
+      >([
+        workspaceKey(workspaceId),
+        membershipKey(workspaceId, callerId),
+        membershipKey(workspaceId, targetId),
+      ]);
       const { role } = requireActiveMember(wsEntry.value, callerEntry.value);
       const self = targetId === callerId;
       if (self && role === "owner") throw new AppError(400, MESSAGES.ownerLeaves);
@@ -368,7 +382,9 @@ export class WorkspacesStore {
   async listMembers(workspaceId: string): Promise<MembershipRecord[]> {
     const out: MembershipRecord[] = [];
     for await (
-      const e of this.kv.list<MembershipRecord>({ prefix: membershipsOfWorkspacePrefix(workspaceId) })
+      const e of this.kv.list<MembershipRecord>({
+        prefix: membershipsOfWorkspacePrefix(workspaceId),
+      })
     ) {
       out.push(e.value);
     }
@@ -378,7 +394,9 @@ export class WorkspacesStore {
   /** Pending invites of one workspace, oldest first (ties by email). No access check. */
   async listInvites(workspaceId: string): Promise<InviteRecord[]> {
     const out: InviteRecord[] = [];
-    for await (const e of this.kv.list<InviteRecord>({ prefix: invitesOfWorkspacePrefix(workspaceId) })) {
+    for await (
+      const e of this.kv.list<InviteRecord>({ prefix: invitesOfWorkspacePrefix(workspaceId) })
+    ) {
       out.push(e.value);
     }
     const at = (i: InviteRecord) => i.created_at ?? "";
@@ -396,7 +414,11 @@ export class WorkspacesStore {
     return retryCommit(async () => {
       const [wsEntry, callerEntry, inviteEntry] = await this.kv.getMany<
         [Workspace, MembershipRecord, InviteRecord]
-      >([workspaceKey(workspaceId), membershipKey(workspaceId, callerId), inviteKey(workspaceId, email)]);
+      >([
+        workspaceKey(workspaceId),
+        membershipKey(workspaceId, callerId),
+        inviteKey(workspaceId, email),
+      ]);
       const role = requireRole(callerEntry.value);
       requireOneOf(role, ["owner", "editor"], MESSAGES.cancelInviteRole);
       requireActive(wsEntry.value);
@@ -471,7 +493,12 @@ export class WorkspacesStore {
   }
 
   /** Overwrites a list (any member); answers what was saved, even when empty. */
-  saveList(kind: ListKind, workspaceId: string, userId: string, items: ListItem[]): Promise<ListItem[]> {
+  saveList(
+    kind: ListKind,
+    workspaceId: string,
+    userId: string,
+    items: ListItem[],
+  ): Promise<ListItem[]> {
     return retryCommit(async () => {
       const [ws, m] = await this.kv.getMany<[Workspace, MembershipRecord]>([
         workspaceKey(workspaceId),

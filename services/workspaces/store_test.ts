@@ -189,7 +189,12 @@ Deno.test("concurrent transfers, adds and removes leave one owner and a true cou
       ops.push(store.update(id, "u0", { owner_id: target }));
       ops.push(store.update(id, target, { owner_id: "u0" }));
       ops.push(
-        store.addMember({ workspaceId: id, callerId: "u0", userId: users[4 + (i % 4)], role: "viewer" }),
+        store.addMember({
+          workspaceId: id,
+          callerId: "u0",
+          userId: users[4 + (i % 4)],
+          role: "viewer",
+        }),
       );
       ops.push(store.removeMember(id, "u0", users[4 + ((i + 1) % 4)]));
     }

@@ -1,4 +1,5 @@
 import { testServiceEnv } from "./stack.ts";
+import { waitFor } from "./wait.ts";
 
 /**
  * The whole service as its own process (`deno run -A main.ts`), for tests that kill it with
@@ -41,17 +42,30 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     stderr: "null",
   }).spawn();
   const url = `http://127.0.0.1:${env.PORT}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.body?.cancel();
-      if (res.ok) return { url, process };
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  process.kill("SIGKILL");
-  throw new Error("the service did not become healthy within 60 s");
+  let exited: Deno.CommandStatus | null = null;
+  process.status.then((status) => exited = status);
+  const healthy = await waitFor(
+    async () => {
+      if (exited) return false;
+      try {
+        const res = await fetch(`${url}/healthz`);
+        await res.body?.cancel();
+        return res.ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    "the service to become healthy",
+    60_000,
+  ).catch(() => false);
+  if (healthy) return { url, process };
+  if (!exited) process.kill("SIGKILL");
+  const status = await process.status;
+  throw new Error(
+    exited
+      ? `the service exited (code ${status.code}) before it became healthy`
+      : "the service did not become healthy within 60 s",
+  );
 }
 
 /** Kills each process with SIGKILL (one already gone is fine) and waits for it to end. */
@@ -62,18 +76,4 @@ export async function killServiceProcesses(processes: ServiceProcess[]): Promise
     } catch { /* already gone */ }
     await p.process.status;
   }
-}
-
-/** Polls `probe` every 50 ms until it answers something other than undefined. */
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("timed out");
 }

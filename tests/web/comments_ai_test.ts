@@ -17,6 +17,7 @@ import {
 } from "../helpers/browser.ts";
 import { startFakeChatCompletions } from "../fakes/chat_completions.ts";
 import { editorPair, editorText, openEditor } from "./editor_fixture.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 async function poll<T>(
   read: () => Promise<T>,
@@ -24,14 +25,11 @@ async function poll<T>(
   what: string,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!ok(value)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    value = await read();
-  }
-  return value;
+  let value: T;
+  await waitFor(async () => ok(value = await read()), what, timeoutMs).catch(() => {
+    throw new Error(`${what}: still ${JSON.stringify(value)}`);
+  });
+  return value!;
 }
 
 /** The text under each comment highlight in the page's editor, by comment id. */

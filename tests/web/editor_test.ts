@@ -2,26 +2,19 @@ import assert from "node:assert/strict";
 import { api, e2e } from "../helpers/stack.ts";
 import { checkA11y, type Page, PHONE, screenshot, startWebTest } from "../helpers/browser.ts";
 import { editorPair, editorText, openEditor } from "./editor_fixture.ts";
+import { settledValue, waitFor } from "../helpers/wait.ts";
 
 async function waitForText(page: Page, check: (text: string) => boolean, what: string) {
-  const deadline = Date.now() + 10_000;
   let text = "";
-  while (Date.now() < deadline) {
-    text = await editorText(page);
-    if (check(text)) return text;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what}: the editor shows ${JSON.stringify(text)}`);
+  await waitFor(async () => check(text = await editorText(page)), what).catch(() => {
+    throw new Error(`${what}: the editor shows ${JSON.stringify(text)}`);
+  });
+  return text;
 }
 
 /** Polls an in-page expression (page.waitForFunction would need 'unsafe-eval' under our CSP). */
 async function until(page: Page, expression: string, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (await page.evaluate(expression)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(async () => Boolean(await page.evaluate(expression)), what);
 }
 
 function connection(page: Page) {
@@ -115,7 +108,8 @@ Deno.test(
           await connection(pageA).filter({ hasText: "Offline" }).waitFor();
           await pageA.keyboard.type(" (sent later)", { delay: 10 });
           await connection(pageA).filter({ hasText: /Offline — \d+ edits pending/ }).waitFor();
-          await new Promise((r) => setTimeout(r, 300));
+          // Bob's editor has settled: what it shows now is all that reached it.
+          await settledValue(() => editorText(pageB), 300);
           assert.ok(!(await editorText(pageB)).includes("sent later"), "not sent while offline");
           await screenshot(pageA, "editor-offline-1440");
           await context.setOffline(false);

@@ -20,16 +20,9 @@ import {
 } from "../helpers/browser.ts";
 import { startFakeLinkedIn } from "../fakes/linkedin.ts";
 import { openEditor } from "./editor_fixture.ts";
+import { waitFor as until } from "../helpers/wait.ts";
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function status(page: Page, label: string) {
   return page.getByRole("status", { name: "Post status" }).filter({ hasText: label });
