@@ -1,13 +1,13 @@
 import { parseBaseConfig, type ServiceName } from "../shared/config.ts";
 import { createLogger } from "../shared/log.ts";
-import type { ServiceInstance } from "../shared/service.ts";
-import { ServiceDirectory } from "../shared/service_directory.ts";
+import type { ServiceInstance } from "../shared/service/service.ts";
+import { ServiceDirectory } from "../shared/service/service_directory.ts";
 import { createGateway } from "../services/gateway/mod.ts";
 import { parseGatewayConfig } from "../services/gateway/config.ts";
 import { SERVICE_FACTORIES } from "./service_factories.ts";
 import { fileAssetRoutesFromEnv } from "../shared/assets/file_routes.ts";
 import { ActionsClient } from "../services/actions/client.ts";
-import { ensurePrivateDir, isLocalDataDir, PRIVATE_FILE_MODE } from "../shared/kv.ts";
+import { ensurePrivateDir, isLocalDataDir, PRIVATE_FILE_MODE } from "../shared/kv/kv.ts";
 
 export interface RunningStack {
   url: string;

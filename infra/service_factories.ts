@@ -1,5 +1,5 @@
 import type { ServiceName } from "../shared/config.ts";
-import type { ServiceFactory } from "../shared/service.ts";
+import type { ServiceFactory } from "../shared/service/service.ts";
 import { createAuthService } from "../services/auth/mod.ts";
 import { createWorkspacesService } from "../services/workspaces/mod.ts";
 import { createIdeasService } from "../services/ideas/mod.ts";

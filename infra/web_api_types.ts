@@ -7,7 +7,7 @@
 import openapiTS, { astToString } from "npm:openapi-typescript@7.13.0";
 import { parseBaseConfig, type ServiceName } from "../shared/config.ts";
 import { createLogger } from "../shared/log.ts";
-import { ServiceDirectory } from "../shared/service_directory.ts";
+import { ServiceDirectory } from "../shared/service/service_directory.ts";
 import { SERVICE_FACTORIES } from "./service_factories.ts";
 import { createGateway } from "../services/gateway/mod.ts";
 import { parseGatewayConfig } from "../services/gateway/config.ts";

@@ -411,7 +411,7 @@ async function waitHealthy(url: string, timeoutMs = 60_000) {
 }
 
 Deno.test(
-  "distributed mode checks the socket at the gateway and at collab",
+  "distributed mode: collab admits the socket once and the gateway relays it",
   e2e,
   async (t) => {
     const dataDir = await Deno.makeTempDir({ prefix: "cps-dist-collab-" });

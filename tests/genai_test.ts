@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { AppError } from "../shared/http/app_error.ts";
 import type { Caller } from "../shared/http/identity.ts";
-import { ServiceDirectory } from "../shared/service_directory.ts";
+import { ServiceDirectory } from "../shared/service/service_directory.ts";
 import { GenaiClient } from "../services/genai/client.ts";
 import {
   DEFAULT_PERSONA,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, parseBaseConfig } from "../shared/config.ts";
-import { ServiceDirectory } from "../shared/service_directory.ts";
+import { ServiceDirectory } from "../shared/service/service_directory.ts";
 import { GenaiClient } from "../services/genai/client.ts";
 import { parseGenaiConfig } from "../services/genai/config.ts";
 import { api, e2e, freePort, startTestStack, type TestStack } from "./helpers/stack.ts";

@@ -12,7 +12,7 @@ import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, login, loginAdmin, signupConfirmed, type TestUser } from "./helpers/users.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 import { startFakeS3 } from "./fakes/s3.ts";
-import { sha256Hex } from "../shared/ids.ts";
+import { sha256Hex } from "../shared/crypto/ids.ts";
 import { createLogger } from "../shared/log.ts";
 import { INTERNAL_SECRET_HEADER } from "../shared/http/identity.ts";
 import { createServiceApp } from "../shared/http/service_app.ts";

@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- API answers are checked field by field
 import assert from "node:assert/strict";
-import type { KeyFamilies } from "../shared/kv_keys.ts";
-import { decodeLine, readLines } from "../shared/kv_backup.ts";
+import type { KeyFamilies } from "../shared/kv/kv_keys.ts";
+import { decodeLine, readLines } from "../shared/archive/kv_backup.ts";
 import { KEY_FAMILIES as actions } from "../services/actions/keys.ts";
 import { KEY_FAMILIES as admin } from "../services/admin/keys.ts";
 import { KEY_FAMILIES as auth } from "../services/auth/keys.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sha256Hex } from "../shared/ids.ts";
+import { sha256Hex } from "../shared/crypto/ids.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";

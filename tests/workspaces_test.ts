@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { api, e2e, startTestStack, TEST_INTERNAL_SECRET, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser, uniqueEmail } from "./helpers/users.ts";
 import { AppError } from "../shared/http/app_error.ts";
-import { ServiceDirectory } from "../shared/service_directory.ts";
+import { ServiceDirectory } from "../shared/service/service_directory.ts";
 import { WorkspacesClient } from "../services/workspaces/client.ts";
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;

@@ -54,7 +54,7 @@ const AI_BACKEND = [
 const S3_REQUIRED = ["ASSETS_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] as const;
 const S3_OPTIONAL = ["AWS_SESSION_TOKEN"] as const;
 
-/** The KV database Deploy attached to the app (shared/kv.ts). */
+/** The KV database Deploy attached to the app (shared/kv/kv.ts). */
 const OWN_KV = { DATA_DIR: "deno-deploy" } as const;
 
 /**

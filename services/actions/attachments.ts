@@ -3,7 +3,7 @@ import type { AssetStore } from "../../shared/assets/store.ts";
 import type { UploadUrls } from "../../shared/assets/upload_urls.ts";
 import { AppError, badRequest, conflict, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
-import type { ServiceQueue } from "../../shared/queue.ts";
+import type { ServiceQueue } from "../../shared/queue/queue.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { ActionsJob, PendingUpload } from "./jobs.ts";
 import { type ActionOperations, written } from "./operations.ts";

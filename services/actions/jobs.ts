@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AssetStore } from "../../shared/assets/store.ts";
 import { type Deliverer, deliverJobSchema } from "../../shared/delivery/mod.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { QueueHandlers } from "../../shared/queue.ts";
+import type { QueueHandlers } from "../../shared/queue/queue.ts";
 
 /**
  * The actions service's queue messages:

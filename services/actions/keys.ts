@@ -1,6 +1,6 @@
 import { DELIVERY_KEYS } from "../../shared/delivery/mod.ts";
-import { declareKeys } from "../../shared/kv_keys.ts";
-import { QUEUE_KEYS } from "../../shared/queue.ts";
+import { declareKeys } from "../../shared/kv/kv_keys.ts";
+import { QUEUE_KEYS } from "../../shared/queue/queue.ts";
 
 // Key builders: the only place the actions KV layout is spelled out (store.ts uses them).
 export function uploadGrantKey(uploadId: string): Deno.KvKey {

@@ -10,7 +10,7 @@
  * Writes that cause a message or a job take an `also(op, ...)` callback, so the queue message
  * is enqueued in the same atomic commit as the write.
  */
-import { retryCommit } from "../../shared/kv.ts";
+import { retryCommit } from "../../shared/kv/kv.ts";
 import type { Action } from "./schemas.ts";
 import { actionKey, uploadGrantKey, workspaceActionsPrefix } from "./keys.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/crypto/ids.ts";
 import { nowIso } from "../../shared/time.ts";
 import {
   type Action,

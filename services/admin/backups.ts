@@ -2,7 +2,7 @@
  * Backup and restore of everything: every service's keyspace (through its
  * `/internal/backup/*` routes) and every asset, in one ZIP in the asset store.
  *
- * Archive layout: `kv/<service>.ndjson` (shared/kv_backup.ts lines), `assets/<asset key>`
+ * Archive layout: `kv/<service>.ndjson` (shared/archive/kv_backup.ts lines), `assets/<asset key>`
  * (the bytes, stored), and `manifest.json` last (format, version, per-service entry counts,
  * every asset's key, size and content type).
  *
@@ -17,13 +17,13 @@
 import { z } from "zod";
 import { SERVICE_NAMES, type ServiceName } from "../../shared/config.ts";
 import { type AssetStore, keyProblem } from "../../shared/assets/store.ts";
-import { decodeLine, LineSplitter, remapLine } from "../../shared/kv_backup.ts";
+import { decodeLine, LineSplitter, remapLine } from "../../shared/archive/kv_backup.ts";
 import { errorMessage } from "../../shared/log.ts";
 import type { UserProfile } from "../auth/client.ts";
 import type { KeyspaceClient } from "./peers.ts";
 import { BACKUP_PREFIX } from "./schemas.ts";
 import { handoffSink, lentStreamFrom } from "./lent.ts";
-import { readZip, type ZipEntrySink, ZipFormatError, ZipWriter } from "./zip.ts";
+import { readZip, type ZipEntrySink, ZipFormatError, ZipWriter } from "../../shared/archive/zip.ts";
 
 export const MANIFEST_NAME = "manifest.json";
 export const MANIFEST_FORMAT = "content-pipeline-backup";

@@ -1,4 +1,4 @@
-import { isLocalDataDir } from "../../shared/kv.ts";
+import { isLocalDataDir } from "../../shared/kv/kv.ts";
 import { z } from "zod";
 import { type BaseConfig, parseEnv } from "../../shared/config.ts";
 import { type AssetsConfig, parseAssetsUrl } from "../../shared/assets/config.ts";

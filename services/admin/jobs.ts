@@ -1,6 +1,6 @@
 import type { AssetStore } from "../../shared/assets/store.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import type { QueueHandlers } from "../../shared/queue.ts";
+import type { QueueHandlers } from "../../shared/queue/queue.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { AuthClient } from "../auth/client.ts";
 import { applyArchive, mapUserIds, RestoreValidationError, validateArchive } from "./backups.ts";

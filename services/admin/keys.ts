@@ -1,5 +1,5 @@
-import { declareKeys } from "../../shared/kv_keys.ts";
-import { QUEUE_KEYS } from "../../shared/queue.ts";
+import { declareKeys } from "../../shared/kv/kv_keys.ts";
+import { QUEUE_KEYS } from "../../shared/queue/queue.ts";
 
 // Key builders: the only place the admin KV layout is spelled out (store.ts uses them).
 export const backupKey = (key: string) => ["backups", key];

@@ -1,9 +1,9 @@
 import { openAssetStore } from "../../shared/assets/config.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
-import { openServiceKv } from "../../shared/kv.ts";
+import { openServiceKv } from "../../shared/kv/kv.ts";
 import { errorMessage } from "../../shared/log.ts";
-import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
-import { type ServiceFactory, startListening } from "../../shared/service.ts";
+import { queueDriver, ServiceQueue } from "../../shared/queue/queue.ts";
+import { type ServiceFactory, startListening } from "../../shared/service/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { IdeasClient } from "../ideas/client.ts";
 import { PostsClient } from "../posts/client.ts";

@@ -1,7 +1,7 @@
 import { SERVICE_NAMES, type ServiceName } from "../../shared/config.ts";
 import { BACKUP_EXPORT_PATH, BACKUP_IMPORT_PATH } from "../../shared/http/service_app.ts";
 import { INTERNAL_SECRET_HEADER } from "../../shared/http/identity.ts";
-import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
 
 const ORIGIN = "http://internal.invalid";
 

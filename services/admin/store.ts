@@ -10,9 +10,9 @@
  * - `["restore_id_maps", jobId, oldUserId]` -> new user id (kept so a rerun maps the same way)
  * - `["restore_id_maps_done", jobId]` -> true once the whole map is stored
  */
-import { newId } from "../../shared/ids.ts";
-import { retryCommit } from "../../shared/kv.ts";
-import type { ServiceQueue } from "../../shared/queue.ts";
+import { newId } from "../../shared/crypto/ids.ts";
+import { retryCommit } from "../../shared/kv/kv.ts";
+import type { ServiceQueue } from "../../shared/queue/queue.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { AdminJob, BackupRecord, RestoreJob } from "./schemas.ts";
 import { backupKey, idMapDoneKey, idMapKey, idMapPrefix, restoreKey } from "./keys.ts";

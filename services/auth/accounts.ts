@@ -1,6 +1,6 @@
 import type { OutgoingMessage } from "../../shared/delivery/message.ts";
 import { AppError } from "../../shared/http/app_error.ts";
-import { randomToken } from "../../shared/ids.ts";
+import { randomToken } from "../../shared/crypto/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { AuthConfig } from "./config.ts";
 import { dummyHash, hashPassword, verifyPassword } from "./passwords.ts";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { deliverJobSchema } from "../../shared/delivery/message.ts";
 import { createLogger } from "../../shared/log.ts";
-import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { nativeKvQueue, ServiceQueue } from "../../shared/queue/queue.ts";
 import { Accounts } from "./accounts.ts";
 import type { AuthConfig } from "./config.ts";
 import { closePasswordWorkers, hashPassword, verifyPassword } from "./passwords.ts";

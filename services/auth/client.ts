@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { UserAccess } from "../../shared/access_cache.ts";
-import { InternalClient } from "../../shared/internal_client.ts";
-import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import type { UserAccess } from "../../shared/http/access_cache.ts";
+import { InternalClient } from "../../shared/service/internal_client.ts";
+import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
 
 /** A user as other services see it (never the password hash). */
 export const userProfileSchema = z.object({
@@ -87,7 +87,7 @@ export class AuthClient {
   /**
    * The user's live access state (`active` false for a disabled or rejected account), or null
    * for an unknown user; with `sid`, also whether that session still stands (`session_live`).
-   * Callers on a hot path wrap it in `AccessCache` (shared/access_cache.ts).
+   * Callers on a hot path wrap it in `AccessCache` (shared/http/access_cache.ts).
    */
   access(userId: string, sid?: string): Promise<UserAccess | null> {
     const query = sid === undefined ? "" : `?sid=${enc(sid)}`;

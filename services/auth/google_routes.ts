@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { AppError } from "../../shared/http/app_error.ts";
-import { timingSafeEqual } from "../../shared/ids.ts";
+import { timingSafeEqual } from "../../shared/crypto/ids.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import type { Accounts } from "./accounts.ts";
 import { type GoogleSignIn, GoogleSignInError } from "./google.ts";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { effectiveRole, type UserAccess } from "../../shared/access_cache.ts";
+import { effectiveRole, type UserAccess } from "../../shared/http/access_cache.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import { internalBody } from "../../shared/http/internal_input.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
@@ -73,7 +73,7 @@ export function mountInternalRoutes(
   });
 
   // The live access state the gateway, ideas and collab check on every request (through
-  // shared/access_cache.ts): revocation lands within seconds, not at the token's expiry.
+  // shared/http/access_cache.ts): revocation lands within seconds, not at the token's expiry.
   // `?sid=` (a token's session) adds whether that session still stands.
   app.get("/internal/users/:id/access", async (c) => {
     const sid = c.req.query("sid");

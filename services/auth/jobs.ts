@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { deliverJobSchema } from "../../shared/delivery/message.ts";
 import type { OutgoingMessage } from "../../shared/delivery/message.ts";
-import type { QueueHandlers } from "../../shared/queue.ts";
+import type { QueueHandlers } from "../../shared/queue/queue.ts";
 
 /** The auth queue carries only outgoing messages (confirm_email, user_approved). */
 export const authJobSchema = deliverJobSchema;

@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { randomToken, timingSafeEqual } from "../../shared/ids.ts";
+import { randomToken, timingSafeEqual } from "../../shared/crypto/ids.ts";
 import type { ServiceEnv } from "../../shared/http/service_app.ts";
 import type { GoogleSignIn } from "./google.ts";
 import { type LoginPageOptions, PAGE_HEADERS } from "./pages.ts";

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
 import { AppError } from "../../shared/http/app_error.ts";
-import { timingSafeEqual } from "../../shared/ids.ts";
+import { timingSafeEqual } from "../../shared/crypto/ids.ts";
 import { type Accounts, confirmationCode, INVALID_REFRESH } from "./accounts.ts";
 import { hashPassword } from "./passwords.ts";
 import { checkRecaptcha } from "./recaptcha.ts";

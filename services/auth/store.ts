@@ -1,5 +1,5 @@
 import type { AuthJob } from "./jobs.ts";
-import type { ServiceQueue } from "../../shared/queue.ts";
+import type { ServiceQueue } from "../../shared/queue/queue.ts";
 import { UserStore } from "./store/users.ts";
 import { CodeStore } from "./store/codes.ts";
 import { SetupStore } from "./store/setup.ts";

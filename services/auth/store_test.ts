@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { deliverJobSchema } from "../../shared/delivery/message.ts";
 import { createLogger } from "../../shared/log.ts";
-import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { nativeKvQueue, ServiceQueue } from "../../shared/queue/queue.ts";
 import { confirmationCode } from "./accounts.ts";
 import type { NewUser } from "./store.ts";
 import {

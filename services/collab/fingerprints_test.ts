@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sha256Hex } from "../../shared/ids.ts";
+import { sha256Hex } from "../../shared/crypto/ids.ts";
 import { createLogger } from "../../shared/log.ts";
 import { CollabHub } from "./hub.ts";
 import { DocStore } from "./store.ts";

@@ -1,7 +1,7 @@
 import * as Y from "yjs";
-import { newId, sha256Hex } from "../../shared/ids.ts";
+import { newId, sha256Hex } from "../../shared/crypto/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import { countMetric } from "../../shared/metrics.ts";
+import { countMetric } from "../../shared/service/metrics.ts";
 import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
 import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";

@@ -1,8 +1,8 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
-import { openServiceKv } from "../../shared/kv.ts";
+import { openServiceKv } from "../../shared/kv/kv.ts";
 import { WS_ADMIT_PATH } from "../../shared/http/identity.ts";
-import type { ServiceFactory } from "../../shared/service.ts";
+import type { ServiceFactory } from "../../shared/service/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { parseCollabConfig } from "./config.ts";

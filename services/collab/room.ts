@@ -1,6 +1,6 @@
 import * as Y from "yjs";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import { countMetric } from "../../shared/metrics.ts";
+import { countMetric } from "../../shared/service/metrics.ts";
 import {
   type AwarenessEntry,
   type CollabLimits,

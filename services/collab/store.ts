@@ -1,5 +1,5 @@
 import * as Y from "yjs";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/crypto/ids.ts";
 import { nowIso } from "../../shared/time.ts";
 import {
   chunkKey,

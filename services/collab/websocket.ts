@@ -5,9 +5,9 @@ import {
   WS_ADMIT_PATH,
 } from "../../shared/http/identity.ts";
 import { describeZodError } from "../../shared/http/service_app.ts";
-import { newId, timingSafeEqual } from "../../shared/ids.ts";
+import { newId, timingSafeEqual } from "../../shared/crypto/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import { countMetric } from "../../shared/metrics.ts";
+import { countMetric } from "../../shared/service/metrics.ts";
 import type { CollabHub } from "./hub.ts";
 import { CloseCode } from "./protocol.ts";
 import type { Connection, DocumentRoom } from "./room.ts";

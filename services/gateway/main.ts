@@ -1,7 +1,7 @@
 /** `deno task start:gateway`: the gateway alone, finding each service through `<NAME>_URL`. */
 import { loadOrExit, parseBaseConfig } from "../../shared/config.ts";
 import { createLogger } from "../../shared/log.ts";
-import { ServiceDirectory } from "../../shared/service_directory.ts";
+import { ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { parseGatewayConfig } from "./config.ts";
 import { createGateway } from "./mod.ts";
 import { fileAssetRoutesFromEnv } from "../../shared/assets/file_routes.ts";

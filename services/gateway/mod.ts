@@ -2,7 +2,7 @@ import { type Handler, Hono, type MiddlewareHandler } from "hono";
 import { decodeJwt, type JSONWebKeySet } from "jose";
 import type { ServiceName } from "../../shared/config.ts";
 import { SERVICE_NAMES } from "../../shared/config.ts";
-import { AccessCache, effectiveRole, tokenSessionLive } from "../../shared/access_cache.ts";
+import { AccessCache, effectiveRole, tokenSessionLive } from "../../shared/http/access_cache.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import {
   type Caller,
@@ -20,9 +20,9 @@ import {
 import { errorResponse } from "../../shared/http/service_app.ts";
 import { apiDocsRoutes } from "../../shared/http/api_docs.ts";
 import { refuseNonJsonBody, securityHeaders } from "../../shared/http/security_headers.ts";
-import { InternalClient } from "../../shared/internal_client.ts";
+import { InternalClient } from "../../shared/service/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { FetchHandler, ServiceDirectory } from "../../shared/service_directory.ts";
+import type { FetchHandler, ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { AuthClient } from "../auth/client.ts";
 import type { GatewayConfig } from "./config.ts";
 import { resolveRoute, type RouteTarget } from "./routing.ts";

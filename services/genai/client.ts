@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import type { Caller } from "../../shared/http/identity.ts";
-import { InternalClient, type PassedOnStatus } from "../../shared/internal_client.ts";
+import { InternalClient, type PassedOnStatus } from "../../shared/service/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
 import { errorMessage } from "../../shared/log.ts";
-import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { fallbackTitle } from "../../shared/ai/fallback_title.ts";
 import {
   type GenerateResponse,

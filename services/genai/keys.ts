@@ -1,4 +1,4 @@
-import { declareKeys } from "../../shared/kv_keys.ts";
+import { declareKeys } from "../../shared/kv/kv_keys.ts";
 
 // Key builders: the only place the genai KV layout is spelled out (store.ts uses them).
 /** `["ai_calls", userId, windowStart]`: how many AI calls the user made in that minute. */

@@ -1,6 +1,6 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
-import { openServiceKv } from "../../shared/kv.ts";
-import type { ServiceFactory } from "../../shared/service.ts";
+import { openServiceKv } from "../../shared/kv/kv.ts";
+import type { ServiceFactory } from "../../shared/service/service.ts";
 import { IdeasClient } from "../ideas/client.ts";
 import { PostsClient } from "../posts/client.ts";
 import { PromptsClient } from "../prompts/client.ts";

@@ -1,7 +1,7 @@
 import { AppError } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import type { Logger } from "../../shared/log.ts";
-import { countMetric, recordMetric } from "../../shared/metrics.ts";
+import { countMetric, recordMetric } from "../../shared/service/metrics.ts";
 import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsClient } from "../posts/client.ts";
 import type { Prompt, PromptsClient } from "../prompts/client.ts";

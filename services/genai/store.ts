@@ -1,4 +1,4 @@
-import { retryCommit } from "../../shared/kv.ts";
+import { retryCommit } from "../../shared/kv/kv.ts";
 import { aiCallsKey } from "./keys.ts";
 
 /** The length of one rate-limit window. */

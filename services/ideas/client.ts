@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { InternalClient, type PassedOnStatus } from "../../shared/internal_client.ts";
+import { InternalClient, type PassedOnStatus } from "../../shared/service/internal_client.ts";
 import { ideaSchema } from "./schemas.ts";
-import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
 
 /** An idea as peers see it: the schema the ideas routes answer with. */
 export const ideaRecordSchema = ideaSchema;

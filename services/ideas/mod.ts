@@ -1,10 +1,10 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
-import { AccessCache } from "../../shared/access_cache.ts";
+import { AccessCache } from "../../shared/http/access_cache.ts";
 import { AiBackend } from "../../shared/ai/backend.ts";
 import { titleWithin } from "../../shared/ai/titles.ts";
-import { openServiceKv } from "../../shared/kv.ts";
-import type { ServiceFactory } from "../../shared/service.ts";
+import { openServiceKv } from "../../shared/kv/kv.ts";
+import type { ServiceFactory } from "../../shared/service/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { parseIdeasConfig, TITLE_DEADLINE_MS } from "./config.ts";

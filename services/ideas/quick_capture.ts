@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AccessCache } from "../../shared/access_cache.ts";
+import type { AccessCache } from "../../shared/http/access_cache.ts";
 import { AppError, badRequest, notFound, unauthorized } from "../../shared/http/app_error.ts";
 import { bearer, body, err, json } from "../../shared/http/openapi.ts";
 import {
@@ -9,7 +9,7 @@ import {
   type ServiceApp,
 } from "../../shared/http/service_app.ts";
 import { refuseNonJsonBody } from "../../shared/http/security_headers.ts";
-import { randomToken, sha256Hex } from "../../shared/ids.ts";
+import { randomToken, sha256Hex } from "../../shared/crypto/ids.ts";
 import type { IdeasDeps } from "./routes.ts";
 import {
   captureBody,

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { conflict, notFound } from "../../shared/http/app_error.ts";
 import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
-import { countMetric } from "../../shared/metrics.ts";
+import { countMetric } from "../../shared/service/metrics.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import {
   createIdeaBody,

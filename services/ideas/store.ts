@@ -1,6 +1,6 @@
 import { AppError } from "../../shared/http/app_error.ts";
-import { newId } from "../../shared/ids.ts";
-import { retryCommit } from "../../shared/kv.ts";
+import { newId } from "../../shared/crypto/ids.ts";
+import { retryCommit } from "../../shared/kv/kv.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { CaptureToken, Idea, IdeaPatch, IdeaStatus } from "./schemas.ts";
 import {

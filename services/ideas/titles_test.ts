@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { parseBaseConfig } from "../../shared/config.ts";
 import { inProcessPasses } from "../../shared/http/identity.ts";
 import { createLogger } from "../../shared/log.ts";
-import { ServiceDirectory } from "../../shared/service_directory.ts";
+import { ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { startFakeChatCompletions } from "../../tests/fakes/chat_completions.ts";
 import { createIdeasService } from "./mod.ts";
 

@@ -1,5 +1,5 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
-import type { ServiceFactory } from "../../shared/service.ts";
+import type { ServiceFactory } from "../../shared/service/service.ts";
 import { GenaiClient } from "../genai/client.ts";
 import { IdeasClient } from "../ideas/client.ts";
 import { PostsClient } from "../posts/client.ts";

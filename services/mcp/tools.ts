@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AppError, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import { countMetric } from "../../shared/metrics.ts";
+import { countMetric } from "../../shared/service/metrics.ts";
 import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsClient } from "../posts/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";

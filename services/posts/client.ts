@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { InternalClient, type PassedOnStatus } from "../../shared/internal_client.ts";
+import { InternalClient, type PassedOnStatus } from "../../shared/service/internal_client.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import { exampleSchema, type Post, type PostRecord, postSchema } from "./schemas.ts";
-import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
 
 export type { Post, PostRecord };
 

@@ -1,9 +1,9 @@
 import { buildMessage, type TemplateName } from "../../shared/delivery/mod.ts";
 import { forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/crypto/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import type { ServiceQueue } from "../../shared/queue.ts";
+import type { ServiceQueue } from "../../shared/queue/queue.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { AuthClient } from "../auth/client.ts";
 import type { Membership, WorkspacesClient } from "../workspaces/client.ts";

@@ -2,7 +2,7 @@ import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { notFound } from "../../shared/http/app_error.ts";
 import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/crypto/ids.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { PostsRouteDeps } from "./routes.ts";
 import {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type Deliverer, deliverJobSchema } from "../../shared/delivery/mod.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import type { QueueHandlers } from "../../shared/queue.ts";
+import type { QueueHandlers } from "../../shared/queue/queue.ts";
 import type { LiveDocs } from "./live_docs.ts";
 import { COMMENT_ACTIONS } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";

@@ -1,4 +1,4 @@
-import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { CollabClient } from "../collab/client.ts";
 import type { CommentBroadcast } from "./schemas.ts";
 

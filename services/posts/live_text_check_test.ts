@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/crypto/ids.ts";
 import { createLogger } from "../../shared/log.ts";
 import type { LiveDocs } from "./live_docs.ts";
 import { LiveTextCheck } from "./live_text_check.ts";

@@ -1,9 +1,9 @@
 import { createDeliverer } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
-import { openServiceKv } from "../../shared/kv.ts";
-import { queueDriver, ServiceQueue } from "../../shared/queue.ts";
-import { type ServiceFactory, startListening } from "../../shared/service.ts";
+import { openServiceKv } from "../../shared/kv/kv.ts";
+import { queueDriver, ServiceQueue } from "../../shared/queue/queue.ts";
+import { type ServiceFactory, startListening } from "../../shared/service/service.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import { AuthClient } from "../auth/client.ts";
 import { IdeasClient } from "../ideas/client.ts";

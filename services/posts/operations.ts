@@ -1,7 +1,7 @@
 import { conflict, notFound } from "../../shared/http/app_error.ts";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/crypto/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import type { ServiceQueue } from "../../shared/queue.ts";
+import type { ServiceQueue } from "../../shared/queue/queue.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsJob } from "./jobs.ts";

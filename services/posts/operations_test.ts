@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { AppError } from "../../shared/http/app_error.ts";
 import type { Logger } from "../../shared/log.ts";
-import { nativeKvQueue, ServiceQueue } from "../../shared/queue.ts";
+import { nativeKvQueue, ServiceQueue } from "../../shared/queue/queue.ts";
 import type { IdeaRecord, IdeasClient } from "../ideas/client.ts";
 import { postsJobSchema } from "./jobs.ts";
 import type { LiveDocs } from "./live_docs.ts";

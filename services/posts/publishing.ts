@@ -1,8 +1,8 @@
 import { AppError, conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
-import { newId, randomToken, sha256Hex } from "../../shared/ids.ts";
+import { newId, randomToken, sha256Hex } from "../../shared/crypto/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
-import type { ServiceQueue } from "../../shared/queue.ts";
+import type { ServiceQueue } from "../../shared/queue/queue.ts";
 import { nowIso, toIso } from "../../shared/time.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import type { LinkedInConfig } from "./config.ts";

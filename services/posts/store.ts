@@ -26,7 +26,7 @@
  * Writes that cause a message take an `also(op)` callback, so a queue message is enqueued in
  * the same atomic commit as the write that causes it.
  */
-import { retryCommit } from "../../shared/kv.ts";
+import { retryCommit } from "../../shared/kv/kv.ts";
 import type { Post, PostRecord, PostStatus, Review } from "./schemas.ts";
 import {
   approvedTextKey,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/crypto/ids.ts";
 import type { CommentRecord, PostRecord } from "./schemas.ts";
 import { postContentPrefix } from "./keys.ts";
 import { CONTENT_CHUNK, PostsStore } from "./store.ts";

@@ -1,5 +1,5 @@
-import { InternalClient } from "../../shared/internal_client.ts";
-import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import { InternalClient } from "../../shared/service/internal_client.ts";
+import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { type Prompt, promptSchema } from "./schemas.ts";
 
 export type { Prompt };

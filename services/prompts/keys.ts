@@ -1,4 +1,4 @@
-import { declareKeys } from "../../shared/kv_keys.ts";
+import { declareKeys } from "../../shared/kv/kv_keys.ts";
 
 // Key builders: the only place the prompts KV layout is spelled out (store.ts uses them).
 export const promptKey = (

@@ -1,7 +1,7 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
-import { openServiceKv } from "../../shared/kv.ts";
-import type { ServiceFactory } from "../../shared/service.ts";
+import { openServiceKv } from "../../shared/kv/kv.ts";
+import type { ServiceFactory } from "../../shared/service/service.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { mountPromptsInternal } from "./internal.ts";
 import { mountPromptRoutes } from "./routes.ts";

@@ -1,6 +1,6 @@
 import { AppError } from "../../shared/http/app_error.ts";
-import { newId } from "../../shared/ids.ts";
-import { getManyBatched, retryCommit } from "../../shared/kv.ts";
+import { newId } from "../../shared/crypto/ids.ts";
+import { getManyBatched, retryCommit } from "../../shared/kv/kv.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { Prompt, PromptPatch, StoredPrompt, Tone } from "./schemas.ts";
 import { byCreatorKey, byCreatorPrefix, countKey, defaultKey, promptKey } from "./keys.ts";

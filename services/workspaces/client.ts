@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../shared/http/app_error.ts";
-import { InternalClient } from "../../shared/internal_client.ts";
-import type { ServiceDirectory } from "../../shared/service_directory.ts";
+import { InternalClient } from "../../shared/service/internal_client.ts";
+import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
 import {
   membershipAnswerSchema,
   type Workspace,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ServiceDirectory } from "../../shared/service_directory.ts";
+import { ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { AuthClient, type UserProfile } from "../auth/client.ts";
 import { InviteClaims } from "./invite_claims.ts";
 import { WorkspacesStore } from "./store.ts";

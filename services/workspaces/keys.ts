@@ -1,5 +1,5 @@
-import { declareKeys } from "../../shared/kv_keys.ts";
-import { READ_CACHE_KEYS } from "../../shared/kv_cache.ts";
+import { declareKeys } from "../../shared/kv/kv_keys.ts";
+import { READ_CACHE_KEYS } from "../../shared/kv/kv_cache.ts";
 import type { ListKind } from "./schemas.ts";
 
 // Key builders: the only place the workspaces KV layout is spelled out (store.ts uses them).

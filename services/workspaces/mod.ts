@@ -1,8 +1,8 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
-import { openServiceKv } from "../../shared/kv.ts";
-import { withReadCache } from "../../shared/kv_cache.ts";
-import type { ServiceFactory } from "../../shared/service.ts";
+import { openServiceKv } from "../../shared/kv/kv.ts";
+import { withReadCache } from "../../shared/kv/kv_cache.ts";
+import type { ServiceFactory } from "../../shared/service/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { InviteClaims } from "./invite_claims.ts";
 import { mountInternalRoutes } from "./internal_routes.ts";

@@ -17,8 +17,8 @@
  * can never leave zero or two owners, a duplicate member or a wrong member count.
  */
 import { AppError } from "../../shared/http/app_error.ts";
-import { newId } from "../../shared/ids.ts";
-import { retryCommit } from "../../shared/kv.ts";
+import { newId } from "../../shared/crypto/ids.ts";
+import { retryCommit } from "../../shared/kv/kv.ts";
 import { nowIso } from "../../shared/time.ts";
 import {
   MESSAGES,

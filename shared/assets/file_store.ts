@@ -8,7 +8,7 @@ import {
   encodeKeyPath,
 } from "./store.ts";
 import type { UrlSigner } from "./signing.ts";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../kv.ts";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../kv/kv.ts";
 
 /** Raised by `putLimited` when a body grows past its limit; nothing is stored. */
 export class AssetTooLargeError extends Error {}

@@ -5,7 +5,7 @@
  * its own when the URL has one. Keys, header values and upload ids cannot hold a newline, so
  * the fields cannot run into each other.
  */
-import { base64url, timingSafeEqual } from "../ids.ts";
+import { base64url, timingSafeEqual } from "../crypto/ids.ts";
 
 const encoder = new TextEncoder();
 

@@ -10,7 +10,7 @@ import type { AssetsConfig } from "./config.ts";
 import { FILE_ROUTE_PREFIX } from "./file_store.ts";
 import { UrlSigner } from "./signing.ts";
 import { assertExpiresIn, assertKey, encodeKeyPath } from "./store.ts";
-import { randomToken } from "../ids.ts";
+import { randomToken } from "../crypto/ids.ts";
 
 /** An upload id: 128 random bits, base64url. */
 export const UPLOAD_ID = /^[A-Za-z0-9_-]{22}$/;

@@ -1,6 +1,6 @@
-import type { KeyFamilies } from "../kv_keys.ts";
+import type { KeyFamilies } from "../kv/kv_keys.ts";
 import type { Logger } from "../log.ts";
-import { countMetric } from "../metrics.ts";
+import { countMetric } from "../service/metrics.ts";
 import type { OutgoingMessage } from "./message.ts";
 import { appendOutbox } from "./outbox.ts";
 import { SlackClient } from "./slack.ts";

@@ -326,7 +326,7 @@ Deno.test(
   "through the KV queue, a failed SMTP attempt is retried and the email sent once",
   opts,
   async () => {
-    const { ServiceQueue, queueDriver } = await import("../queue.ts");
+    const { ServiceQueue, queueDriver } = await import("../queue/queue.ts");
     const { deliverJobSchema } = await import("./message.ts");
     const smtp = await startFakeSmtp({ failRcpt: 1 });
     const t = await setup({ smtpUrl: smtp.url() });

@@ -4,11 +4,11 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { errorMessage, type Logger } from "../log.ts";
-import { timingSafeEqual } from "../ids.ts";
+import { timingSafeEqual } from "../crypto/ids.ts";
 import { AppError } from "./app_error.ts";
 import { rejectMalformedStrings } from "./input_guard.ts";
-import { exportKv, importKv, readLineChunks } from "../kv_backup.ts";
-import type { KeyFamilies } from "../kv_keys.ts";
+import { exportKv, importKv, readLineChunks } from "../archive/kv_backup.ts";
+import type { KeyFamilies } from "../kv/kv_keys.ts";
 import {
   type Caller,
   CALLER_HEADER,

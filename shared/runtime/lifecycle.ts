@@ -1,5 +1,5 @@
 /** What a running process does around its services: the queue cron and a bounded stop. */
-import { drainListeningQueues } from "../queue.ts";
+import { drainListeningQueues } from "../queue/queue.ts";
 
 /** How long a cron drain may run: under the one-minute schedule, so two never overlap much. */
 const CRON_DRAIN_BUDGET_MS = 50_000;

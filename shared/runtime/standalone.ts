@@ -1,7 +1,7 @@
 import { loadOrExit, parseBaseConfig, type ServiceName } from "../config.ts";
 import { createLogger } from "../log.ts";
-import type { ServiceFactory } from "../service.ts";
-import { ServiceDirectory } from "../service_directory.ts";
+import type { ServiceFactory } from "../service/service.ts";
+import { ServiceDirectory } from "../service/service_directory.ts";
 import { registerQueueCron, stopWithin } from "./lifecycle.ts";
 
 /**

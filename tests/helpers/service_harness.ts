@@ -4,8 +4,8 @@ import { ulid } from "ulid";
 import { parseBaseConfig, type ServiceName } from "../../shared/config.ts";
 import { type Caller, inProcessPasses } from "../../shared/http/identity.ts";
 import { createLogger } from "../../shared/log.ts";
-import type { ServiceFactory, ServiceInstance } from "../../shared/service.ts";
-import { type FetchHandler, ServiceDirectory } from "../../shared/service_directory.ts";
+import type { ServiceFactory, ServiceInstance } from "../../shared/service/service.ts";
+import { type FetchHandler, ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { TEST_INTERNAL_SECRET, testServiceEnv } from "./stack.ts";
 
 /**

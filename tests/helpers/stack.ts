@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any require-await
 import { startAllInOne } from "../../infra/all_in_one.ts";
-import type { ServiceInstance } from "../../shared/service.ts";
+import type { ServiceInstance } from "../../shared/service/service.ts";
 
 export const TEST_INTERNAL_SECRET = "test-internal-secret-0123456789";
 export const TEST_ADMIN = {

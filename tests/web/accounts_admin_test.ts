@@ -411,7 +411,7 @@ Deno.test(
       assert.match(new URL(page.url()).search, /job=/);
       await looksRight(page, "admin-restore-succeeded");
 
-      // a restore ends every session (shared/kv_backup.ts); the status is a deep link, so
+      // a restore ends every session (shared/archive/kv_backup.ts); the status is a deep link, so
       // signing in again comes back to it
       await page.reload();
       await signIn(page, TEST_ADMIN.email, TEST_ADMIN.password);

@@ -1,6 +1,6 @@
-import { retryCommit } from "../../../shared/kv.ts";
+import { retryCommit } from "../../../shared/kv/kv.ts";
 import type { OutgoingMessage } from "../../../shared/delivery/message.ts";
-import { sha256Hex, timingSafeEqual } from "../../../shared/ids.ts";
+import { sha256Hex, timingSafeEqual } from "../../../shared/crypto/ids.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { type UserRecord } from "../schemas.ts";
 import {
@@ -29,7 +29,7 @@ import {
   ResetResult,
   WindowCount,
 } from "./common.ts";
-import type { ServiceQueue } from "../../../shared/queue.ts";
+import type { ServiceQueue } from "../../../shared/queue/queue.ts";
 import type { AuthJob } from "../jobs.ts";
 
 /** Email confirmation and password-reset codes, and the mail and confirm-try limits. */

@@ -1,4 +1,4 @@
-import { randomToken, sha256Hex } from "../../../shared/ids.ts";
+import { randomToken, sha256Hex } from "../../../shared/crypto/ids.ts";
 import { authCodeKey, googleStateKey, wsTicketKey } from "../keys.ts";
 import {
   AUTH_CODE_TTL_MS,

@@ -1,5 +1,5 @@
-import { retryCommit } from "../../../shared/kv.ts";
-import { newId, randomToken, sha256Hex } from "../../../shared/ids.ts";
+import { retryCommit } from "../../../shared/kv/kv.ts";
+import { newId, randomToken, sha256Hex } from "../../../shared/crypto/ids.ts";
 import { refreshFamilyKey, refreshTokenKey } from "../keys.ts";
 import {
   REFRESH_TOKEN_TTL_MS,

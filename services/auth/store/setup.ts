@@ -1,5 +1,5 @@
-import { retryCommit } from "../../../shared/kv.ts";
-import { sha256Hex, timingSafeEqual } from "../../../shared/ids.ts";
+import { retryCommit } from "../../../shared/kv/kv.ts";
+import { sha256Hex, timingSafeEqual } from "../../../shared/crypto/ids.ts";
 import { type UserRecord } from "../schemas.ts";
 import { adminKey, ADMINS_PREFIX, SETUP_TOKEN_KEY } from "../keys.ts";
 import { isAdmin, SETUP_TOKENS_KEPT, setupHashes, SetupTokensRecord } from "./common.ts";

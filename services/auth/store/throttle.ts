@@ -1,4 +1,4 @@
-import { retryCommit } from "../../../shared/kv.ts";
+import { retryCommit } from "../../../shared/kv/kv.ts";
 import { loginTriesKeys } from "../keys.ts";
 import {
   addressBucket,

@@ -1,6 +1,6 @@
-import { getManyBatched, retryCommit } from "../../../shared/kv.ts";
+import { getManyBatched, retryCommit } from "../../../shared/kv/kv.ts";
 import type { OutgoingMessage } from "../../../shared/delivery/message.ts";
-import { newId, sha256Hex } from "../../../shared/ids.ts";
+import { newId, sha256Hex } from "../../../shared/crypto/ids.ts";
 import { nowIso } from "../../../shared/time.ts";
 import { type UserRecord } from "../schemas.ts";
 import {
@@ -24,7 +24,7 @@ import {
   NewUser,
   ONE,
 } from "./common.ts";
-import type { ServiceQueue } from "../../../shared/queue.ts";
+import type { ServiceQueue } from "../../../shared/queue/queue.ts";
 import type { AuthJob } from "../jobs.ts";
 
 /** Accounts: users by id, email and Google subject, counts, activity. */

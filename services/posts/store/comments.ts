@@ -1,4 +1,4 @@
-import { retryCommit } from "../../../shared/kv.ts";
+import { retryCommit } from "../../../shared/kv/kv.ts";
 import type { Comment, CommentRecord, Reply } from "../schemas.ts";
 import {
   commentKey,

@@ -1,4 +1,4 @@
-import { retryCommit } from "../../../shared/kv.ts";
+import { retryCommit } from "../../../shared/kv/kv.ts";
 import type { Example } from "../schemas.ts";
 import { exampleKey, workspaceExamplesPrefix } from "../keys.ts";
 import type { Attempt } from "../store.ts";

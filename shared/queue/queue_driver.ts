@@ -1,7 +1,7 @@
 /**
  * What a queue needs from its storage: enqueue inside an atomic commit, and one listener.
- * Services use `queueDriver` (plain KV atomics, `shared/kv_queue.ts`); `nativeKvQueue`
- * (`shared/queue.ts`) remains for comparison and tests.
+ * Services use `queueDriver` (plain KV atomics, `shared/queue/kv_queue.ts`); `nativeKvQueue`
+ * (`shared/queue/queue.ts`) remains for comparison and tests.
  */
 export interface QueueDriver {
   enqueue(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { createLogger } from "./log.ts";
+import { createLogger } from "../log.ts";
 import { queueDriver, ServiceQueue } from "./queue.ts";
 
 const jobSchema = z.discriminatedUnion("type", [

@@ -1,11 +1,11 @@
 import type { z } from "zod";
-import { AppError } from "./http/app_error.ts";
+import { AppError } from "../http/app_error.ts";
 import {
   type Caller,
   CALLER_HEADER,
   encodeCaller,
   INTERNAL_SECRET_HEADER,
-} from "./http/identity.ts";
+} from "../http/identity.ts";
 import type { FetchHandler } from "./service_directory.ts";
 
 /** The origin used for in-process requests; only the path matters to the target app. */

@@ -10,8 +10,8 @@ import {
   remapLine,
   wipeKv,
 } from "./kv_backup.ts";
-import { declareKeys } from "./kv_keys.ts";
-import { DELIVERY_KEYS } from "./delivery/deliverer.ts";
+import { declareKeys } from "../kv/kv_keys.ts";
+import { DELIVERY_KEYS } from "../delivery/deliverer.ts";
 
 /** The families these tests declare: delivery markers and signing keys are this deployment's. */
 const KEYS = declareKeys({ signing_keys: "local" }, DELIVERY_KEYS);

@@ -1,4 +1,4 @@
-import type { BackupClass, KeyFamilies } from "./kv_keys.ts";
+import type { BackupClass, KeyFamilies } from "../kv/kv_keys.ts";
 
 /**
  * A service's keyspace as NDJSON, for backup and restore: one line per entry,

@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import { newId } from "./ids.ts";
+import { newId } from "../crypto/ids.ts";
 import { kvQueue, QUEUE_PREFIX } from "./kv_queue.ts";
-import type { KeyFamilies } from "./kv_keys.ts";
+import type { KeyFamilies } from "../kv/kv_keys.ts";
 import type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
-import { errorMessage, type Logger } from "./log.ts";
+import { errorMessage, type Logger } from "../log.ts";
 
 export type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
 

@@ -1,5 +1,5 @@
-import { AppError } from "./http/app_error.ts";
-import type { ServiceName } from "./config.ts";
+import { AppError } from "../http/app_error.ts";
+import type { ServiceName } from "../config.ts";
 
 /** Anything that answers a Request: a Hono app's `fetch`, or a proxy to a remote one. */
 export type FetchHandler = (req: Request) => Response | Promise<Response>;

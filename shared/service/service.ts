@@ -1,5 +1,5 @@
-import type { BaseConfig, ServiceName } from "./config.ts";
-import type { Logger } from "./log.ts";
+import type { BaseConfig, ServiceName } from "../config.ts";
+import type { Logger } from "../log.ts";
 import type { FetchHandler, ServiceDirectory } from "./service_directory.ts";
 
 /** What every service factory is given: its environment, the shared settings, where peers are. */
