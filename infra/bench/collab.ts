@@ -45,6 +45,8 @@ interface Target {
   url: string;
   room: string;
   params: Record<string, string>;
+  /** a fresh WebSocket ticket (the service's are single-use): one per provider */
+  mintTicket?: () => Promise<string>;
 }
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
@@ -144,10 +146,19 @@ async function startService(dataDir: string, mode: "fresh" | "reuse") {
     }
   }
   reader.releaseLock();
+  const token = info.token;
   const target: Target = {
     url: `ws://127.0.0.1:${info.port}`,
     room: "ws",
     params: { ticket: info.ticket, docId: info.postId, workspaceId: info.workspaceId },
+    mintTicket: async () => {
+      const res = await fetch(`http://127.0.0.1:${info!.port}/api/ws/ticket`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (!res.ok) throw new Error(`POST /api/ws/ticket: ${res.status}`);
+      return (await res.json()).ticket as string;
+    },
   };
   return { child, target, port: info.port!, token: info.token };
 }
@@ -234,7 +245,12 @@ async function run(targets: Target[]): Promise<RunResult> {
   const cross: number[] = [];
   const received = new Array<number>(CLIENTS).fill(0);
   for (let c = 0; c < CLIENTS; c++) {
-    const provider = connect(targets[c % targets.length]);
+    const target = targets[c % targets.length];
+    const provider = connect(
+      target.mintTicket
+        ? { ...target, params: { ...target.params, ticket: await target.mintTicket() } }
+        : target,
+    );
     const stamps = provider.doc.getMap<number>("bench");
     const me = `${c}:`;
     stamps.observe((event) => {
@@ -306,7 +322,11 @@ async function run(targets: Target[]): Promise<RunResult> {
 
 /** Connects one provider and counts the stamps in the document the server hands it. */
 async function countStored(target: Target): Promise<number> {
-  const provider = connect(target);
+  const provider = connect(
+    target.mintTicket
+      ? { ...target, params: { ...target.params, ticket: await target.mintTicket() } }
+      : target,
+  );
   try {
     await until(() => provider.synced, 30_000);
     return provider.doc.getMap("bench").size;
