@@ -84,6 +84,9 @@ Deno.test("LinkedIn publishing end to end", e2e, async (t) => {
   const fake = startFakeLinkedIn();
   const stack = await startTestStack({
     ...linkedInEnv(fake),
+    // Approvals are withdrawn here only by the publish job's own check, so the steps that edit
+    // an approved post live test that check and not the periodic comparison.
+    POSTS_LIVE_TEXT_CHECK_MS: "600000",
     LINKEDIN_TIMEOUT_MS: "1500",
     LINKEDIN_EXPIRY_CHECK_MS: "300",
   });

@@ -147,6 +147,7 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
       "LINKEDIN_VERSION",
       "LINKEDIN_TIMEOUT_MS",
       "LINKEDIN_EXPIRY_CHECK_MS",
+      "POSTS_LIVE_TEXT_CHECK_MS",
       ...DELIVERY,
     ],
     fixed: OUTBOX,

@@ -1,3 +1,4 @@
+import { LIVE_TEXT_CHECK_MS } from "./live_text_check.ts";
 import { z } from "zod";
 import { type BaseConfig, emptyToUndefined, httpUrl, parseEnv } from "../../shared/config.ts";
 import { type DeliveryConfig, parseDeliveryConfig } from "../../shared/delivery/mod.ts";
@@ -25,6 +26,11 @@ export interface PostsConfig {
   /** Comment DMs go out through this service's queue. */
   delivery: DeliveryConfig;
   linkedin: LinkedInConfig;
+  /**
+   * How often approved posts' live texts are compared with their approvals (an edit withdraws
+   * the approval within this plus a read; the publish job checks once more regardless).
+   */
+  liveTextCheckMs: number;
 }
 
 const positiveMs = z.coerce.number().int().min(1);
@@ -50,6 +56,7 @@ const linkedinEnvShape = {
   ),
   LINKEDIN_TIMEOUT_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
   LINKEDIN_EXPIRY_CHECK_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
+  POSTS_LIVE_TEXT_CHECK_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
 };
 
 /** The posts service's settings; a malformed variable throws a ConfigError naming it. */
@@ -61,6 +68,7 @@ export function parsePostsConfig(
   return {
     base,
     delivery: parseDeliveryConfig(env, base),
+    liveTextCheckMs: raw.POSTS_LIVE_TEXT_CHECK_MS ?? LIVE_TEXT_CHECK_MS,
     linkedin: {
       clientId: raw.LINKEDIN_CLIENT_ID ?? null,
       clientSecret: raw.LINKEDIN_CLIENT_SECRET ?? "",

@@ -69,7 +69,13 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     logger,
     publicUrl: base.publicUrl,
   });
-  const liveTextCheck = new LiveTextCheck({ store, liveDocs, review, logger });
+  const liveTextCheck = new LiveTextCheck({
+    store,
+    liveDocs,
+    review,
+    logger,
+    intervalMs: config.liveTextCheckMs,
+  });
   let expiryTimer: ReturnType<typeof setInterval> | null = null;
   const remind = () =>
     publishing.remindExpiring().catch((err) =>
