@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import type { Caller } from "../shared/http/identity.ts";
 import { createIdeasService } from "../services/ideas/mod.ts";
-import { startServiceHarness, stubWorkspaces, testCaller } from "./helpers/service_harness.ts";
+import {
+  harnessApi,
+  startServiceHarness,
+  stubWorkspaces,
+  testCaller,
+} from "./helpers/service_harness.ts";
 
 /**
  * What the ideas service refuses as bad input (a blank or over-long field), checked
@@ -18,12 +23,7 @@ Deno.test("ideas: a blank or over-long field is a 400, never a 500", async (t) =
   });
   const stack = h;
   /** A route call as the gateway passes it on for the token's caller. */
-  const api = (
-    _at: unknown,
-    method: string,
-    path: string,
-    options: { token?: Caller; body?: unknown } = {},
-  ) => h.request(method, path, { as: options.token, body: options.body });
+  const api = harnessApi(h);
   try {
     const owner = testCaller("Owner");
     const member = testCaller("Member");

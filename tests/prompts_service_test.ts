@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import type { Caller } from "../shared/http/identity.ts";
 import { createPromptsService } from "../services/prompts/mod.ts";
-import { startServiceHarness, stubWorkspaces, testCaller } from "./helpers/service_harness.ts";
+import {
+  harnessApi,
+  startServiceHarness,
+  stubWorkspaces,
+  testCaller,
+} from "./helpers/service_harness.ts";
 
 /**
  * The prompts service's own rules (who may read, change and delete a prompt; what a request
@@ -21,12 +26,7 @@ Deno.test("prompts: the prompts service's routes and rules", async (t) => {
   });
   const stack = h;
   /** A route call as the gateway passes it on for the token's caller. */
-  const api = (
-    _at: unknown,
-    method: string,
-    path: string,
-    options: { token?: Caller; body?: unknown } = {},
-  ) => h.request(method, path, { as: options.token, body: options.body });
+  const api = harnessApi(h);
   const createWorkspace = (
     _at: unknown,
     owner: Caller,

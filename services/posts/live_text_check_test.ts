@@ -1,35 +1,10 @@
 import assert from "node:assert/strict";
-import { newId } from "../../shared/crypto/ids.ts";
 import { createLogger } from "../../shared/log.ts";
 import type { LiveDocs } from "./live_docs.ts";
 import { LiveTextCheck } from "./live_text_check.ts";
 import type { ReviewOperations } from "./review.ts";
-import type { PostRecord } from "./schemas.ts";
 import { PostsStore } from "./store.ts";
-
-function record(workspaceId: string): PostRecord {
-  const now = "2026-01-01T00:00:00.000+00:00";
-  return {
-    post_id: newId(),
-    workspace_id: workspaceId,
-    title: "t",
-    status: "draft",
-    author_id: "u1",
-    author_name: "U",
-    source_idea_id: null,
-    tags: [],
-    scheduled_at: null,
-    published_at: null,
-    created_at: now,
-    updated_at: now,
-    reviewer_ids: [],
-    approved_by: null,
-    approved_at: null,
-    linkedin_post_urn: null,
-    linkedin_post_url: null,
-    publish_error: null,
-  };
-}
+import { record } from "./_test_records.ts";
 
 Deno.test("posts asks collab for live texts only while a post is approved, and acts on a changed one", async () => {
   const kv = await Deno.openKv(":memory:");

@@ -1,33 +1,9 @@
 import assert from "node:assert/strict";
 import { newId } from "../../shared/crypto/ids.ts";
-import type { CommentRecord, PostRecord } from "./schemas.ts";
+import type { CommentRecord } from "./schemas.ts";
 import { postContentPrefix } from "./keys.ts";
 import { CONTENT_CHUNK, PostsStore } from "./store.ts";
-
-function record(workspaceId: string, overrides: Partial<PostRecord> = {}): PostRecord {
-  const now = "2026-01-01T00:00:00.000+00:00";
-  return {
-    post_id: newId(),
-    workspace_id: workspaceId,
-    title: "t",
-    status: "draft",
-    author_id: "u1",
-    author_name: "U",
-    source_idea_id: null,
-    tags: [],
-    scheduled_at: null,
-    published_at: null,
-    created_at: now,
-    updated_at: now,
-    reviewer_ids: [],
-    approved_by: null,
-    approved_at: null,
-    linkedin_post_urn: null,
-    linkedin_post_url: null,
-    publish_error: null,
-    ...overrides,
-  };
-}
+import { record } from "./_test_records.ts";
 
 function comment(postId: string): CommentRecord {
   const now = "2026-01-01T00:00:00.000+00:00";

@@ -176,3 +176,16 @@ export function stubAuth(users: readonly Caller[]) {
   });
   return { fetch: app.fetch as FetchHandler };
 }
+
+/**
+ * `h.request` in the shape of the end-to-end `api(stack, method, path, {token, body})`, with the
+ * caller in `token`, so a test moved onto one service keeps its calls as they were.
+ */
+export function harnessApi(h: ServiceHarness) {
+  return (
+    _at: unknown,
+    method: string,
+    path: string,
+    options: { token?: Caller; body?: unknown } = {},
+  ) => h.request(method, path, { as: options.token, body: options.body });
+}
