@@ -23,7 +23,9 @@ import type { UserProfile } from "../auth/client.ts";
 import type { KeyspaceClient } from "./peers.ts";
 import { BACKUP_PREFIX } from "./schemas.ts";
 import { handoffSink, lentStreamFrom } from "./lent.ts";
-import { readZip, type ZipEntrySink, ZipFormatError, ZipWriter } from "../../shared/archive/zip.ts";
+import { ZipFormatError } from "../../shared/archive/zip_format.ts";
+import { readZip, type ZipEntrySink } from "../../shared/archive/zip_reader.ts";
+import { ZipWriter } from "../../shared/archive/zip_writer.ts";
 
 export const MANIFEST_NAME = "manifest.json";
 export const MANIFEST_FORMAT = "content-pipeline-backup";

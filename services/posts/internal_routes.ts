@@ -3,7 +3,7 @@ import { internalBody, internalQuery } from "../../shared/http/internal_input.ts
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import { toIso } from "../../shared/time.ts";
 import type { PostOperations } from "./operations.ts";
-import type { Publishing } from "./publishing.ts";
+import type { Scheduling } from "./scheduling.ts";
 import type { ReviewOperations } from "./review.ts";
 import {
   ID_MAX,
@@ -36,10 +36,10 @@ export function mountPostsInternal(
     store: PostsStore;
     posts: PostOperations;
     review: ReviewOperations;
-    publishing: Publishing;
+    scheduling: Scheduling;
   },
 ): void {
-  const { store, posts, review, publishing } = deps;
+  const { store, posts, review, scheduling } = deps;
 
   /** MCP list_posts: the workspace's posts (the caller's membership is MCP's check). */
   app.get("/internal/posts", async (c) => {
@@ -68,7 +68,7 @@ export function mountPostsInternal(
     const caller = requireCaller(c);
     const id = postId(c.req.param("id"));
     const input = await internalBody(c, scheduleBody);
-    return c.json(await publishing.schedule(caller, input.workspace_id, id, input.at));
+    return c.json(await scheduling.schedule(caller, input.workspace_id, id, input.at));
   });
 
   /**

@@ -13,7 +13,7 @@ import type { PostsStore } from "./store.ts";
  * - `purge_post`: a deleted post's comments, replies and live document;
  * - `purge_comment`: a deleted comment's replies;
  * - `publish`: publish a scheduled post on LinkedIn (delayed until `scheduled_at`; a stale
- *   `schedule_id` is dropped), see `publishing.ts`.
+ *   `schedule_id` is dropped), see `publish_job.ts`.
  */
 export const postsJobSchema = z.discriminatedUnion("type", [
   deliverJobSchema,

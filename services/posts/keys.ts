@@ -2,8 +2,8 @@ import { DELIVERY_KEYS } from "../../shared/delivery/mod.ts";
 import { declareKeys } from "../../shared/kv/kv_keys.ts";
 import { QUEUE_KEYS } from "../../shared/queue/queue.ts";
 
-// Key builders: the only place the posts KV layout is spelled out (store.ts and publishing.ts
-// use them).
+// Key builders: the only place the posts KV layout is spelled out (store.ts and
+// linkedin_connections.ts use them).
 export function postKey(workspaceId: string, postId: string): Deno.KvKey {
   return ["posts", workspaceId, postId];
 }
@@ -60,11 +60,11 @@ export function linkedinPublicationKey(publishedAt: string, postId: string): Den
 export function linkedinPublicationsPrefix(): Deno.KvKey {
   return ["linkedin_publications"];
 }
-/** A workspace's LinkedIn connection (publishing.ts) */
+/** A workspace's LinkedIn connection (linkedin_connections.ts) */
 export const linkedinConnectionKey = (
   workspaceId: string,
 ): Deno.KvKey => ["linkedin_connections", workspaceId];
-/** A LinkedIn OAuth state, by the SHA-256 of the state (publishing.ts) */
+/** A LinkedIn OAuth state, by the SHA-256 of the state (linkedin_connections.ts) */
 export const linkedinStateKey = (hash: string): Deno.KvKey => ["linkedin_states", hash];
 
 /**

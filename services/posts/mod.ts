@@ -16,7 +16,9 @@ import { collabLiveDocs, type LiveDocs } from "./live_docs.ts";
 import { LiveTextCheck } from "./live_text_check.ts";
 import { PostOperations } from "./operations.ts";
 import { LinkedInApi } from "./linkedin.ts";
-import { Publishing } from "./publishing.ts";
+import { LinkedInConnections } from "./linkedin_connections.ts";
+import { PublishJob } from "./publish_job.ts";
+import { Scheduling } from "./scheduling.ts";
 import { mountPublishingRoutes } from "./publishing_routes.ts";
 import { ReviewOperations, textFingerprint } from "./review.ts";
 import { TokenCipher } from "./token_crypto.ts";
@@ -56,18 +58,39 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   });
   posts.afterTextChange = async (postId, content) =>
     await review.textChanged(postId, await textFingerprint(content));
-  const publishing = new Publishing({
+  const linkedin = new LinkedInApi(config.linkedin, `${base.publicUrl}/oauth/linkedin/callback`);
+  const cipher = await TokenCipher.open({
+    keyBase64: config.linkedin.tokenKey,
+    dataDir: base.dataDir,
+  });
+  const connections = new LinkedInConnections({
     kv,
+    workspaces,
+    review,
+    linkedin,
+    cipher,
+    logger,
+    publicUrl: base.publicUrl,
+  });
+  const scheduling = new Scheduling({
     store,
     posts,
     review,
     workspaces,
     queue,
-    linkedin: new LinkedInApi(config.linkedin, `${base.publicUrl}/oauth/linkedin/callback`),
-    cipher: await TokenCipher.open({ keyBase64: config.linkedin.tokenKey, dataDir: base.dataDir }),
+    connections,
+    logger,
+  });
+  const publishJob = new PublishJob({
+    store,
+    posts,
+    review,
+    queue,
+    linkedin,
+    connections,
+    cipher,
     config: config.linkedin,
     logger,
-    publicUrl: base.publicUrl,
   });
   const liveTextCheck = new LiveTextCheck({
     store,
@@ -78,7 +101,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   });
   let expiryTimer: ReturnType<typeof setInterval> | null = null;
   const remind = () =>
-    publishing.remindExpiring().catch((err) =>
+    connections.remindExpiring().catch((err) =>
       logger.warn("the LinkedIn expiry check failed", { error: String(err) })
     );
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
@@ -87,15 +110,15 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     kv,
     keys: KEY_FAMILIES,
     afterImport: async (startedAt) => {
-      await publishing.afterRestore(startedAt);
+      await scheduling.afterRestore(startedAt);
       await store.indexApprovedTexts(true);
       await tellCollabWorkspaces(store, liveDocs, logger);
     },
   });
-  mountPostsInternal(app, { store, posts, review, publishing });
+  mountPostsInternal(app, { store, posts, review, scheduling });
   mountPostRoutes(app, { store, posts, workspaces, review });
   mountReviewRoutes(app, { store, posts, review, workspaces });
-  mountPublishingRoutes(app, publishing, { secureCookie: base.stage !== "dev" });
+  mountPublishingRoutes(app, { connections, scheduling }, { secureCookie: base.stage !== "dev" });
   mountCommentRoutes(app, {
     store,
     queue,
@@ -117,7 +140,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
               liveDocs,
               deliverer,
               logger,
-              publish: (job) => publishing.publishJob(job),
+              publish: (job) => publishJob.run(job),
             }),
           ),
         logger,

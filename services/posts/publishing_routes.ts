@@ -3,7 +3,12 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { AppError } from "../../shared/http/app_error.ts";
 import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
-import { CONNECT_COOKIE, CONNECT_COOKIE_PATH, type Publishing } from "./publishing.ts";
+import {
+  CONNECT_COOKIE,
+  CONNECT_COOKIE_PATH,
+  type LinkedInConnections,
+} from "./linkedin_connections.ts";
+import type { Scheduling } from "./scheduling.ts";
 import {
   ID_MAX,
   postIdParam,
@@ -31,7 +36,7 @@ const connectionSchema = z.object({
 /** The LinkedIn connection, scheduling and publishing routes. */
 export function mountPublishingRoutes(
   app: ServiceApp,
-  publishing: Publishing,
+  { connections, scheduling }: { connections: LinkedInConnections; scheduling: Scheduling },
   options: { secureCookie: boolean },
 ): void {
   const cookie = {
@@ -57,7 +62,7 @@ export function mountPublishingRoutes(
     }),
     async (c) => {
       const caller = requireCaller(c);
-      const started = await publishing.connect(caller, c.req.valid("param").id);
+      const started = await connections.connect(caller, c.req.valid("param").id);
       setCookie(c, CONNECT_COOKIE, started.nonce, { ...cookie, maxAge: started.max_age_seconds });
       return c.json({ authorize_url: started.authorize_url }, 200);
     },
@@ -84,7 +89,7 @@ export function mountPublishingRoutes(
         throw new AppError(400, `LinkedIn authorization failed: ${error}`.slice(0, 200));
       }
       const nonce = getCookie(c, CONNECT_COOKIE);
-      const workspaceId = await publishing.callback(code ?? "", state ?? "", nonce);
+      const workspaceId = await connections.callback(code ?? "", state ?? "", nonce);
       deleteCookie(c, CONNECT_COOKIE, cookie);
       return c.redirect(`/workspaces/${encodeURIComponent(workspaceId)}/settings`, 302);
     },
@@ -101,7 +106,7 @@ export function mountPublishingRoutes(
     }),
     async (c) => {
       const caller = requireCaller(c);
-      return c.json(await publishing.connectionView(caller, c.req.valid("param").id), 200);
+      return c.json(await connections.connectionView(caller, c.req.valid("param").id), 200);
     },
   );
 
@@ -116,7 +121,7 @@ export function mountPublishingRoutes(
     }),
     async (c) => {
       const caller = requireCaller(c);
-      await publishing.disconnect(caller, c.req.valid("param").id);
+      await connections.disconnect(caller, c.req.valid("param").id);
       return c.body(null, 204);
     },
   );
@@ -137,7 +142,7 @@ export function mountPublishingRoutes(
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
       const input = c.req.valid("json");
-      return c.json(await publishing.schedule(caller, input.workspace_id, id, input.at), 200);
+      return c.json(await scheduling.schedule(caller, input.workspace_id, id, input.at), 200);
     },
   );
 
@@ -154,7 +159,7 @@ export function mountPublishingRoutes(
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
       const { workspaceId } = c.req.valid("query");
-      return c.json(await publishing.unschedule(caller, workspaceId, id), 200);
+      return c.json(await scheduling.unschedule(caller, workspaceId, id), 200);
     },
   );
 
@@ -174,7 +179,7 @@ export function mountPublishingRoutes(
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
       const { workspace_id } = c.req.valid("json");
-      return c.json(await publishing.schedule(caller, workspace_id, id, null, true), 202);
+      return c.json(await scheduling.schedule(caller, workspace_id, id, null, true), 202);
     },
   );
 }

@@ -19,7 +19,7 @@ const CHECKED_MAX = 10_000;
  *
  * An invite is only ever made for an email no confirmed account holds, so once a confirmed user
  * was found with none, none appears for them later (the minute bounds a race with a concurrent
- * invite). Claiming is idempotent (`WorkspacesStore.acceptInvites`).
+ * invite). Claiming is idempotent (`InvitesStore.accept`).
  */
 export class InviteClaims {
   /** user id → when they were last found with no pending invite */
@@ -31,8 +31,8 @@ export class InviteClaims {
   async forCaller(userId: string, email: string): Promise<void> {
     if (this.#recentlyChecked(userId)) return;
     const normalized = email.trim().toLowerCase();
-    if (await this.store.hasInvitesFor(normalized)) {
-      await this.store.acceptInvites(normalized, userId);
+    if (await this.store.invites.existFor(normalized)) {
+      await this.store.invites.accept(normalized, userId);
     }
     this.#markChecked(userId);
   }
@@ -49,11 +49,11 @@ export class InviteClaims {
 
   /** Claims each pending invite of the workspace whose email a confirmed account now holds. */
   async forWorkspace(workspaceId: string): Promise<void> {
-    const invites = await this.store.listInvites(workspaceId);
+    const invites = await this.store.invites.list(workspaceId);
     if (invites.length === 0) return;
     await Promise.all(invites.map(async (invite) => {
       const user = await this.auth.getUserByEmail(invite.email);
-      if (user?.confirmed) await this.store.acceptInvites(invite.email, user.user_id);
+      if (user?.confirmed) await this.store.invites.accept(invite.email, user.user_id);
     }));
   }
 

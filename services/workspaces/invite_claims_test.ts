@@ -53,7 +53,7 @@ Deno.test("the workspaces service claims a confirmed account's pending invites i
   const ws = await store.create({ ownerId: "u-owner", name: "Team" });
   const workspaceId = ws.workspace_id;
   const invite = (email: string, role: "editor" | "viewer" = "editor") =>
-    store.invite({ workspaceId, callerId: "u-owner", email, role });
+    store.invites.record({ workspaceId, callerId: "u-owner", email, role });
   const roleOf = async (userId: string) =>
     (await store.membership(workspaceId, userId)).membership?.role;
   try {
@@ -61,7 +61,7 @@ Deno.test("the workspaces service claims a confirmed account's pending invites i
       await invite("caller@example.test", "viewer");
       await claims.forCaller("u-caller", "Caller@Example.test");
       assert.equal(await roleOf("u-caller"), "viewer");
-      assert.deepEqual(await store.listInvites(workspaceId), []);
+      assert.deepEqual(await store.invites.list(workspaceId), []);
     });
 
     await t.step("a caller with no invite costs one read, then nothing for a while", async () => {
@@ -85,7 +85,7 @@ Deno.test("the workspaces service claims a confirmed account's pending invites i
       assert.equal(await roleOf("u-listed"), "editor");
       assert.equal(await roleOf("u-unconfirmed"), undefined);
       assert.deepEqual(
-        (await store.listInvites(workspaceId)).map((i) => i.email).sort(),
+        (await store.invites.list(workspaceId)).map((i) => i.email).sort(),
         ["nobody@example.test", "pending@example.test"],
       );
     });

@@ -113,7 +113,7 @@ export function mountMemberRoutes(app: ServiceApp, { store, auth, claims }: Rout
     async (c) => {
       const caller = requireCaller(c);
       const { id, email } = c.req.valid("param");
-      await store.cancelInvite(id, caller.user_id, email);
+      await store.invites.cancel(id, caller.user_id, email);
       return c.body(null, 204);
     },
   );

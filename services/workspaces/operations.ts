@@ -45,7 +45,7 @@ export class MemberOperations {
       });
       return { kind: "member", membership };
     }
-    await this.store.invite({ workspaceId, callerId, email, role });
+    await this.store.invites.record({ workspaceId, callerId, email, role });
     return { kind: "invited", email, role };
   }
 
@@ -67,7 +67,7 @@ export class MemberOperations {
     const view = await this.store.membership(workspaceId, callerId);
     requireActiveMember(view.workspace, view.membership);
     await this.claims.forWorkspace(workspaceId);
-    const invites = await this.store.listInvites(workspaceId);
+    const invites = await this.store.invites.list(workspaceId);
     return invites.map((i) => ({
       workspace_id: i.workspace_id,
       email: i.email,

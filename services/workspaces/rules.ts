@@ -55,3 +55,13 @@ export function requireActiveMember(
   const role = requireRole(membership);
   return { workspace: requireActive(workspace), role };
 }
+
+/** The add-member checks: membership (403), role owner/editor (403), active (404). */
+export function requireCanAddMembers(
+  workspace: Workspace | null,
+  caller: MembershipRecord | null,
+): void {
+  const role = requireRole(caller);
+  requireOneOf(role, ["owner", "editor"], MESSAGES.addRole);
+  requireActive(workspace);
+}

@@ -1,5 +1,5 @@
 /**
- * The only code that touches the workspaces service's KV.
+ * With `store/`, the only code that touches the workspaces service's KV.
  *
  * Keys (ids are ULIDs, emails trimmed and lower-cased):
  * - `["workspaces", workspaceId]` -> Workspace
@@ -7,8 +7,8 @@
  * - `["memberships_by_user", userId, workspaceId]` -> workspaceId (index: a user's workspaces)
  * - `["member_counts", workspaceId]` -> Deno.KvU64, changed with `sum` in the commits that add and
  *   remove members, so Get answers with one `getMany`
- * - `["invites", workspaceId, email]` -> InviteRecord (a pending invite for an unregistered email)
- * - `["invites_by_email", email, workspaceId]` -> workspaceId (index: the invites an email has)
+ * - `["invites", workspaceId, email]` -> InviteRecord and `["invites_by_email", email, workspaceId]`
+ *   (store/invites.ts)
  * - `["audiences", workspaceId]`, `["languages", workspaceId]` -> ListItem[] (absent: the defaults)
  * - `["stats", "workspaces_total"]` -> Deno.KvU64, workspaces ever created (deleted included)
  *
@@ -24,12 +24,14 @@ import {
   MESSAGES,
   requireActive,
   requireActiveMember,
+  requireCanAddMembers,
   requireOneOf,
   requireRole,
 } from "./rules.ts";
+import { COMMIT_TRIES, outcome } from "./store/commit.ts";
+import { InvitesStore } from "./store/invites.ts";
 import {
   DEFAULT_LISTS,
-  type InviteRecord,
   type ListItem,
   type ListKind,
   type MembershipRecord,
@@ -40,9 +42,7 @@ import {
 } from "./schemas.ts";
 import {
   emailInviteKey,
-  emailInvitesPrefix,
   inviteKey,
-  invitesOfWorkspacePrefix,
   listKey,
   memberCountKey,
   membershipKey,
@@ -53,24 +53,19 @@ import {
   workspacesTotalKey,
 } from "./keys.ts";
 
-/** How many tries a contended read-modify-write gets before it gives up (500). */
-const COMMIT_TRIES = 60;
 const ONE = new Deno.KvU64(1n);
 /** `sum` wraps modulo 2^64, so adding 2^64 - 1 subtracts one. */
 const MINUS_ONE = new Deno.KvU64(0xFFFF_FFFF_FFFF_FFFFn);
 
 type Entry<T> = Deno.KvEntryMaybe<T>;
 
-/** A commit's result as `retryCommit` wants it: the value when it went through. */
-function outcome<T>(
-  res: Deno.KvCommitResult | Deno.KvCommitError,
-  value: T,
-): { ok: true; value: T } | { ok: false } {
-  return res.ok ? { ok: true, value } : { ok: false };
-}
-
 export class WorkspacesStore {
-  constructor(private readonly kv: Deno.Kv) {}
+  /** Pending invites of emails without an account (store/invites.ts). */
+  readonly invites: InvitesStore;
+
+  constructor(private readonly kv: Deno.Kv) {
+    this.invites = new InvitesStore(kv);
+  }
 
   /** Creates the workspace and the caller's `owner` membership in one commit. */
   async create(input: { ownerId: string; name: string; description?: string }) {
@@ -272,7 +267,7 @@ export class WorkspacesStore {
         membershipKey(workspaceId, callerId),
         membershipKey(workspaceId, userId),
       ]);
-      this.#checkCanAdd(wsEntry.value, callerEntry.value);
+      requireCanAddMembers(wsEntry.value, callerEntry.value);
       if (targetEntry.value) throw new AppError(409, MESSAGES.alreadyMember);
       const membership: MembershipRecord = {
         workspace_id: workspaceId,
@@ -295,55 +290,12 @@ export class WorkspacesStore {
   }
 
   /**
-   * Records a pending invite for an unregistered email. Inviting an email again replaces its
-   * pending invite (the latest role wins): the spec answers 201 for any unregistered email and
-   * keeps 409 for an existing member.
-   */
-  invite(input: {
-    workspaceId: string;
-    callerId: string;
-    email: string;
-    role: "editor" | "viewer";
-  }): Promise<InviteRecord> {
-    const { workspaceId, callerId, email } = input;
-    return retryCommit(async () => {
-      const [wsEntry, callerEntry, inviteEntry] = await this.kv.getMany<
-        [Workspace, MembershipRecord, InviteRecord]
-      >([
-        workspaceKey(workspaceId),
-        membershipKey(workspaceId, callerId),
-        inviteKey(workspaceId, email),
-      ]);
-      this.#checkCanAdd(wsEntry.value, callerEntry.value);
-      const invite: InviteRecord = {
-        workspace_id: workspaceId,
-        email,
-        role: input.role,
-        invited_by: callerId,
-        created_at: nowIso(),
-      };
-      const res = await this.kv.atomic().check(wsEntry).check(callerEntry).check(inviteEntry)
-        .set(inviteKey(workspaceId, email), invite)
-        .set(emailInviteKey(email, workspaceId), workspaceId)
-        .commit();
-      return outcome(res, invite);
-    }, COMMIT_TRIES);
-  }
-
-  /**
    * The add-member checks on a fresh read, for a caller that wants a refusal before costlier
    * work; `addMember` and `invite` apply them again inside their commits.
    */
   async requireCanAdd(workspaceId: string, callerId: string): Promise<void> {
     const view = await this.membership(workspaceId, callerId);
-    this.#checkCanAdd(view.workspace, view.membership);
-  }
-
-  /** The add-member checks: membership (403), role owner/editor (403), active (404). */
-  #checkCanAdd(workspace: Workspace | null, caller: MembershipRecord | null): void {
-    const role = requireRole(caller);
-    requireOneOf(role, ["owner", "editor"], MESSAGES.addRole);
-    requireActive(workspace);
+    requireCanAddMembers(view.workspace, view.membership);
   }
 
   /**
@@ -389,96 +341,6 @@ export class WorkspacesStore {
       out.push(e.value);
     }
     return out.sort((a, b) => a.joined_at < b.joined_at ? -1 : a.joined_at > b.joined_at ? 1 : 0);
-  }
-
-  /** Pending invites of one workspace, oldest first (ties by email). No access check. */
-  async listInvites(workspaceId: string): Promise<InviteRecord[]> {
-    const out: InviteRecord[] = [];
-    for await (
-      const e of this.kv.list<InviteRecord>({ prefix: invitesOfWorkspacePrefix(workspaceId) })
-    ) {
-      out.push(e.value);
-    }
-    const at = (i: InviteRecord) => i.created_at ?? "";
-    return out.sort((a, b) =>
-      at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : a.email < b.email ? -1 : a.email > b.email ? 1 : 0
-    );
-  }
-
-  /**
-   * Cancels a pending invite: both keys go in one commit. Checks: membership (403), role
-   * owner/editor (403), active (404), invite exists (404). An invite accepted (or cancelled)
-   * concurrently fails the `check` and the retry answers 404.
-   */
-  cancelInvite(workspaceId: string, callerId: string, email: string): Promise<void> {
-    return retryCommit(async () => {
-      const [wsEntry, callerEntry, inviteEntry] = await this.kv.getMany<
-        [Workspace, MembershipRecord, InviteRecord]
-      >([
-        workspaceKey(workspaceId),
-        membershipKey(workspaceId, callerId),
-        inviteKey(workspaceId, email),
-      ]);
-      const role = requireRole(callerEntry.value);
-      requireOneOf(role, ["owner", "editor"], MESSAGES.cancelInviteRole);
-      requireActive(wsEntry.value);
-      if (!inviteEntry.value) throw new AppError(404, MESSAGES.inviteNotFound);
-      const res = await this.kv.atomic().check(wsEntry).check(callerEntry).check(inviteEntry)
-        .delete(inviteKey(workspaceId, email))
-        .delete(emailInviteKey(email, workspaceId))
-        .commit();
-      return outcome(res, undefined);
-    }, COMMIT_TRIES);
-  }
-
-  /** Whether any workspace has a pending invite for `email` (one short list read). */
-  async hasInvitesFor(email: string): Promise<boolean> {
-    for await (const _ of this.kv.list({ prefix: emailInvitesPrefix(email) }, { limit: 1 })) {
-      return true;
-    }
-    return false;
-  }
-
-  /**
-   * Turns every pending invite for `email` into a membership of `userId` and removes the
-   * invites. Idempotent: an invite already accepted is gone, a membership already held stays.
-   * Returns the workspace ids that gained the member.
-   */
-  async acceptInvites(email: string, userId: string): Promise<string[]> {
-    const wsIds: string[] = [];
-    for await (const e of this.kv.list<string>({ prefix: emailInvitesPrefix(email) })) {
-      wsIds.push(e.key[2] as string);
-    }
-    const joined: string[] = [];
-    for (const workspaceId of wsIds) {
-      const added = await retryCommit(async () => {
-        const [inviteEntry, memberEntry] = await this.kv.getMany<[InviteRecord, MembershipRecord]>(
-          [inviteKey(workspaceId, email), membershipKey(workspaceId, userId)],
-        );
-        const op = this.kv.atomic().check(inviteEntry).check(memberEntry)
-          .delete(inviteKey(workspaceId, email))
-          .delete(emailInviteKey(email, workspaceId));
-        const invite = inviteEntry.value;
-        const add = invite !== null && memberEntry.value === null;
-        if (add) {
-          op.set(
-            membershipKey(workspaceId, userId),
-            {
-              workspace_id: workspaceId,
-              user_id: userId,
-              role: invite.role,
-              joined_at: nowIso(),
-            } satisfies MembershipRecord,
-          )
-            .set(userMembershipKey(userId, workspaceId), workspaceId)
-            .sum(memberCountKey(workspaceId), 1n);
-        }
-        const res = await op.commit();
-        return outcome(res, add);
-      }, COMMIT_TRIES);
-      if (added) joined.push(workspaceId);
-    }
-    return joined;
   }
 
   /** A member's view of a list: the saved one or the defaults, with the membership check. */

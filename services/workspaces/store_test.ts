@@ -45,17 +45,22 @@ Deno.test("member count follows adds, removes and accepted invites", async () =>
     assert.equal((await store.getForMember(id, "o")).memberCount, 3);
     await store.removeMember(id, "o", "a");
     assert.equal((await store.getForMember(id, "o")).memberCount, 2);
-    await store.invite({ workspaceId: id, callerId: "o", email: "new@x.test", role: "editor" });
-    assert.deepEqual(await store.acceptInvites("new@x.test", "n"), [id]);
+    await store.invites.record({
+      workspaceId: id,
+      callerId: "o",
+      email: "new@x.test",
+      role: "editor",
+    });
+    assert.deepEqual(await store.invites.accept("new@x.test", "n"), [id]);
     assert.deepEqual(
-      await store.acceptInvites("new@x.test", "n"),
+      await store.invites.accept("new@x.test", "n"),
       [],
       "accepting twice is a no-op",
     );
     const view = await store.getForMember(id, "n");
     assert.equal(view.membership?.role, "editor");
     assert.equal(view.memberCount, 3);
-    assert.deepEqual(await store.listInvites(id), []);
+    assert.deepEqual(await store.invites.list(id), []);
   });
 });
 
@@ -78,9 +83,19 @@ Deno.test("add member refuses a duplicate (409), a viewer (403) and a non-member
       403,
       "Not a workspace member",
     );
-    await store.invite({ workspaceId: id, callerId: "o", email: "p@x.test", role: "viewer" });
-    await store.invite({ workspaceId: id, callerId: "o", email: "p@x.test", role: "editor" });
-    const invites = await store.listInvites(id);
+    await store.invites.record({
+      workspaceId: id,
+      callerId: "o",
+      email: "p@x.test",
+      role: "viewer",
+    });
+    await store.invites.record({
+      workspaceId: id,
+      callerId: "o",
+      email: "p@x.test",
+      role: "editor",
+    });
+    const invites = await store.invites.list(id);
     assert.deepEqual(
       invites.map((i) => [i.email, i.role]),
       [["p@x.test", "editor"]],

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough, zipSync } from "fflate";
-import { readZip, ZipFormatError, ZipWriter } from "./zip.ts";
+import { readZip } from "./zip_reader.ts";
+import { ZipFormatError } from "./zip_format.ts";
+import { ZipWriter } from "./zip_writer.ts";
 
 async function build(entries: [string, Uint8Array, boolean][]): Promise<Uint8Array> {
   const tmpDir = await Deno.makeTempDir();
