@@ -1,5 +1,5 @@
 /**
- * Action items end to end (spec: Actions; CONTRACT sections 6 and 8): every route and status,
+ * Action items end to end: every route and status,
  * the direct message each trigger sends (to the outbox and through a loopback Slack), none on
  * the non-triggers, and a DM retried after a Slack failure delivered once. Each test starts its
  * own stack, and each step makes the actions it needs, so one failure does not cascade.

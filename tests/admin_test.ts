@@ -307,7 +307,7 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
         });
         assert.equal(pub.status, 200);
         posts = 1;
-        // A `published` label set by hand is not a publication (CONTRACT 12): only posts
+        // A `published` label set by hand is not a publication: only posts
         // published on LinkedIn count (tests/publishing_test.ts).
         published = 0;
       }

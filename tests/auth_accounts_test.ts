@@ -1,5 +1,5 @@
-// Accounts (CONTRACT 11): unconfirmed accounts do not own their email (issue 11 item 1),
-// limited code mails (item 7), password recovery, and first-run setup.
+// Accounts: unconfirmed accounts do not own their email, limited code mails, password recovery,
+// and first-run setup.
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";

@@ -215,7 +215,7 @@ Deno.test("auth service end to end", e2e, async (t) => {
         assert.equal(mail.channel, "email");
         assert.equal(mail.template, "confirm_email");
         assert.match(String(mail.data.code), /^\d{6}$/);
-        // An unconfirmed account does not own its email (CONTRACT 11): confirm it first.
+        // An unconfirmed account does not own its email: confirm it first.
         const confirmed = await api(stack, "POST", "/api/auth/confirm", {
           body: { email, code: mail.data.code },
         });

@@ -14,7 +14,7 @@ import { ticketFor } from "./helpers/ws.ts";
 import { settledValue, waitFor } from "./helpers/wait.ts";
 
 /**
- * Live collab across instances (issue 15): two `main.ts` processes share one DATA_DIR (local
+ * Live collab across instances: two `main.ts` processes share one DATA_DIR (local
  * SQLite, where `kv.watch` sees only its own process's writes, so each follows the other by
  * polling). Stock y-websocket providers on each converge, see each other's cursors and get
  * comment events made through either, and concurrent typing on both loses and doubles nothing.

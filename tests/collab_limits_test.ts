@@ -378,7 +378,7 @@ Deno.test("open sockets and tickets of revoked users are refused", e2e, async (t
   }
 });
 
-// ---------------------------------------------------------------- item 15: distributed mode
+// ---------------------------------------------------------------- distributed mode
 
 const SECRET = "collab-limits-secret-0123456789";
 const ADMIN = { email: "dist-collab@example.test", password: "Dist-Passw0rd!", name: "Dist Admin" };

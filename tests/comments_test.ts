@@ -186,7 +186,7 @@ Deno.test("comments and replies: threads, DMs and live events", e2e, async (t) =
         assert.equal(dm.data.post_title, "Commented post");
         assert.match(dm.text, /Carl Commenter/);
         assert.match(dm.text, /Could this be shorter\?/);
-        // The DM opens the post with the thread (CONTRACT 13 deep link).
+        // The DM opens the post with the thread (a deep link).
         const link = `${stack.url}/workspaces/${dm.data.workspace_id}/posts/${dm.data.post_id}` +
           `?comment=${commentId}`;
         assert.equal(dm.data.url, link);

@@ -12,7 +12,7 @@ import { GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 import { startFakeSlack } from "./fakes/slack.ts";
 
 /**
- * Crash recovery (issue 11, item 17): the service runs as its own process (`deno run -A main.ts`)
+ * Crash recovery: the service runs as its own process (`deno run -A main.ts`)
  * so it can be killed with SIGKILL mid-delivery, then started again on the same DATA_DIR. The
  * DMs go to a loopback Slack that hangs until the kill, so the kill always finds DMs in the
  * middle of their delivery (the case the native KV queue redelivered only after 60 s) and

@@ -1,5 +1,5 @@
 /**
- * Distributed mode (CONTRACT section 9): gateway, auth and workspaces as three separate
+ * Distributed mode: gateway, auth and workspaces as three separate
  * processes, each with its own port and KV, finding each other through `<NAME>_URL`.
  */
 import assert from "node:assert/strict";

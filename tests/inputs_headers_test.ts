@@ -26,7 +26,7 @@ async function ok(res: Promise<{ status: number; body: any }>, status = 200): Pr
   return r.body;
 }
 
-// ------------------------------------------------------------------ item 8
+// ------------------------------------------------------------------ backups leave sessions out
 
 /** The first key part of every line of an NDJSON keyspace dump. */
 const firstParts = (ndjson: string) =>
@@ -209,7 +209,7 @@ Deno.test(
   },
 );
 
-// ------------------------------------------------------------------ item 10
+// ------------------------------------------------------------------ text that is not valid UTF-16
 
 Deno.test(
   "lone surrogates in ids and string fields answer 400 naming the field",
@@ -358,7 +358,7 @@ Deno.test("an unexpected TypeError is a logged 500, not a guessed 400", async ()
   assert.deepEqual(await nested.json(), { error: "a.1 contains invalid characters" });
 });
 
-// ------------------------------------------------------------------ item 11
+// ------------------------------------------------------------------ attachments
 
 async function attachmentFixture(stack: TestStack) {
   const user = await createUser(stack);
@@ -471,7 +471,7 @@ Deno.test("attachment types match extensions (s3: store)", e2e, async (t) => {
   }
 });
 
-// ------------------------------------------------------------------ item 13
+// ------------------------------------------------------------------ response headers
 
 Deno.test("security headers, JSON-only bodies, self-hosted API docs", e2e, async (t) => {
   const stack = await startTestStack();
@@ -563,7 +563,7 @@ Deno.test("security headers, JSON-only bodies, self-hosted API docs", e2e, async
     await t.step(
       "no token, a bad one or an unapproved one is 401 before the body type",
       async () => {
-        // CONTRACT 3: with an unapproved token every route answers 401 except /api/auth/*; spec
+        // With an unapproved token every route answers 401 except /api/auth/*; spec
         // Authentication 1: the token is verified before the handler runs.
         const pending = await signupConfirmed(stack);
         const unapproved = (await login(stack, pending.email, pending.password)).access_token;
@@ -624,7 +624,7 @@ Deno.test("security headers, JSON-only bodies, self-hosted API docs", e2e, async
   }
 });
 
-// ------------------------------------------------------------------ item 14
+// ------------------------------------------------------------------ file modes
 
 Deno.test("DATA_DIR and its files are created 0700/0600", e2e, async () => {
   if (Deno.build.os === "windows") return;

@@ -141,7 +141,7 @@ Deno.test("MCP tools: bearer auth, the list and each tool's answers", e2e, async
         const doc = await api(stack, "GET", "/api/openapi.json");
         assert.equal(doc.status, 200);
         assert.ok(doc.body.paths["/mcp"]?.post, "POST /mcp is in the OpenAPI document");
-        // CONTRACT: the OpenAPI document describes the same behaviour, so it names every tool.
+        // The OpenAPI document describes the same behaviour, so it names every tool.
         const description: string = doc.body.paths["/mcp"].post.description;
         for (const tool of (await mcp.listTools()).tools) {
           assert.match(description, new RegExp(`\\b${tool.name}\\b`), `${tool.name} documented`);

@@ -11,7 +11,7 @@ import { api, e2e, freePort, TEST_ADMIN } from "./helpers/stack.ts";
 import { GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 
 /**
- * Many instances, one KV (issue 15): two `main.ts` processes on different ports share one
+ * Many instances, one KV: two `main.ts` processes on different ports share one
  * DATA_DIR, OUTBOX_FILE and PUBLIC_URL, and behave as one service. Each test starts its own
  * pair; each step below makes its own users and workspace, so one failure does not cascade.
  * (Live collab across the two is in tests/collab_instances_test.ts.)

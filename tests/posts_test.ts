@@ -367,7 +367,7 @@ Deno.test("posts API: create, list, get, update, delete and their errors", e2e, 
       assert.equal((await setStatus(viewer, postId, "published")).status, 200);
       const now = await stats(stack);
       assert.equal(now.total_posts, before.total_posts + 1);
-      // Only LinkedIn publications count (CONTRACT 12; tests/publishing_test.ts).
+      // Only LinkedIn publications count (tests/publishing_test.ts).
       assert.equal(now.posts_published_last_30_days, before.posts_published_last_30_days);
       await setStatus(viewer, postId, "draft");
       assert.equal(

@@ -4,7 +4,7 @@ import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { upgradeStatus } from "./helpers/ws.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-/** CONTRACT 11: what takes rights away lands within 5 seconds, without a new token. */
+/** What takes rights away lands within 5 seconds, without a new token. */
 const REVOCATION_DEADLINE_MS = 5_000;
 const CAPTURES_PER_MINUTE = 4;
 

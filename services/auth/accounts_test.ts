@@ -1,4 +1,4 @@
-// The ADMIN_EMAIL bootstrap (CONTRACT 11) as a restore re-runs it: an imported admin record
+// The ADMIN_EMAIL bootstrap as a restore re-runs it: an imported admin record
 // comes back confirmed, approved, enabled and admin, with the configured password.
 import assert from "node:assert/strict";
 import { deliverJobSchema } from "../../shared/delivery/message.ts";

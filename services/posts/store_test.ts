@@ -75,7 +75,7 @@ Deno.test("the post count and the published index follow creates, status moves a
       (await store.getPost("w1", a.post_id))?.published_at,
       "2026-05-01T00:00:00.000+00:00",
     );
-    // A published label is not a LinkedIn publication (CONTRACT 12): the metric stays 0.
+    // A published label is not a LinkedIn publication ; the metric stays 0.
     assert.deepEqual(await store.stats("2026-04-01"), { total_posts: 2, published_since: 0 });
     assert.deepEqual(await store.stats("2026-05-02"), { total_posts: 2, published_since: 0 });
     await store.updatePost("w1", a.post_id, { status: "draft" }, "2026-06-02T00:00:00.000+00:00");

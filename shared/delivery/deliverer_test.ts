@@ -102,7 +102,7 @@ Deno.test(
   },
 );
 
-Deno.test("the outbox line has exactly the CONTRACT 6 keys, in order", opts, async () => {
+Deno.test("the outbox line has exactly the documented keys, in order", opts, async () => {
   const t = await setup();
   try {
     const before = Date.now();

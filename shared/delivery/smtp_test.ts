@@ -318,7 +318,7 @@ Deno.test("parseSmtpUrl reads scheme, host, port and credentials", () => {
 });
 
 Deno.test(
-  "item 16: credentials are never sent over cleartext when STARTTLS is not offered",
+  "credentials are never sent over cleartext when STARTTLS is not offered",
   opts,
   async () => {
     // A server that offers AUTH but no STARTTLS: what a downgrading man in the middle shows.
@@ -340,7 +340,7 @@ Deno.test(
 );
 
 Deno.test(
-  "item 16: with ?insecure_auth=true the URL opts in to AUTH without STARTTLS",
+  "with ?insecure_auth=true the URL opts in to AUTH without STARTTLS",
   opts,
   async () => {
     const auth = { username: "mailer", password: "pw" };
@@ -362,7 +362,7 @@ Deno.test(
 );
 
 Deno.test(
-  "item 16: without credentials, a server without STARTTLS still gets the mail",
+  "without credentials, a server without STARTTLS still gets the mail",
   opts,
   async () => {
     const smtp = await startFakeSmtp();

@@ -1,4 +1,4 @@
-/** Reads the outbox file (CONTRACT section 6) that every email and DM is appended to. */
+/** Reads the outbox file that every email and DM is appended to. */
 export interface OutboxLine {
   channel: "email" | "dm";
   to: string;

@@ -1,5 +1,5 @@
 /**
- * Review and publishing in the browser (issue 13's Done-when, CONTRACT 12), against the fake
+ * Review and publishing in the browser, against the fake
  * LinkedIn on loopback: an author requests a review, a reviewer approves in another browser
  * context, the author meets "LinkedIn is not connected", follows the link to the settings and
  * connects LinkedIn through the fake's authorization endpoint (back on the settings, showing the
