@@ -6,7 +6,7 @@ import { createGateway } from "../services/gateway/mod.ts";
 import { parseGatewayConfig } from "../services/gateway/config.ts";
 import { SERVICE_FACTORIES } from "./service_factories.ts";
 import { fileAssetRoutesFromEnv } from "../shared/assets/file_routes.ts";
-import { ActionsClient } from "../services/actions/client.ts";
+import { uploadClaims } from "../services/gateway/upload_claims.ts";
 import { ensurePrivateDir, isLocalDataDir, PRIVATE_FILE_MODE } from "../shared/kv/kv.ts";
 
 export interface RunningStack {
@@ -47,7 +47,7 @@ export async function startAllInOne(
       env,
       base,
       log("assets"),
-      (key, upload) => new ActionsClient(directory, base.internalSecret).claimUpload(key, upload),
+      uploadClaims(directory, base.internalSecret),
     ),
   });
   const server = Deno.serve({

@@ -50,6 +50,7 @@ Deno.test("LinkedIn connection and scheduling", e2e, async (t) => {
         member_urn: null,
         expires_at: null,
         connected_by: null,
+        organizations: [],
       });
     });
 
@@ -328,6 +329,7 @@ Deno.test("LinkedIn connection and scheduling", e2e, async (t) => {
         member_urn: null,
         expires_at: null,
         connected_by: null,
+        organizations: [],
       });
     });
   } finally {

@@ -5,7 +5,7 @@ import { ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { parseGatewayConfig } from "./config.ts";
 import { createGateway } from "./mod.ts";
 import { fileAssetRoutesFromEnv } from "../../shared/assets/file_routes.ts";
-import { ActionsClient } from "../actions/client.ts";
+import { uploadClaims } from "./upload_claims.ts";
 
 const env = Deno.env.toObject();
 const config = loadOrExit(() =>
@@ -13,13 +13,12 @@ const config = loadOrExit(() =>
 );
 const logger = createLogger("gateway", { level: config.base.logLevel });
 const directory = new ServiceDirectory().registerUrls(config.base.serviceUrls);
-const actions = new ActionsClient(directory, config.base.internalSecret);
 const extraRoutes = await loadOrExit(() =>
   fileAssetRoutesFromEnv(
     env,
     config.base,
     createLogger("assets", { level: config.base.logLevel }),
-    (key, upload) => actions.claimUpload(key, upload),
+    uploadClaims(directory, config.base.internalSecret),
   )
 );
 const gateway = createGateway({ config, directory, logger, extraRoutes });

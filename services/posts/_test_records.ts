@@ -23,6 +23,11 @@ export function record(workspaceId: string, overrides: Partial<PostRecord> = {})
     linkedin_post_urn: null,
     linkedin_post_url: null,
     publish_error: null,
+    media: [],
+    first_comment: null,
+    publish_as: "member",
+    linkedin_first_comment_urn: null,
+    first_comment_error: null,
     ...overrides,
   };
 }

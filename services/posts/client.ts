@@ -25,6 +25,10 @@ export const postStatsSchema = z.object({
 });
 export type PostStats = z.infer<typeof postStatsSchema>;
 
+/** The asset key of a post's media bytes: its upload URLs are claimed from posts. */
+export const POST_MEDIA_KEY =
+  /^workspaces\/[^/]+\/posts\/[^/]+\/media\/[^/]+\.(jpg|png|gif|pdf)$/;
+
 /** The posts service's refusals, as its REST routes answer them. */
 const PASSED_ON: readonly PassedOnStatus[] = [400, 403, 404, 409];
 const enc = encodeURIComponent;
@@ -35,6 +39,20 @@ export class PostsClient {
 
   constructor(directory: ServiceDirectory, secret: string) {
     this.#client = new InternalClient("posts", directory.handler("posts"), secret);
+  }
+
+  /**
+   * Claims the single-use upload URL `uploadId` of a post's media `key` before its bytes are
+   * taken: answers the most bytes the upload may have; the refusal (403, 404, 409) is thrown.
+   */
+  async claimMediaUpload(key: string, uploadId: string): Promise<{ maxBytes: number }> {
+    const answer = await this.#client.call(
+      z.object({ max_bytes: z.number().int() }),
+      "POST",
+      "/internal/media/claim",
+      { body: { key, upload_id: uploadId }, passOn: [403, 404, 409] },
+    );
+    return { maxBytes: answer.max_bytes };
   }
 
   /**

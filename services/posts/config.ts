@@ -2,6 +2,7 @@ import { LIVE_TEXT_CHECK_MS } from "./live_text_check.ts";
 import { z } from "zod";
 import { type BaseConfig, emptyToUndefined, httpUrl, parseEnv } from "../../shared/config.ts";
 import { type DeliveryConfig, parseDeliveryConfig } from "../../shared/delivery/mod.ts";
+import { type AssetsConfig, parseAssetsUrl } from "../../shared/assets/config.ts";
 
 /** A LinkedIn API version (`YYYYMM`) less than a year old when this was written. */
 export const DEFAULT_LINKEDIN_VERSION = "202610";
@@ -19,6 +20,10 @@ export interface LinkedInConfig {
   timeoutMs: number;
   /** how often the connections are checked for the 7-day expiry reminder */
   expiryCheckMs: number;
+  /** how long one media upload to LinkedIn may take */
+  uploadTimeoutMs: number;
+  /** LINKEDIN_ORGANIZATIONS=true: connect asks for the pages' scopes and lists the pages */
+  organizations: boolean;
 }
 
 export interface PostsConfig {
@@ -31,6 +36,12 @@ export interface PostsConfig {
    * the approval within this plus a read; the publish job checks once more regardless).
    */
   liveTextCheckMs: number;
+  /** Where posts' media bytes live; null when ASSETS_URL is empty (media routes answer 500) */
+  assets: AssetsConfig | null;
+  /** Lifetime of a media upload URL, seconds (ATTACHMENT_URL_TTL_SECONDS, as attachments') */
+  uploadUrlTtl: number;
+  /** How long after an upload URL expired a media entry whose bytes never arrived is dropped */
+  cleanupMargin: number;
 }
 
 const positiveMs = z.coerce.number().int().min(1);
@@ -56,7 +67,14 @@ const linkedinEnvShape = {
   ),
   LINKEDIN_TIMEOUT_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
   LINKEDIN_EXPIRY_CHECK_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
+  LINKEDIN_UPLOAD_TIMEOUT_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
+  LINKEDIN_ORGANIZATIONS: z.preprocess(
+    emptyToUndefined,
+    z.enum(["true", "false"], { error: "must be true or false" }).optional(),
+  ),
   POSTS_LIVE_TEXT_CHECK_MS: z.preprocess(emptyToUndefined, positiveMs.optional()),
+  ATTACHMENT_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(604_800).default(3600),
+  ATTACHMENT_CLEANUP_MARGIN_SECONDS: z.coerce.number().int().min(0).max(604_800).default(300),
 };
 
 /** The posts service's settings; a malformed variable throws a ConfigError naming it. */
@@ -69,6 +87,9 @@ export function parsePostsConfig(
     base,
     delivery: parseDeliveryConfig(env, base),
     liveTextCheckMs: raw.POSTS_LIVE_TEXT_CHECK_MS ?? LIVE_TEXT_CHECK_MS,
+    assets: parseAssetsUrl(env, base),
+    uploadUrlTtl: raw.ATTACHMENT_URL_TTL_SECONDS,
+    cleanupMargin: raw.ATTACHMENT_CLEANUP_MARGIN_SECONDS,
     linkedin: {
       clientId: raw.LINKEDIN_CLIENT_ID ?? null,
       clientSecret: raw.LINKEDIN_CLIENT_SECRET ?? "",
@@ -78,6 +99,8 @@ export function parsePostsConfig(
       tokenKey: raw.LINKEDIN_TOKEN_KEY ?? null,
       timeoutMs: raw.LINKEDIN_TIMEOUT_MS ?? 30_000,
       expiryCheckMs: raw.LINKEDIN_EXPIRY_CHECK_MS ?? 3_600_000,
+      uploadTimeoutMs: raw.LINKEDIN_UPLOAD_TIMEOUT_MS ?? 600_000,
+      organizations: raw.LINKEDIN_ORGANIZATIONS === "true",
     },
   };
 }

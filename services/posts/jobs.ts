@@ -3,6 +3,7 @@ import { type Deliverer, deliverJobSchema } from "../../shared/delivery/mod.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { QueueHandlers } from "../../shared/queue/queue.ts";
 import type { LiveDocs } from "./live_docs.ts";
+import type { MediaOperations } from "./media.ts";
 import { COMMENT_ACTIONS } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
 
@@ -10,10 +11,12 @@ import type { PostsStore } from "./store.ts";
  * The posts service's queue messages, each enqueued in the commit of the write that causes it:
  * - `deliver`: a direct message;
  * - `broadcast`: a comment event for every socket on the post, sent through collab;
- * - `purge_post`: a deleted post's comments, replies and live document;
+ * - `purge_post`: a deleted post's comments, replies, live document and media bytes;
  * - `purge_comment`: a deleted comment's replies;
  * - `publish`: publish a scheduled post on LinkedIn (delayed until `scheduled_at`; a stale
- *   `schedule_id` is dropped), see `publish_job.ts`.
+ *   `schedule_id` is dropped), see `publish_job.ts`;
+ * - `first_comment`: post a published post's first comment, once (`publish_job.ts`);
+ * - `media_cleanup`: drop a media entry whose upload never arrived (`media.ts`).
  */
 export const postsJobSchema = z.discriminatedUnion("type", [
   deliverJobSchema,
@@ -23,13 +26,32 @@ export const postsJobSchema = z.discriminatedUnion("type", [
     action: z.enum(COMMENT_ACTIONS),
     comment_id: z.string(),
   }),
-  z.object({ type: z.literal("purge_post"), post_id: z.string() }),
+  z.object({
+    type: z.literal("purge_post"),
+    post_id: z.string(),
+    workspace_id: z.string().optional(),
+  }),
   z.object({ type: z.literal("purge_comment"), post_id: z.string(), comment_id: z.string() }),
   z.object({
     type: z.literal("publish"),
     post_id: z.string(),
     workspace_id: z.string(),
     schedule_id: z.string(),
+  }),
+  z.object({
+    type: z.literal("first_comment"),
+    post_id: z.string(),
+    workspace_id: z.string(),
+    /** the approved first comment, as it was when the post was created */
+    text: z.string(),
+    /** the author URN of the post: the comment's actor */
+    actor: z.string(),
+  }),
+  z.object({
+    type: z.literal("media_cleanup"),
+    post_id: z.string(),
+    workspace_id: z.string(),
+    media_id: z.string(),
   }),
 ]);
 export type PostsJob = z.infer<typeof postsJobSchema>;
@@ -40,11 +62,19 @@ export function postsJobHandlers(deps: {
   deliverer: Deliverer;
   logger: Logger;
   publish: (job: Extract<PostsJob, { type: "publish" }>) => Promise<void>;
+  firstComment: (job: Extract<PostsJob, { type: "first_comment" }>) => Promise<void>;
+  media: Pick<MediaOperations, "cleanUp" | "removeOrphans">;
 }): QueueHandlers<PostsJob> {
   const { store, liveDocs, deliverer, logger } = deps;
   return {
     publish: async (job) => {
       await deps.publish(job);
+    },
+    first_comment: async (job) => {
+      await deps.firstComment(job);
+    },
+    media_cleanup: async (job) => {
+      await deps.media.cleanUp(job);
     },
     deliver: async (job, id) => {
       await deliverer.deliver(job.message, id);
@@ -70,6 +100,7 @@ export function postsJobHandlers(deps: {
     purge_post: async (job) => {
       await store.comments.purgePostComments(job.post_id);
       await liveDocs.deleteDoc(job.post_id);
+      if (job.workspace_id) await deps.media.removeOrphans(job.workspace_id, job.post_id);
     },
     purge_comment: async (job) => {
       await store.comments.purgeCommentReplies(job.post_id, job.comment_id);

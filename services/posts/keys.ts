@@ -67,6 +67,9 @@ export const linkedinConnectionKey = (
 /** A LinkedIn OAuth state, by the SHA-256 of the state (linkedin_connections.ts) */
 export const linkedinStateKey = (hash: string): Deno.KvKey => ["linkedin_states", hash];
 
+/** The grant of a post media upload URL, by its upload id (store/media_uploads.ts) */
+export const mediaUploadKey = (uploadId: string): Deno.KvKey => ["media_uploads", uploadId];
+
 /**
  * Every key family the posts service writes, with its backup class: the one list its backup
  * and restore read.
@@ -89,6 +92,8 @@ export const KEY_FAMILIES = declareKeys(
     linkedin_connections: "data",
     // a LinkedIn connection's OAuth state: bound to a browser, single use
     linkedin_states: "session",
+    // a single-use upload URL of a post's media: an hour at most, useless after a restore
+    media_uploads: "session",
   },
   QUEUE_KEYS,
   DELIVERY_KEYS,

@@ -34,6 +34,8 @@ export interface StoredConnection {
   status: "active" | "expired";
   /** the `expires_at` a `linkedin_expiring` DM was sent for */
   reminded_for: string | null;
+  /** the organization pages the member administers (LINKEDIN_ORGANIZATIONS), when connected */
+  organizations?: { urn: string; name: string }[];
 }
 
 interface LinkedInState {
@@ -114,9 +116,13 @@ export class LinkedInConnections {
     if (!canPublish(m.role)) throw forbidden(PUBLISH_MESSAGES.connectRole);
     let token: { accessToken: string; expiresIn: number };
     let member: { sub: string; name: string };
+    let organizations: { urn: string; name: string }[] = [];
     try {
       token = await linkedin.exchangeCode(code);
       member = await linkedin.userinfo(token.accessToken);
+      if (linkedin.organizationsEnabled) {
+        organizations = await linkedin.organizations(token.accessToken);
+      }
     } catch (err) {
       throw new AppError(400, errorMessage(err));
     }
@@ -131,6 +137,7 @@ export class LinkedInConnections {
       connected_at: toIso(new Date(now)),
       status: "active",
       reminded_for: null,
+      organizations,
     };
     await kv.set(connectionKey(workspaceId), connection);
     this.deps.logger.info("LinkedIn connected", { workspace_id: workspaceId, user_id: userId });
@@ -147,6 +154,7 @@ export class LinkedInConnections {
         member_urn: null,
         expires_at: null,
         connected_by: null,
+        organizations: [],
       };
     }
     return {
@@ -155,7 +163,23 @@ export class LinkedInConnections {
       member_urn: `urn:li:person:${c.member_sub}`,
       expires_at: c.expires_at,
       connected_by: c.connected_by,
+      organizations: this.deps.linkedin.organizationsEnabled ? c.organizations ?? [] : [],
     };
+  }
+
+  /**
+   * The URN `publish_as` publishes as with this connection: the member's for `"member"`, else
+   * the organization's when the connection lists it; null when it does not.
+   */
+  authorUrn(connection: StoredConnection, publishAs: string): string | null {
+    if (publishAs === "member") return `urn:li:person:${connection.member_sub}`;
+    if (!this.deps.linkedin.organizationsEnabled) return null;
+    return connection.organizations?.some((o) => o.urn === publishAs) ? publishAs : null;
+  }
+
+  /** The workspace's connection as stored (active or not), or null. */
+  async stored(workspaceId: string): Promise<StoredConnection | null> {
+    return (await this.deps.kv.get<StoredConnection>(connectionKey(workspaceId))).value;
   }
 
   async disconnect(caller: Caller, workspaceId: string): Promise<void> {

@@ -47,6 +47,8 @@ Deno.test("a success without x-restli-id is an unknown outcome, never a refusal 
     tokenKey: null,
     timeoutMs: 5_000,
     expiryCheckMs: 60_000,
+    uploadTimeoutMs: 5_000,
+    organizations: false,
   }, "http://127.0.0.1:1/callback");
   const post = () => api.createPost("token", "member", "Hello");
   assert.deepEqual(await post(), {

@@ -1,3 +1,5 @@
+import { openAssetStore } from "../../shared/assets/config.ts";
+import { UploadUrls } from "../../shared/assets/upload_urls.ts";
 import { createDeliverer } from "../../shared/delivery/mod.ts";
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
@@ -17,7 +19,11 @@ import { LiveTextCheck } from "./live_text_check.ts";
 import { PostOperations } from "./operations.ts";
 import { LinkedInApi } from "./linkedin.ts";
 import { LinkedInConnections } from "./linkedin_connections.ts";
+import { FirstCommentPublisher } from "./first_comment_job.ts";
+import { MediaOperations } from "./media.ts";
+import { mountMediaRoutes } from "./media_routes.ts";
 import { PublishJob } from "./publish_job.ts";
+import { MediaPublisher } from "./publish_media.ts";
 import { Scheduling } from "./scheduling.ts";
 import { mountPublishingRoutes } from "./publishing_routes.ts";
 import { ReviewOperations, textFingerprint } from "./review.ts";
@@ -81,6 +87,27 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     connections,
     logger,
   });
+  const assets = config.assets ? await openAssetStore(config.assets) : null;
+  const media = new MediaOperations({
+    store,
+    posts,
+    review,
+    queue,
+    assets,
+    uploads: config.assets ? await UploadUrls.fromConfig(config.assets) : null,
+    uploadUrlTtl: config.uploadUrlTtl,
+    cleanupMargin: config.cleanupMargin,
+    logger,
+  });
+  const firstComment = new FirstCommentPublisher({
+    store,
+    review,
+    queue,
+    linkedin,
+    connections,
+    cipher,
+    logger,
+  });
   const publishJob = new PublishJob({
     store,
     posts,
@@ -91,6 +118,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     cipher,
     config: config.linkedin,
     logger,
+    mediaPublisher: new MediaPublisher({ linkedin, media, logger }),
   });
   const liveTextCheck = new LiveTextCheck({
     store,
@@ -116,7 +144,8 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     },
   });
   mountPostsInternal(app, { store, posts, review, scheduling });
-  mountPostRoutes(app, { store, posts, workspaces, review });
+  mountPostRoutes(app, { store, posts, workspaces, review, media, connections });
+  mountMediaRoutes(app, { media, workspaces });
   mountReviewRoutes(app, { store, posts, review, workspaces });
   mountPublishingRoutes(app, { connections, scheduling }, { secureCookie: base.stage !== "dev" });
   mountCommentRoutes(app, {
@@ -141,6 +170,8 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
               deliverer,
               logger,
               publish: (job) => publishJob.run(job),
+              firstComment: (job) => firstComment.run(job),
+              media,
             }),
           ),
         logger,

@@ -80,6 +80,11 @@ export class PostOperations {
       linkedin_post_urn: null,
       linkedin_post_url: null,
       publish_error: null,
+      media: [],
+      first_comment: null,
+      publish_as: "member",
+      linkedin_first_comment_urn: null,
+      first_comment_error: null,
     };
     await store.createPost(record, content);
     if (ideaId) {
@@ -166,11 +171,11 @@ export class PostOperations {
     return await this.read(result.after);
   }
 
-  /** Removes the post; its comments and live document go with the `purge_post` job. */
+  /** Removes the post; its comments, live document and media go with the `purge_post` job. */
   async delete(workspaceId: string, postId: string): Promise<PostRecord | null> {
     const { store, queue, liveDocs, logger } = this.deps;
     const deleted = await store.deletePost(workspaceId, postId, (op) => {
-      queue.enqueue(op, { type: "purge_post", post_id: postId });
+      queue.enqueue(op, { type: "purge_post", post_id: postId, workspace_id: workspaceId });
     });
     // No socket opens on a deleted post from now on; the queued purge removes it again if this
     // call fails.

@@ -9,7 +9,14 @@ import type { LinkedInApi } from "./linkedin.ts";
 import type { LinkedInConnections } from "./linkedin_connections.ts";
 import type { PostOperations } from "./operations.ts";
 import { PUBLISH_MESSAGES } from "./publish_rules.ts";
-import { type ReviewOperations, textFingerprint } from "./review.ts";
+import {
+  approvedExtrasMatch,
+  extrasFingerprint,
+  type ReviewOperations,
+  textFingerprint,
+} from "./review.ts";
+import { linkedInMessage, type LinkedInRefusal } from "./linkedin.ts";
+import type { MediaPublisher } from "./publish_media.ts";
 import type { PostsStore, StoredPost } from "./store.ts";
 import type { TokenCipher } from "./token_crypto.ts";
 
@@ -26,6 +33,7 @@ export interface PublishJobDeps {
   cipher: TokenCipher;
   config: LinkedInConfig;
   logger: Logger;
+  mediaPublisher: MediaPublisher;
 }
 
 /**
@@ -37,12 +45,13 @@ export class PublishJob {
   constructor(private readonly deps: PublishJobDeps) {}
 
   /**
-   * The `publish` job. At most once: the attempt is recorded before LinkedIn is called; a run
-   * that finds an attempt recorded (its process died mid-call, or the handler was retried)
-   * never calls again and reports the outcome as unknown.
+   * The `publish` job. The media go up first (uploads may be retried: nothing is posted yet);
+   * then at most once: the attempt is recorded before the post is created, and a run that
+   * finds an attempt recorded (its process died mid-call, or the handler was retried) never
+   * calls again and reports the outcome as unknown.
    */
   async run(job: { post_id: string; workspace_id: string; schedule_id: string }) {
-    const { store, posts, linkedin, cipher, logger, config } = this.deps;
+    const { store, posts, linkedin, cipher, logger, connections } = this.deps;
     const { post_id: postId, workspace_id: workspaceId } = job;
     const stored = await store.getStored(workspaceId, postId);
     if (!stored || stored.status !== "scheduled" || stored.schedule_id !== job.schedule_id) return;
@@ -50,15 +59,42 @@ export class PublishJob {
       await this.#fail(workspaceId, postId, job.schedule_id, PUBLISH_MESSAGES.unknownOutcome);
       return;
     }
-    const connection = await this.deps.connections.active(workspaceId);
+    const connection = await connections.active(workspaceId);
     if (!connection) {
       await this.#fail(workspaceId, postId, job.schedule_id, PUBLISH_MESSAGES.notConnected);
       return;
     }
+    const author = connections.authorUrn(connection, stored.publish_as ?? "member");
+    if (!author) {
+      await this.#fail(workspaceId, postId, job.schedule_id, PUBLISH_MESSAGES.notAnAdmin);
+      return;
+    }
+    const token = await cipher.decrypt(connection.token, workspaceId);
+    const uploaded = await this.deps.mediaPublisher.upload(token, author, stored);
+    if ("failure" in uploaded) {
+      const { failure } = uploaded;
+      if (failure.kind === "problem") {
+        await this.#fail(workspaceId, postId, job.schedule_id, failure.message);
+      } else if (failure.kind === "unknown") {
+        // An upload that got no answer posted nothing: try again later.
+        await this.#retryLater(job, null, { status: 503, retryAfterSeconds: null }, failure.error);
+      } else {
+        await this.#refused(job, null, failure.refusal, `the upload of ${failure.filename}`);
+      }
+      return;
+    }
+    const mediaSent = extrasFingerprint(stored);
     const attemptId = newId();
-    const recorded = await store.modifyPost(workspaceId, postId, (current) => {
+    let mediaChanged = false;
+    const recorded = await store.modifyPost(workspaceId, postId, (current, op) => {
       if (current.schedule_id !== job.schedule_id || current.status !== "scheduled") return null;
       if (current.publish_attempt) return null;
+      if (extrasFingerprint(current) !== mediaSent) {
+        // The media changed while they went up: upload what the post holds now.
+        mediaChanged = true;
+        this.deps.queue.enqueue(op, { type: "publish", ...job });
+        return { ...current };
+      }
       return {
         ...current,
         publish_attempt: {
@@ -69,19 +105,22 @@ export class PublishJob {
         publish_first_try: current.publish_first_try ?? nowIso(),
       };
     });
-    if (!recorded?.changed) return;
+    if (!recorded?.changed || mediaChanged) return;
     // What is sent is fingerprinted after the attempt is recorded: from here on the text read
-    // is exactly what LinkedIn receives, and it must be the text that was approved.
+    // is exactly what LinkedIn receives, and it (with the media and first comment) must be
+    // what was approved.
     const text = (await posts.read(recorded.after)).content;
     const refusal = await this.#unapproved(recorded.after, text);
     if (refusal) {
       await this.#refuseUnapproved(workspaceId, postId, attemptId, refusal);
       return;
     }
-    const token = await cipher.decrypt(connection.token, workspaceId);
-    const outcome = await linkedin.createPost(token, connection.member_sub, text);
+    const outcome = await linkedin.createPost(token, author, text, uploaded.content);
     if (outcome.kind === "created") {
-      await this.#published(workspaceId, postId, attemptId, outcome.urn);
+      await this.#published(workspaceId, postId, attemptId, outcome.urn, {
+        text: recorded.after.first_comment ?? "",
+        actor: author,
+      });
       return;
     }
     if (outcome.kind === "unknown") {
@@ -89,38 +128,29 @@ export class PublishJob {
       await this.#fail(workspaceId, postId, job.schedule_id, PUBLISH_MESSAGES.unknownOutcome);
       return;
     }
+    await this.#refused(job, attemptId, outcome, "the post");
+  }
+
+  /**
+   * LinkedIn refused `what` (the post, or a media upload before it): 429 and 5xx are retried
+   * with backoff for an hour, 401 marks the connection expired, 426 names LINKEDIN_VERSION,
+   * anything else ends the schedule with LinkedIn's message.
+   */
+  async #refused(
+    job: { post_id: string; workspace_id: string; schedule_id: string },
+    attemptId: string | null,
+    outcome: LinkedInRefusal,
+    what: string,
+  ): Promise<void> {
+    const { logger, config } = this.deps;
     const { status } = outcome;
     if (status === 429 || status >= 500) {
-      const first = Date.parse(recorded.after.publish_first_try ?? nowIso());
-      const retries = (recorded.after.publish_retries ?? 0) + 1;
-      const backoff = outcome.retryAfterSeconds !== null
-        ? outcome.retryAfterSeconds * 1000
-        : Math.min(5_000 * 2 ** (retries - 1), 10 * 60_000);
-      if (Date.now() + backoff - first > RETRY_WINDOW_MS) {
-        await this.#fail(
-          workspaceId,
-          postId,
-          job.schedule_id,
-          `LinkedIn kept answering ${status} for an hour; try again later`,
-        );
-        return;
-      }
-      // Known not posted: clear the attempt and try again later.
-      await store.modifyPost(workspaceId, postId, (current, op) => {
-        if (current.publish_attempt?.attempt_id !== attemptId) return null;
-        this.deps.queue.enqueue(op, { type: "publish", ...job }, { delay: backoff });
-        return { ...current, publish_attempt: null, publish_retries: retries };
-      });
-      logger.info("LinkedIn asked to retry the publication later", {
-        post_id: postId,
-        status,
-        retry_in_ms: backoff,
-      });
+      await this.#retryLater(job, attemptId, outcome, `LinkedIn answered ${status}`);
       return;
     }
     let message: string;
     if (status === 401) {
-      await this.deps.connections.markExpired(workspaceId);
+      await this.deps.connections.markExpired(job.workspace_id);
       message = "LinkedIn refused the connection (401); connect LinkedIn again in the workspace " +
         "settings";
     } else if (status === 426) {
@@ -128,14 +158,58 @@ export class PublishJob {
         "set LINKEDIN_VERSION to a current version (YYYYMM)";
       logger.error("LinkedIn refused the configured LINKEDIN_VERSION", {
         version: config.version,
-        post_id: postId,
+        post_id: job.post_id,
       });
     } else {
-      message = `LinkedIn refused the post (${status})${
-        outcome.body ? `: ${outcome.body.slice(0, 200)}` : ""
-      }`;
+      const said = outcome.body ? `: ${linkedInMessage(outcome.body)}` : "";
+      message = what === "the post"
+        ? `LinkedIn refused the post (${status})${said}`
+        : `LinkedIn refused ${what} (${status})${said}`;
     }
-    await this.#fail(workspaceId, postId, job.schedule_id, message);
+    await this.#fail(job.workspace_id, job.post_id, job.schedule_id, message);
+  }
+
+  /** Known not posted: clears the attempt (if any) and runs the job again after a backoff. */
+  async #retryLater(
+    job: { post_id: string; workspace_id: string; schedule_id: string },
+    attemptId: string | null,
+    outcome: { status: number; retryAfterSeconds: number | null },
+    reason: string,
+  ): Promise<void> {
+    const { store, logger } = this.deps;
+    const { workspace_id: workspaceId, post_id: postId } = job;
+    const current = await store.getStored(workspaceId, postId);
+    if (!current) return;
+    const first = Date.parse(current.publish_first_try ?? nowIso());
+    const retries = (current.publish_retries ?? 0) + 1;
+    const backoff = outcome.retryAfterSeconds !== null
+      ? outcome.retryAfterSeconds * 1000
+      : Math.min(5_000 * 2 ** (retries - 1), 10 * 60_000);
+    if (Date.now() + backoff - first > RETRY_WINDOW_MS) {
+      await this.#fail(
+        workspaceId,
+        postId,
+        job.schedule_id,
+        `LinkedIn kept answering ${outcome.status} for an hour; try again later`,
+      );
+      return;
+    }
+    await store.modifyPost(workspaceId, postId, (now, op) => {
+      if (now.schedule_id !== job.schedule_id || now.status !== "scheduled") return null;
+      if ((now.publish_attempt?.attempt_id ?? null) !== attemptId) return null;
+      this.deps.queue.enqueue(op, { type: "publish", ...job }, { delay: backoff });
+      return {
+        ...now,
+        publish_attempt: null,
+        publish_retries: retries,
+        publish_first_try: now.publish_first_try ?? nowIso(),
+      };
+    });
+    logger.info("LinkedIn asked to retry the publication later", {
+      post_id: postId,
+      reason,
+      retry_in_ms: backoff,
+    });
   }
 
   /**
@@ -144,9 +218,9 @@ export class PublishJob {
    */
   async #unapproved(post: StoredPost, text: string): Promise<string | null> {
     if (post.approved_fingerprint) {
-      return await textFingerprint(text) === post.approved_fingerprint
-        ? null
-        : PUBLISH_MESSAGES.changedSinceApproval;
+      const same = await textFingerprint(text) === post.approved_fingerprint &&
+        approvedExtrasMatch(post);
+      return same ? null : PUBLISH_MESSAGES.changedSinceApproval;
     }
     const required = (await this.deps.review.settings(post.workspace_id))?.approval_required;
     return required ? PUBLISH_MESSAGES.notApproved : null;
@@ -183,7 +257,17 @@ export class PublishJob {
     this.deps.logger.warn("publishing refused: not the approved text", { post_id: postId, error });
   }
 
-  async #published(workspaceId: string, postId: string, attemptId: string, urn: string) {
+  /**
+   * Records the publication; a first comment (the approved one) is posted by the
+   * `first_comment` job enqueued in the same commit.
+   */
+  async #published(
+    workspaceId: string,
+    postId: string,
+    attemptId: string,
+    urn: string,
+    firstComment: { text: string; actor: string },
+  ) {
     const { store, review } = this.deps;
     const before = await store.getStored(workspaceId, postId);
     const emails = await review.emails(
@@ -194,6 +278,14 @@ export class PublishJob {
     await store.modifyPost(workspaceId, postId, (current, op) => {
       if (current.publish_attempt?.attempt_id !== attemptId) return null;
       op.set(linkedinPublicationKey(now, postId), workspaceId);
+      if (firstComment.text.trim()) {
+        this.deps.queue.enqueue(op, {
+          type: "first_comment",
+          post_id: postId,
+          workspace_id: workspaceId,
+          ...firstComment,
+        });
+      }
       review.dm(
         op,
         [current.author_id, current.scheduled_by ?? undefined].map((id) =>
@@ -213,6 +305,8 @@ export class PublishJob {
         linkedin_post_urn: urn,
         linkedin_post_url: linkedinUrl,
         publish_error: null,
+        first_comment_error: null,
+        linkedin_first_comment_urn: null,
         publish_attempt: null,
         schedule_id: null,
         updated_at: now,

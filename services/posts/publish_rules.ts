@@ -18,6 +18,10 @@ export const PUBLISH_MESSAGES = {
   otherBrowser:
     "This LinkedIn authorization was started in another browser: connect again from the workspace settings",
   restored: "Restored from a backup: check LinkedIn before publishing",
+  notAnAdmin:
+    "The post is to be published as an organization page this LinkedIn connection does not administer",
+  unknownPage: "publish_as names an organization that is not in the LinkedIn connection",
+  commentUnknown: "First comment outcome unknown; check LinkedIn before posting it by hand",
 } as const;
 
 /** Whether a workspace role may publish for the workspace's LinkedIn member or page. */

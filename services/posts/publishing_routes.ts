@@ -31,6 +31,9 @@ const connectionSchema = z.object({
   member_urn: z.string().nullable(),
   expires_at: z.string().nullable(),
   connected_by: z.string().nullable(),
+  organizations: z.array(z.object({ urn: z.string(), name: z.string() })).openapi({
+    description: "The pages the member administers (empty unless LINKEDIN_ORGANIZATIONS=true)",
+  }),
 }).openapi("LinkedInConnection");
 
 /** The LinkedIn connection, scheduling and publishing routes. */

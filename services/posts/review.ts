@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { buildMessage, type TemplateName } from "../../shared/delivery/mod.ts";
 import { AppError, conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
@@ -10,6 +11,7 @@ import type { Workspace, WorkspacesClient } from "../workspaces/client.ts";
 import type { PostsJob } from "./jobs.ts";
 import type { PostOperations } from "./operations.ts";
 import {
+  type Media,
   type Post,
   POST_NOT_FOUND,
   type PostStatus,
@@ -32,8 +34,27 @@ export const REVIEW_MESSAGES = {
 /** The note of the history entry that records a voided approval. */
 export const APPROVAL_VOIDED_NOTE = "text changed after approval";
 
+/** The note of the history entry that records an approval voided by its media or first comment. */
+export const EXTRAS_VOIDED_NOTE = "media or first comment changed after approval";
+
 /** SHA-256 (hex) of a post's text: what an approval is bound to. */
 export const textFingerprint: (text: string) => Promise<string> = sha256Hex;
+
+/**
+ * SHA-256 (hex) of what is published beside the text: the media (ids, order, alt texts,
+ * titles) and the first comment. An approval is bound to it too. Synchronous, so it is taken
+ * inside a commit on the post as read.
+ */
+export function extrasFingerprint(
+  post: { media?: Media[]; first_comment?: string | null },
+): string {
+  const media = (post.media ?? []).map((m) => [m.media_id, m.alt_text, m.title ?? null]);
+  return createHash("sha256").update(JSON.stringify([media, post.first_comment ?? null]))
+    .digest("hex");
+}
+
+/** The extras fingerprint of a post with no media and no first comment (older approvals). */
+const NO_EXTRAS = extrasFingerprint({});
 
 export interface ReviewDeps {
   store: PostsStore;
@@ -170,12 +191,14 @@ export class ReviewOperations {
         next.approved_by = caller.user_id;
         next.approved_at = now;
         next.approved_fingerprint = fingerprint;
+        next.approved_extras_fingerprint = extrasFingerprint(current);
         next.approved_by_name = review.reviewer_name;
       } else {
         next.status = "draft";
         next.approved_by = null;
         next.approved_at = null;
         next.approved_fingerprint = null;
+        next.approved_extras_fingerprint = null;
         next.approved_by_name = null;
       }
       op.set(reviewKey(postId, review.review_id), review);
@@ -245,6 +268,28 @@ export class ReviewOperations {
   }
 
   /**
+   * The post's media or first comment changed: an approved or scheduled post whose approval
+   * covers other ones goes back to `in_review`, as with `textChanged`. Answers the post when it
+   * was sent back, else null. Idempotent.
+   */
+  async extrasChanged(workspaceId: string, postId: string): Promise<Post | null> {
+    const { store, posts } = this.deps;
+    const stored = await store.getStored(workspaceId, postId);
+    if (!stored || !extrasInvalidate(stored)) return null;
+    const emails = await this.emails(stored.reviewer_ids);
+    const approver = await this.#approverName(stored);
+    const result = await store.modifyPost(workspaceId, postId, (current, op) => {
+      if (!extrasInvalidate(current)) return null;
+      return this.sendBackToReview(op, current, emails, approver, nowIso(), EXTRAS_VOIDED_NOTE);
+    });
+    if (!result?.changed) return null;
+    this.deps.logger.info("approval withdrawn: media or first comment changed after approval", {
+      post_id: postId,
+    });
+    return await posts.read(result.after);
+  }
+
+  /**
    * Inside a commit on `current`: its approval is void because what it covered changed. The
    * post goes back to `in_review` with approval and schedule withdrawn, the history records the
    * voiding under the approver's name, and the reviewers get `review_requested`. Answers the
@@ -256,6 +301,7 @@ export class ReviewOperations {
     emails: Map<string, string>,
     approverName: string,
     now: string,
+    note: string = APPROVAL_VOIDED_NOTE,
   ): StoredPost {
     const { workspace_id: workspaceId, post_id: postId } = current;
     const entry: Review = {
@@ -263,7 +309,7 @@ export class ReviewOperations {
       reviewer_id: current.approved_by ?? "",
       reviewer_name: approverName,
       decision: "voided",
-      note: APPROVAL_VOIDED_NOTE,
+      note,
       created_at: now,
     };
     op.set(reviewKey(postId, entry.review_id), entry);
@@ -303,6 +349,18 @@ function invalidates(post: StoredPost, fingerprint: string): boolean {
     !!post.approved_fingerprint && post.approved_fingerprint !== fingerprint;
 }
 
+/** Whether the post's media and first comment are the ones its approval covers. */
+export function approvedExtrasMatch(post: StoredPost): boolean {
+  return (post.approved_extras_fingerprint ?? NO_EXTRAS) === extrasFingerprint(post);
+}
+
+/** Whether the post's media or first comment are not the ones its approval covers. */
+export function extrasInvalidate(post: StoredPost): boolean {
+  return (post.status === "approved" || post.status === "scheduled") && !post.publish_attempt &&
+    !!post.approved_fingerprint &&
+    (post.approved_extras_fingerprint ?? NO_EXTRAS) !== extrasFingerprint(post);
+}
+
 /** The post with its approval and schedule withdrawn (status left to the caller). */
 function withdrawn(current: StoredPost, now: string): StoredPost {
   return {
@@ -310,6 +368,7 @@ function withdrawn(current: StoredPost, now: string): StoredPost {
     approved_by: null,
     approved_at: null,
     approved_fingerprint: null,
+    approved_extras_fingerprint: null,
     approved_by_name: null,
     scheduled_at: null,
     schedule_id: null,

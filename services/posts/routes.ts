@@ -1,9 +1,12 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import { forbidden, notFound } from "../../shared/http/app_error.ts";
+import { badRequest, forbidden, notFound } from "../../shared/http/app_error.ts";
 import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
+import type { LinkedInConnections } from "./linkedin_connections.ts";
+import type { MediaOperations } from "./media.ts";
 import type { PostOperations } from "./operations.ts";
+import { canPublish, PUBLISH_MESSAGES } from "./publish_rules.ts";
 import type { ReviewOperations } from "./review.ts";
 import {
   createPostBody,
@@ -25,6 +28,10 @@ export interface PostsRouteDeps {
   workspaces: WorkspacesClient;
   /** the approval rules on status moves; absent for the example routes */
   review?: ReviewOperations;
+  /** media download URLs on Get */
+  media?: MediaOperations;
+  /** the pages `publish_as` may name */
+  connections?: LinkedInConnections;
 }
 
 const postsTag = { tags: ["Posts"], security: bearer } satisfies Partial<RouteConfig>;
@@ -91,7 +98,8 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       const { id } = c.req.valid("param");
       const { workspaceId } = c.req.valid("query");
       await workspaces.requireMember(workspaceId, caller.user_id);
-      return c.json(await posts.read(await posts.require(workspaceId, id)), 200);
+      const post = await posts.read(await posts.require(workspaceId, id));
+      return c.json(deps.media ? await deps.media.withDownloadUrls(post) : post, 200);
     },
   );
 
@@ -101,6 +109,9 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       method: "put",
       path: "/api/posts/{id}",
       summary: "Update a post (a new `content` reaches every connected editor at once)",
+      description: "`publish_as` needs the owner or editor role (403) and names `member` or " +
+        "an organization of the workspace's LinkedIn connection (400 otherwise). A change of " +
+        "the text or of `first_comment` withdraws an approval that covered the old ones.",
       request: { params: postIdParam, ...body(updatePostBody) },
       responses: { 200: json(postSchema, "The post"), ...errors(400, 401, 403, 404) },
     }),
@@ -108,9 +119,22 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
       const { workspace_id, ...changes } = c.req.valid("json");
-      await workspaces.requireMember(workspace_id, caller.user_id);
+      const membership = await workspaces.requireMember(workspace_id, caller.user_id);
       await posts.require(workspace_id, id);
-      return c.json(await posts.update(workspace_id, id, changes), 200);
+      if (changes.publish_as !== undefined) {
+        if (!canPublish(membership.role)) throw forbidden(PUBLISH_MESSAGES.editorRole);
+        if (changes.publish_as !== "member") {
+          const connection = await deps.connections?.stored(workspace_id);
+          if (!connection || !deps.connections!.authorUrn(connection, changes.publish_as)) {
+            throw badRequest(PUBLISH_MESSAGES.unknownPage);
+          }
+        }
+      }
+      const post = await posts.update(workspace_id, id, changes);
+      const sentBack = changes.first_comment !== undefined
+        ? await deps.review?.extrasChanged(workspace_id, id)
+        : null;
+      return c.json(sentBack ?? post, 200);
     },
   );
 

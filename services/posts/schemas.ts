@@ -61,6 +61,42 @@ const nonBlank = (field: string, max: number) =>
     `${field} is required`,
   ).refine((v) => v.length <= max, `${field} is longer than ${max} characters`);
 
+// ---------------------------------------------------------------- media
+
+export const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif"] as const;
+export const DOCUMENT_TYPE = "application/pdf";
+export const MEDIA_TYPES = [...IMAGE_TYPES, DOCUMENT_TYPE] as const;
+export type MediaType = typeof MEDIA_TYPES[number];
+export const MiB = 1024 * 1024;
+export const IMAGE_MAX_BYTES = 10 * MiB;
+export const DOCUMENT_MAX_BYTES = 100 * MiB;
+export const IMAGES_MAX = 20;
+export const ALT_TEXT_MAX = 1_000;
+export const DOCUMENT_TITLE_MAX = 200;
+export const FIRST_COMMENT_MAX = 1_250;
+export const MEDIA_FILENAME_MAX = 200;
+export const MEDIA_NOT_FOUND = "Media not found";
+/** `publish_as` of an organization page: LinkedIn's organization URN. */
+export const ORGANIZATION_URN = /^urn:li:organization:\d{1,20}$/;
+
+export const mediaSchema = z.object({
+  media_id: z.string(),
+  kind: z.enum(["image", "document"]),
+  filename: z.string(),
+  content_type: z.enum(MEDIA_TYPES),
+  size: z.number().int(),
+  alt_text: z.string(),
+  title: z.string().nullable(),
+  uploaded_at: z.string(),
+}).openapi("PostMedia");
+export type Media = z.infer<typeof mediaSchema>;
+
+export const mediaWithUrlSchema = mediaSchema.extend({
+  downloadUrl: z.string().optional().openapi({
+    description: "A signed URL to read the bytes (on Get; 1 hour)",
+  }),
+}).openapi("PostMediaWithUrl");
+
 // ---------------------------------------------------------------- records
 
 export const postSchema = z.object({
@@ -83,11 +119,25 @@ export const postSchema = z.object({
   linkedin_post_urn: z.string().nullable(),
   linkedin_post_url: z.string().nullable(),
   publish_error: z.string().nullable(),
+  media: z.array(mediaWithUrlSchema).openapi({
+    description: "Images (1 to 20) or one PDF document, in the order they are published",
+  }),
+  first_comment: z.string().nullable().openapi({
+    description: "Posted once as the first comment right after the post",
+  }),
+  publish_as: z.string().openapi({
+    description: '`"member"` (the connected LinkedIn member) or an organization URN',
+  }),
+  linkedin_first_comment_urn: z.string().nullable(),
+  first_comment_error: z.string().nullable(),
 }).openapi("Post");
 export type Post = z.infer<typeof postSchema>;
 
-/** What the store keeps of a post: everything but the text, which lives in its own keys. */
-export type PostRecord = Omit<Post, "content">;
+/**
+ * What the store keeps of a post: everything but the text, which lives in its own keys, and the
+ * media's download URLs, signed when a post is read.
+ */
+export type PostRecord = Omit<Post, "content" | "media"> & { media: Media[] };
 
 export const exampleSchema = z.object({
   example_id: z.string(),
@@ -190,6 +240,14 @@ export const updatePostBody = z.object({
   content: content(CONTENT_MAX).optional(),
   tags: tagsSchema.optional(),
   scheduled_at: timestamp.nullable().optional(),
+  first_comment: z.string({ error: "first_comment must be a string or null" }).max(
+    FIRST_COMMENT_MAX,
+    `first_comment is longer than ${FIRST_COMMENT_MAX} characters`,
+  ).nullable().optional(),
+  publish_as: z.string({ error: "publish_as must be a string" }).refine(
+    (v) => v === "member" || ORGANIZATION_URN.test(v),
+    'publish_as must be "member" or an organization URN (urn:li:organization:<id>)',
+  ).optional(),
 }).openapi("UpdatePostRequest");
 export type PostChanges = Omit<z.infer<typeof updatePostBody>, "workspace_id">;
 
@@ -261,6 +319,44 @@ export const listPostsQuery = z.object({
   ),
 });
 
+export const addMediaBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  filename: z.string({ error: "filename is required" }).trim().min(1, "filename is required")
+    .max(MEDIA_FILENAME_MAX, `filename is longer than ${MEDIA_FILENAME_MAX} characters`),
+  contentType: z.string({ error: "contentType is required" }).trim().toLowerCase().refine(
+    (v) => (MEDIA_TYPES as readonly string[]).includes(v),
+    `contentType must be one of: ${MEDIA_TYPES.join(", ")}`,
+  ).transform((v) => v as MediaType),
+  size: z.number({ error: "size is required (bytes)" }).int("size must be a whole number")
+    .min(1, "size must be at least 1 byte"),
+}).openapi("AddPostMediaRequest");
+
+export const patchMediaBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  alt_text: z.string({ error: "alt_text must be a string" }).max(
+    ALT_TEXT_MAX,
+    `alt_text is longer than ${ALT_TEXT_MAX} characters`,
+  ).optional(),
+  title: z.string({ error: "title must be a string" }).max(
+    DOCUMENT_TITLE_MAX,
+    `title is longer than ${DOCUMENT_TITLE_MAX} characters`,
+  ).optional(),
+}).openapi("UpdatePostMediaRequest");
+
+export const reorderMediaBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  media_ids: z.array(
+    z.string({ error: "media_ids must be media ids" }).max(ID_MAX, "media_ids: an id is too long"),
+    { error: "media_ids is required (the post's media ids in their new order)" },
+  ).max(IMAGES_MAX, `media_ids names at most ${IMAGES_MAX} media`),
+}).openapi("ReorderPostMediaRequest");
+
+export const mediaUploadSchema = z.object({
+  media_id: z.string(),
+  uploadUrl: z.string(),
+  expiresIn: z.number().int(),
+}).openapi("PostMediaUpload");
+
 export const createExampleBody = z.object({
   workspace_id: requiredId("workspace_id"),
   title: title.optional(),
@@ -300,6 +396,7 @@ const pathId = (name: string) =>
     .openapi({ param: { name, in: "path" } });
 
 export const postIdParam = z.object({ id: pathId("id") });
+export const mediaParams = z.object({ id: pathId("id"), media_id: pathId("media_id") });
 export const commentParams = z.object({ id: pathId("id"), comment_id: pathId("comment_id") });
 export const replyParams = z.object({
   id: pathId("id"),

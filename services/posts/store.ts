@@ -22,6 +22,7 @@
  * - `["linkedin_connections", workspaceId]` → StoredConnection (the access token AES-GCM
  *   encrypted with a key that is not in this KV, see `token_crypto.ts`)
  * - `["linkedin_states", sha256(state)]` → LinkedInState (10 minutes, single use)
+ * - `["media_uploads", uploadId]` → MediaUploadGrant (a media upload URL's, until it expires)
  *
  * Writes that cause a message take an `also(op)` callback, so a queue message is enqueued in
  * the same atomic commit as the write that causes it.
@@ -41,6 +42,7 @@ import {
 } from "./keys.ts";
 import { CommentStore } from "./store/comments.ts";
 import { ExampleStore } from "./store/examples.ts";
+import { MediaUploadStore } from "./store/media_uploads.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
@@ -70,6 +72,15 @@ export interface StoredPost extends PostRecord {
   publish_first_try?: string | null;
   /** how many retries (429, 5xx) this schedule had */
   publish_retries?: number;
+  /**
+   * Fingerprint of the media (ids, order, alt texts, titles) and first comment an approval
+   * covers (`extrasFingerprint`); absent on approvals older than media: none
+   */
+  approved_extras_fingerprint?: string | null;
+  /** the first comment's call to LinkedIn in flight; found on a re-run, its outcome is unknown */
+  first_comment_attempt?: string | null;
+  /** how many retries (429, 5xx) the first comment had */
+  first_comment_retries?: number;
 }
 
 /** What the live-text check needs of an approved post: where it is and what was approved. */
@@ -131,10 +142,18 @@ function publicRecord(stored: StoredPost): PostRecord {
     publish_attempt: _attempt,
     publish_first_try: _first,
     publish_retries: _retries,
+    approved_extras_fingerprint: _extras,
+    first_comment_attempt: _commentAttempt,
+    first_comment_retries: _commentRetries,
     ...record
   } = stored;
   return {
     ...record,
+    media: record.media ?? [],
+    first_comment: record.first_comment ?? null,
+    publish_as: record.publish_as ?? "member",
+    linkedin_first_comment_urn: record.linkedin_first_comment_urn ?? null,
+    first_comment_error: record.first_comment_error ?? null,
     reviewer_ids: record.reviewer_ids ?? [],
     approved_by: record.approved_by ?? null,
     approved_at: record.approved_at ?? null,
@@ -155,6 +174,8 @@ export interface PostUpdate {
   scheduled_at?: string | null;
   status?: PostStatus;
   content?: string;
+  first_comment?: string | null;
+  publish_as?: string;
 }
 
 export class PostsStore {
@@ -162,10 +183,13 @@ export class PostsStore {
   readonly comments: CommentStore;
   /** example posts, in store/examples.ts */
   readonly examples: ExampleStore;
+  /** The single-use upload URLs of posts' media (store/media_uploads.ts). */
+  readonly mediaUploads: MediaUploadStore;
 
   constructor(private readonly kv: Deno.Kv) {
     this.comments = new CommentStore(kv);
     this.examples = new ExampleStore(kv);
+    this.mediaUploads = new MediaUploadStore(kv);
   }
 
   // ------------------------------------------------------------ posts
@@ -338,6 +362,8 @@ export class PostsStore {
         if (update.title !== undefined) after.title = update.title;
         if (update.tags !== undefined) after.tags = update.tags;
         if (update.scheduled_at !== undefined) after.scheduled_at = update.scheduled_at;
+        if (update.first_comment !== undefined) after.first_comment = update.first_comment;
+        if (update.publish_as !== undefined) after.publish_as = update.publish_as;
         if (update.status !== undefined) {
           after.status = update.status;
           if (update.status === "published" && before.status !== "published") {
@@ -350,6 +376,7 @@ export class PostsStore {
             after.approved_by = null;
             after.approved_at = null;
             after.approved_fingerprint = null;
+            after.approved_extras_fingerprint = null;
             after.approved_by_name = null;
           }
         }
@@ -444,5 +471,10 @@ export function withContent(record: PostRecord, content: string): Post {
     linkedin_post_urn: record.linkedin_post_urn ?? null,
     linkedin_post_url: record.linkedin_post_url ?? null,
     publish_error: record.publish_error ?? null,
+    media: record.media ?? [],
+    first_comment: record.first_comment ?? null,
+    publish_as: record.publish_as ?? "member",
+    linkedin_first_comment_urn: record.linkedin_first_comment_urn ?? null,
+    first_comment_error: record.first_comment_error ?? null,
   };
 }

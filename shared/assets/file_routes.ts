@@ -25,6 +25,9 @@ import { type AssetStore, keyProblem, servedAs } from "./store.ts";
 import { type ClaimUpload, UPLOAD_ID } from "./upload_urls.ts";
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+/** A post's PDF document may be 100 MiB (its upload URL bounds it to the size declared). */
+export const MAX_POST_MEDIA_BYTES = 100 * 1024 * 1024;
+const POST_MEDIA_UPLOAD_KEY = /^workspaces\/[^/]+\/posts\/[^/]+\/media\//;
 /**
  * Imported backups (`_backups/upload-<timestamp>.zip`, the admin upload URL's key) may be as
  * large as an archive can be: the backup ZIP has no Zip64, so 4 GiB. They are streamed to disk.
@@ -63,18 +66,26 @@ export function createFileAssetRoutes({
       await c.req.raw.body?.cancel();
       return c.json({ error: checked.error }, checked.status);
     }
-    const maxBytes = BACKUP_UPLOAD_KEY.test(checked.key) ? backupMaxBytes : attachmentMaxBytes;
-    const limitMiB = Math.round(maxBytes / 1024 / 1024);
+    let maxBytes = BACKUP_UPLOAD_KEY.test(checked.key)
+      ? backupMaxBytes
+      : POST_MEDIA_UPLOAD_KEY.test(checked.key)
+      ? Math.max(attachmentMaxBytes, MAX_POST_MEDIA_BYTES)
+      : attachmentMaxBytes;
     const declared = c.req.header("content-length");
     if (declared && Number(declared) > maxBytes) {
       await c.req.raw.body?.cancel();
-      return c.json({ error: `Upload is larger than ${limitMiB} MiB` }, 413);
+      return c.json({ error: tooLarge(maxBytes) }, 413);
     }
     if (checked.upload) {
-      const refused = await claim(checked.key, checked.upload);
-      if (refused) {
+      const claimed = await claim(checked.key, checked.upload);
+      if (claimed instanceof AppError) {
         await c.req.raw.body?.cancel();
-        return c.json({ error: refused.message }, refused.status);
+        return c.json({ error: claimed.message }, claimed.status);
+      }
+      if (claimed) maxBytes = Math.min(maxBytes, claimed.maxBytes);
+      if (declared && Number(declared) > maxBytes) {
+        await c.req.raw.body?.cancel();
+        return c.json({ error: tooLarge(maxBytes) }, 413);
       }
     }
     const body = c.req.raw.body ?? new Uint8Array();
@@ -86,7 +97,7 @@ export function createFileAssetRoutes({
       }
     } catch (err) {
       if (err instanceof AssetTooLargeError) {
-        return c.json({ error: `Upload is larger than ${limitMiB} MiB` }, 413);
+        return c.json({ error: tooLarge(maxBytes) }, 413);
       }
       logger.error("asset upload failed", { key: checked.key, error: errorMessage(err) });
       return c.json({ error: "Internal server error" }, 500);
@@ -94,12 +105,14 @@ export function createFileAssetRoutes({
     return c.body(null, 200);
   });
 
-  /** The owner's refusal of the upload, or null once it has claimed it. */
-  async function claim(key: string, upload: string): Promise<AppError | null> {
+  /** The owner's refusal of the upload, or (once it has claimed it) the bound it set. */
+  async function claim(
+    key: string,
+    upload: string,
+  ): Promise<AppError | { maxBytes: number } | null> {
     if (!claimUpload) return new AppError(503, "Uploads are not available");
     try {
-      await claimUpload(key, upload);
-      return null;
+      return (await claimUpload(key, upload)) ?? null;
     } catch (err) {
       if (err instanceof AppError) return err;
       logger.error("upload claim failed", { key, error: errorMessage(err) });
@@ -132,6 +145,13 @@ export function createFileAssetRoutes({
   });
 
   return app;
+}
+
+/** The 413 message for an upload over `maxBytes`. */
+function tooLarge(maxBytes: number): string {
+  return maxBytes >= 1024 * 1024 && maxBytes % (1024 * 1024) === 0
+    ? `Upload is larger than ${maxBytes / 1024 / 1024} MiB`
+    : `Upload is larger than the ${maxBytes} bytes requested`;
 }
 
 /** `body`, erroring with AssetTooLargeError once it grows past `maxBytes`. */

@@ -16,10 +16,11 @@ import { randomToken } from "../crypto/ids.ts";
 export const UPLOAD_ID = /^[A-Za-z0-9_-]{22}$/;
 
 /**
- * Asks the upload's owner to accept `upload` for `key` now, once: resolves when it does, throws
- * an AppError (its status and message are the answer to the PUT) when it does not.
+ * Asks the upload's owner to accept `upload` for `key` now, once: resolves when it does (with
+ * the most bytes this upload may have, when the owner bounds it), throws an AppError (its status
+ * and message are the answer to the PUT) when it does not.
  */
-export type ClaimUpload = (key: string, upload: string) => Promise<void>;
+export type ClaimUpload = (key: string, upload: string) => Promise<void | { maxBytes: number }>;
 
 export class UploadUrls {
   constructor(private readonly publicUrl: string, private readonly signer: UrlSigner) {}

@@ -20,7 +20,8 @@ import type { OutgoingMessage, TemplateName } from "./message.ts";
  * - `review_decided`: `post_title`, `actor_name` (the reviewer), `decision` (`approve` |
  *   `request_changes`), `note`, `url`
  * - `post_published`: `post_title`, `linkedin_post_url`, `url`
- * - `publish_failed`: `post_title`, `error` (the post's `publish_error`), `url`
+ * - `publish_failed`: `post_title`, `error` (the post's `publish_error`), `url`, and `part`
+ *   (`first_comment` when the post went out and its first comment did not)
  * - `linkedin_expiring`: `member_name`, `workspace_name`, `expires_at`, `url` (the settings)
  */
 export type TemplateData = Record<string, unknown>;
@@ -161,6 +162,14 @@ const RENDERERS: Record<TemplateName, (data: TemplateData) => RenderedMessage> =
   publish_failed(data) {
     const title = postTitleOf(data);
     const error = pick(data, "error", "publish_error");
+    if (pick(data, "part") === "first_comment") {
+      return {
+        subject: `First comment failed: ${title}`,
+        text: `The post "${title}" is published on LinkedIn, but its first comment could not ` +
+          "be posted." + (error ? `\n\nReason: ${oneLine(error, 500)}` : "") + openPost(data) +
+          SIGNATURE,
+      };
+    }
     return {
       subject: `Publishing failed: ${title}`,
       text: `The post "${title}" could not be published on LinkedIn.` +

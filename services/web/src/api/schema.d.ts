@@ -3988,7 +3988,10 @@ export interface paths {
                 };
             };
         };
-        /** Update a post (a new `content` reaches every connected editor at once) */
+        /**
+         * Update a post (a new `content` reaches every connected editor at once)
+         * @description `publish_as` needs the owner or editor role (403) and names `member` or an organization of the workspace's LinkedIn connection (400 otherwise). A change of the text or of `first_comment` withdraws an approval that covered the old ones.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -4203,6 +4206,296 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/posts/{id}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Reorder a post's media: `media_ids` names each of them once, in the new order */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReorderPostMediaRequest"];
+                };
+            };
+            responses: {
+                /** @description The post */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Post"];
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Add an image or a PDF document to a post: answers a URL to PUT the bytes to
+         * @description Images: image/jpeg, image/png or image/gif, at most 10 MiB, at most 20 per post. Documents: application/pdf, at most 100 MiB, one per post and never beside images. PUT the bytes to `uploadUrl` with `Content-Type` equal to `contentType`; the URL accepts one upload of at most `size` bytes. The bytes are checked against their type when the post is published.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddPostMediaRequest"];
+                };
+            };
+            responses: {
+                /** @description The media id and its upload URL */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostMediaUpload"];
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Asset storage not configured (ASSETS_URL is empty) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/posts/{id}/media/{media_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a media and its bytes */
+        delete: {
+            parameters: {
+                query: {
+                    workspaceId: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                    media_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Set a media's alt text, or a document's title */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    media_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdatePostMediaRequest"];
+                };
+            };
+            responses: {
+                /** @description The post */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Post"];
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/posts/{id}/review-requests": {
@@ -7574,6 +7867,30 @@ export interface components {
             linkedin_post_urn: string | null;
             linkedin_post_url: string | null;
             publish_error: string | null;
+            /** @description Images (1 to 20) or one PDF document, in the order they are published */
+            media: components["schemas"]["PostMediaWithUrl"][];
+            /** @description Posted once as the first comment right after the post */
+            first_comment: string | null;
+            /** @description `"member"` (the connected LinkedIn member) or an organization URN */
+            publish_as: string;
+            linkedin_first_comment_urn: string | null;
+            first_comment_error: string | null;
+        };
+        PostMediaWithUrl: components["schemas"]["PostMedia"] & {
+            /** @description A signed URL to read the bytes (on Get; 1 hour) */
+            downloadUrl?: string;
+        };
+        PostMedia: {
+            media_id: string;
+            /** @enum {string} */
+            kind: "image" | "document";
+            filename: string;
+            /** @enum {string} */
+            content_type: "image/jpeg" | "image/png" | "image/gif" | "application/pdf";
+            size: number;
+            alt_text: string;
+            title: string | null;
+            uploaded_at: string;
         };
         CreatePostRequest: {
             workspace_id: string;
@@ -7592,6 +7909,8 @@ export interface components {
             content?: string;
             tags?: string[];
             scheduled_at?: string | null;
+            first_comment?: string | null;
+            publish_as?: string;
         };
         PostStatusRequest: {
             workspace_id: string;
@@ -7600,6 +7919,26 @@ export interface components {
         Deleted: {
             /** @enum {boolean} */
             deleted: true;
+        };
+        PostMediaUpload: {
+            media_id: string;
+            uploadUrl: string;
+            expiresIn: number;
+        };
+        AddPostMediaRequest: {
+            workspace_id: string;
+            filename: string;
+            contentType: string;
+            size: number;
+        };
+        UpdatePostMediaRequest: {
+            workspace_id: string;
+            alt_text?: string;
+            title?: string;
+        };
+        ReorderPostMediaRequest: {
+            workspace_id: string;
+            media_ids: string[];
         };
         ReviewRequest: {
             workspace_id: string;
@@ -7634,6 +7973,11 @@ export interface components {
             member_urn: string | null;
             expires_at: string | null;
             connected_by: string | null;
+            /** @description The pages the member administers (empty unless LINKEDIN_ORGANIZATIONS=true) */
+            organizations: {
+                urn: string;
+                name: string;
+            }[];
         };
         ScheduleRequest: {
             workspace_id: string;
