@@ -7,7 +7,9 @@
 import { imageSize } from "image-size";
 import type { Media } from "./schemas.ts";
 
-/** Enough of a file to read its header (a JPEG's frame header may follow large EXIF blocks). */
+/** What is read first to find a file's header: PNG, GIF and most JPEGs need far less. */
+const FIRST_BYTES = 64 * 1024;
+/** The most read to find it (a JPEG's frame header may follow large EXIF blocks). */
 const HEAD_BYTES = 1024 * 1024;
 
 const IMAGE_TYPE_OF: Record<string, string> = {
@@ -22,6 +24,9 @@ const LABEL: Record<string, string> = {
   "image/gif": "a GIF image",
   "application/pdf": "a PDF document",
 };
+
+/** `mediaProblem`'s answer when the header may lie past the bytes read so far. */
+const MORE = "\u0000more";
 
 /** Why `head` (a file's first bytes; `complete` when it is the whole file) is not `type`. */
 export function mediaProblem(
@@ -40,8 +45,10 @@ export function mediaProblem(
     if (IMAGE_TYPE_OF[found.type ?? ""] !== type) return refusal;
     return found.width && found.height ? null : refusal;
   } catch {
-    // A header cut by the end of `head` is unreadable only because `head` is short.
-    return complete || head.length < HEAD_BYTES ? refusal : `${filename} could not be read`;
+    // A JPEG's frame header may lie past `head`: read on before refusing it. PNG and GIF
+    // headers come first, so they are refused at once.
+    const readOn = !complete && type === "image/jpeg" && head.length < HEAD_BYTES;
+    return readOn ? MORE : refusal;
   }
 }
 
@@ -57,25 +64,25 @@ export async function checkedMediaStream(
   const chunks: Uint8Array[] = [];
   let size = 0;
   let done = false;
-  while (size < HEAD_BYTES) {
-    const next = await reader.read();
-    if (next.done) {
-      done = true;
-      break;
+  let head: Uint8Array = new Uint8Array(0);
+  let problem: string | null = null;
+  for (let want = FIRST_BYTES;; want = HEAD_BYTES) {
+    while (size < want) {
+      const next = await reader.read();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      chunks.push(next.value);
+      size += next.value.byteLength;
     }
-    chunks.push(next.value);
-    size += next.value.byteLength;
-  }
-  const head = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    head.set(chunk, at);
-    at += chunk.byteLength;
+    head = concat(chunks, size);
+    problem = size === 0
+      ? `${media.filename} is empty`
+      : mediaProblem(media.filename, media.content_type, head, done);
+    if (problem !== MORE || want === HEAD_BYTES) break;
   }
   chunks.length = 0;
-  const problem = size === 0
-    ? `${media.filename} is empty`
-    : mediaProblem(media.filename, media.content_type, head, done);
   if (problem) {
     await reader.cancel().catch(() => {});
     return { problem };
@@ -98,4 +105,15 @@ export async function checkedMediaStream(
     },
   }, { highWaterMark: 0 });
   return { stream };
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
