@@ -56,8 +56,8 @@ const PREFIXES: [string, ServiceName][] = [
   ["/mcp", "mcp"],
 ];
 
-/** `/api/workspaces/{id}/linkedin` and everything below it. */
-const WORKSPACE_LINKEDIN = /^\/api\/workspaces\/[^/]+\/linkedin(\/.*)?$/;
+/** `/api/workspaces/{id}/linkedin` and `.../calendar`, and everything below them: posts'. */
+const WORKSPACE_LINKEDIN = /^\/api\/workspaces\/[^/]+\/(linkedin|calendar)(\/.*)?$/;
 
 /** Prefixes the web app never answers; every other path is an app route. */
 const NOT_WEB = ["/api", "/ws", "/mcp", "/oauth", "/.well-known", "/assets", "/healthz"];
@@ -69,7 +69,7 @@ function underPrefix(path: string, prefix: string): boolean {
 /** Which service answers `method path`, and what the caller must prove; null when none does. */
 export function resolveRoute(method: string, path: string): RouteTarget | null {
   if (underPrefix(path, "/internal")) return null;
-  // A workspace's LinkedIn connection is the posts service's, not workspaces'.
+  // A workspace's LinkedIn connection and its calendar are the posts service's.
   if (WORKSPACE_LINKEDIN.test(path)) return { service: "posts", access: "approved" };
   const match = PREFIXES.find(([prefix]) => underPrefix(path, prefix));
   if (!match) {

@@ -80,5 +80,6 @@ Deno.test("routing sends LinkedIn publishing to posts, ahead of workspaces and a
     access: "public",
   });
   assert.equal(resolveRoute("GET", "/api/workspaces/ws1/linkedinx")?.service, "workspaces");
+  assert.equal(resolveRoute("GET", "/api/workspaces/ws1/calendar")?.service, "posts");
   assert.equal(resolveRoute("GET", "/oauth/authorize")?.service, "auth");
 });

@@ -26,8 +26,7 @@ export const postStatsSchema = z.object({
 export type PostStats = z.infer<typeof postStatsSchema>;
 
 /** The asset key of a post's media bytes: its upload URLs are claimed from posts. */
-export const POST_MEDIA_KEY =
-  /^workspaces\/[^/]+\/posts\/[^/]+\/media\/[^/]+\.(jpg|png|gif|pdf)$/;
+export const POST_MEDIA_KEY = /^workspaces\/[^/]+\/posts\/[^/]+\/media\/[^/]+\.(jpg|png|gif|pdf)$/;
 
 /** The posts service's refusals, as its REST routes answer them. */
 const PASSED_ON: readonly PassedOnStatus[] = [400, 403, 404, 409];

@@ -67,6 +67,14 @@ export const linkedinConnectionKey = (
 /** A LinkedIn OAuth state, by the SHA-256 of the state (linkedin_connections.ts) */
 export const linkedinStateKey = (hash: string): Deno.KvKey => ["linkedin_states", hash];
 
+/** A snapshot of what a post would publish (store/versions.ts) */
+export const postVersionKey = (postId: string, versionId: string): Deno.KvKey => [
+  "post_versions",
+  postId,
+  versionId,
+];
+export const postVersionsPrefix = (postId: string): Deno.KvKey => ["post_versions", postId];
+
 /** The grant of a post media upload URL, by its upload id (store/media_uploads.ts) */
 export const mediaUploadKey = (uploadId: string): Deno.KvKey => ["media_uploads", uploadId];
 
@@ -88,6 +96,7 @@ export const KEY_FAMILIES = declareKeys(
     comment_replies: "data",
     examples: "data",
     linkedin_publications: "data",
+    post_versions: "data",
     // the access token is sealed with a key that is not in this KV
     linkedin_connections: "data",
     // a LinkedIn connection's OAuth state: bound to a browser, single use

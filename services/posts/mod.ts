@@ -22,6 +22,8 @@ import { LinkedInConnections } from "./linkedin_connections.ts";
 import { FirstCommentPublisher } from "./first_comment_job.ts";
 import { MediaOperations } from "./media.ts";
 import { mountMediaRoutes } from "./media_routes.ts";
+import { mountPlanningRoutes } from "./planning_routes.ts";
+import { VersionOperations } from "./versions.ts";
 import { PublishJob } from "./publish_job.ts";
 import { MediaPublisher } from "./publish_media.ts";
 import { Scheduling } from "./scheduling.ts";
@@ -146,6 +148,12 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   mountPostsInternal(app, { store, posts, review, scheduling });
   mountPostRoutes(app, { store, posts, workspaces, review, media, connections });
   mountMediaRoutes(app, { media, workspaces });
+  mountPlanningRoutes(app, {
+    store,
+    review,
+    workspaces,
+    versions: new VersionOperations({ store, posts, review, workspaces, assets }),
+  });
   mountReviewRoutes(app, { store, posts, review, workspaces });
   mountPublishingRoutes(app, { connections, scheduling }, { secureCookie: base.stage !== "dev" });
   mountCommentRoutes(app, {

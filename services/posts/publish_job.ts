@@ -17,6 +17,7 @@ import {
 } from "./review.ts";
 import { linkedInMessage, type LinkedInRefusal } from "./linkedin.ts";
 import type { MediaPublisher } from "./publish_media.ts";
+import { versionOf } from "./version_snapshot.ts";
 import type { PostsStore, StoredPost } from "./store.ts";
 import type { TokenCipher } from "./token_crypto.ts";
 
@@ -117,7 +118,7 @@ export class PublishJob {
     }
     const outcome = await linkedin.createPost(token, author, text, uploaded.content);
     if (outcome.kind === "created") {
-      await this.#published(workspaceId, postId, attemptId, outcome.urn, {
+      await this.#published(workspaceId, postId, attemptId, outcome.urn, text, {
         text: recorded.after.first_comment ?? "",
         actor: author,
       });
@@ -266,6 +267,7 @@ export class PublishJob {
     postId: string,
     attemptId: string,
     urn: string,
+    text: string,
     firstComment: { text: string; actor: string },
   ) {
     const { store, review } = this.deps;
@@ -278,6 +280,13 @@ export class PublishJob {
     await store.modifyPost(workspaceId, postId, (current, op) => {
       if (current.publish_attempt?.attempt_id !== attemptId) return null;
       op.set(linkedinPublicationKey(now, postId), workspaceId);
+      store.versions.add(
+        op,
+        versionOf(current, text, "published", {
+          id: current.scheduled_by ?? current.author_id,
+          name: current.scheduled_by_name ?? current.author_name,
+        }),
+      );
       if (firstComment.text.trim()) {
         this.deps.queue.enqueue(op, {
           type: "first_comment",

@@ -19,6 +19,7 @@ import {
   type ReviewDecision,
 } from "./schemas.ts";
 import { reviewKey } from "./keys.ts";
+import { versionOf } from "./version_snapshot.ts";
 import type { PostsStore, StoredPost } from "./store.ts";
 
 export const REVIEW_MESSAGES = {
@@ -193,6 +194,10 @@ export class ReviewOperations {
         next.approved_fingerprint = fingerprint;
         next.approved_extras_fingerprint = extrasFingerprint(current);
         next.approved_by_name = review.reviewer_name;
+        store.versions.add(
+          op,
+          versionOf(current, text, "approved", { id: caller.user_id, name: review.reviewer_name }),
+        );
       } else {
         next.status = "draft";
         next.approved_by = null;

@@ -89,6 +89,7 @@ export class Scheduling {
         scheduled_at: toIso(new Date(when)),
         schedule_id: scheduleId,
         scheduled_by: caller.user_id,
+        scheduled_by_name: caller.name || caller.email,
         publish_error: null,
         publish_attempt: null,
         publish_first_try: null,

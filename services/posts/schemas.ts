@@ -221,6 +221,34 @@ export const reviewListSchema = z.object({
   count: z.number().int(),
 }).openapi("PostReviewList");
 
+export const VERSION_REASONS = ["approved", "published", "saved", "restored"] as const;
+export type VersionReason = typeof VERSION_REASONS[number];
+export const VERSION_LABEL_MAX = 200;
+export const VERSION_NOT_FOUND = "Version not found";
+
+export const versionSummarySchema = z.object({
+  version_id: z.string(),
+  reason: z.enum(VERSION_REASONS),
+  created_at: z.string(),
+  created_by: z.string(),
+  created_by_name: z.string(),
+}).openapi("PostVersionSummary");
+
+export const versionSchema = versionSummarySchema.extend({
+  post_id: z.string(),
+  label: z.string().nullable(),
+  text: z.string(),
+  media: z.array(mediaSchema),
+  first_comment: z.string().nullable(),
+  publish_as: z.string(),
+}).openapi("PostVersion");
+export type PostVersion = z.infer<typeof versionSchema>;
+
+export const versionListSchema = z.object({
+  items: z.array(versionSummarySchema),
+  count: z.number().int(),
+}).openapi("PostVersionList");
+
 // ---------------------------------------------------------------- requests
 
 export const createPostBody = z.object({
@@ -357,6 +385,30 @@ export const mediaUploadSchema = z.object({
   expiresIn: z.number().int(),
 }).openapi("PostMediaUpload");
 
+export const saveVersionBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  label: z.string({ error: "label must be a string" }).max(
+    VERSION_LABEL_MAX,
+    `label is longer than ${VERSION_LABEL_MAX} characters`,
+  ).optional(),
+}).openapi("SaveVersionRequest");
+
+export const calendarQuery = z.object({
+  from: z.string({ error: "from is required (YYYY-MM-DD)" }).openapi({ format: "date" }),
+  to: z.string({ error: "to is required (YYYY-MM-DD)" }).openapi({ format: "date" }),
+});
+
+export const calendarSchema = z.object({
+  timezone: z.string(),
+  items: z.array(z.object({
+    kind: z.enum(["scheduled", "published", "slot"]),
+    at: z.string(),
+    post_id: z.string().nullable(),
+    title: z.string().nullable(),
+    status: z.enum(POST_STATUSES).nullable(),
+  })),
+}).openapi("Calendar");
+
 export const createExampleBody = z.object({
   workspace_id: requiredId("workspace_id"),
   title: title.optional(),
@@ -397,6 +449,7 @@ const pathId = (name: string) =>
 
 export const postIdParam = z.object({ id: pathId("id") });
 export const mediaParams = z.object({ id: pathId("id"), media_id: pathId("media_id") });
+export const versionParams = z.object({ id: pathId("id"), version_id: pathId("version_id") });
 export const commentParams = z.object({ id: pathId("id"), comment_id: pathId("comment_id") });
 export const replyParams = z.object({
   id: pathId("id"),

@@ -119,3 +119,34 @@ export function nextFreeSlot(
   }
   return null;
 }
+
+/**
+ * Every slot instant from `from` to `to` (dates `YYYY-MM-DD` in `zone`, both included), in
+ * time order.
+ */
+export function slotsBetween(
+  slots: readonly string[],
+  zone: string,
+  from: { year: number; month: number; day: number },
+  days: number,
+): number[] {
+  const parsed = slots.map(parseSlot).filter((s) => s !== null);
+  const out: number[] = [];
+  for (let d = 0; d < days; d++) {
+    const date = new Date(Date.UTC(from.year, from.month - 1, from.day + d));
+    for (const s of parsed) {
+      if (s.weekday !== date.getUTCDay()) continue;
+      out.push(
+        zonedInstant(
+          zone,
+          date.getUTCFullYear(),
+          date.getUTCMonth() + 1,
+          date.getUTCDate(),
+          s.hour,
+          s.minute,
+        ),
+      );
+    }
+  }
+  return out.sort((a, b) => a - b);
+}

@@ -22,6 +22,7 @@
  * - `["linkedin_connections", workspaceId]` → StoredConnection (the access token AES-GCM
  *   encrypted with a key that is not in this KV, see `token_crypto.ts`)
  * - `["linkedin_states", sha256(state)]` → LinkedInState (10 minutes, single use)
+ * - `["post_versions", postId, versionId]` → PostVersion (ULIDs: oldest first)
  * - `["media_uploads", uploadId]` → MediaUploadGrant (a media upload URL's, until it expires)
  *
  * Writes that cause a message take an `also(op)` callback, so a queue message is enqueued in
@@ -43,6 +44,7 @@ import {
 import { CommentStore } from "./store/comments.ts";
 import { ExampleStore } from "./store/examples.ts";
 import { MediaUploadStore } from "./store/media_uploads.ts";
+import { VersionStore } from "./store/versions.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
@@ -64,6 +66,8 @@ export interface StoredPost extends PostRecord {
   approved_by_name?: string | null;
   /** who scheduled (or published) the post; gets the `post_published` DM */
   scheduled_by?: string | null;
+  /** their name (the publication's version is theirs) */
+  scheduled_by_name?: string | null;
   /** the live schedule: a publish job carrying another id is stale and dropped */
   schedule_id?: string | null;
   /** the LinkedIn call in flight; found on a re-run, its outcome is unknown */
@@ -138,6 +142,7 @@ function publicRecord(stored: StoredPost): PostRecord {
     content_chunks: _chunks,
     approved_fingerprint: _fp,
     scheduled_by: _by,
+    scheduled_by_name: _byName,
     schedule_id: _sid,
     publish_attempt: _attempt,
     publish_first_try: _first,
@@ -185,11 +190,14 @@ export class PostsStore {
   readonly examples: ExampleStore;
   /** The single-use upload URLs of posts' media (store/media_uploads.ts). */
   readonly mediaUploads: MediaUploadStore;
+  /** The snapshots of what posts would publish (store/versions.ts). */
+  readonly versions: VersionStore;
 
   constructor(private readonly kv: Deno.Kv) {
     this.comments = new CommentStore(kv);
     this.examples = new ExampleStore(kv);
     this.mediaUploads = new MediaUploadStore(kv);
+    this.versions = new VersionStore(kv);
   }
 
   // ------------------------------------------------------------ posts
