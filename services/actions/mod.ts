@@ -28,7 +28,12 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
   const kv = await openServiceKv(base.dataDir, "actions");
   const store = new ActionStore(kv);
   const queue = new ServiceQueue(queueDriver(kv, logger), actionsJobSchema, logger);
-  const deliverer = createDeliverer({ kv, logger, ...config.delivery });
+  const deliverer = createDeliverer({
+    kv,
+    logger,
+    ...config.delivery,
+    keep: (message, id) => new AuthClient(directory, base.internalSecret).keepNotification(message, id),
+  });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   const workspaces = new WorkspacesClient(directory, base.internalSecret);
   const actions = new ActionOperations({

@@ -228,7 +228,8 @@ export class ActionOperations {
     actor: Caller,
     extra: Record<string, unknown> = {},
   ): void {
-    if (!to) return;
+    // Nobody is told of their own action.
+    if (!to || to.toLowerCase() === actor.email?.toLowerCase()) return;
     const { action_id, workspace_id } = action;
     this.deps.queue.enqueue(op, {
       type: "deliver",

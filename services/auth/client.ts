@@ -1,3 +1,4 @@
+import type { OutgoingMessage } from "../../shared/delivery/message.ts";
 import { z } from "zod";
 import type { UserAccess } from "../../shared/http/access_cache.ts";
 import { InternalClient } from "../../shared/service/internal_client.ts";
@@ -63,6 +64,13 @@ export class AuthClient {
   }
 
   /** Profiles for many ids at once; unknown ids are simply absent from the answer. */
+  /** Keeps a DM for its recipient's notifications (the queue message's id makes it once). */
+  async keepNotification(message: OutgoingMessage, messageId: string): Promise<void> {
+    await this.#client.send("POST", "/internal/notifications", {
+      body: { message_id: messageId, message },
+    });
+  }
+
   async getUsers(userIds: string[]): Promise<Map<string, UserProfile>> {
     if (userIds.length === 0) return new Map();
     const found = await this.#client.json(

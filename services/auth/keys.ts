@@ -40,6 +40,18 @@ export const adminKey = (userId: string) => ["users_by_role", "admin", userId];
 export const ADMINS_PREFIX = ["users_by_role", "admin"];
 export const SETUP_TOKEN_KEY = ["setup_token"];
 export const CURRENT_SIGNING_KEY = ["signing_key_current"];
+/** A notification kept for its recipient (store/notifications.ts), newest last by id */
+export const notificationKey = (userId: string, id: string) => ["notifications", userId, id];
+export const notificationsPrefix = (userId: string) => ["notifications", userId];
+/** The unread ones of a user, by id (an index beside the notifications) */
+export const unreadNotificationKey = (userId: string, id: string) => [
+  "notifications_unread",
+  userId,
+  id,
+];
+export const unreadNotificationsPrefix = (userId: string) => ["notifications_unread", userId];
+/** How many unread notifications a user has (a counter changed with each write) */
+export const unreadCountKey = (userId: string) => ["notification_counts", userId];
 
 /**
  * Every key family the auth service writes, with its backup class: the one list its backup
@@ -54,6 +66,9 @@ export const KEY_FAMILIES = declareKeys(
     users_by_role: "data",
     user_counts: "data",
     user_activity_by_day: "data",
+    notifications: "data",
+    notifications_unread: "data",
+    notification_counts: "data",
     // sessions and one-time secrets: after a restore everyone signs in again (the signing keys
     // stay, so access tokens already issued run out their hour)
     refresh_tokens: "session",

@@ -16,6 +16,7 @@ import { authJobHandlers, authJobSchema } from "./jobs.ts";
 import { closePasswordWorkers, dummyHash } from "./passwords.ts";
 import { mountSessionRoutes } from "./session_routes.ts";
 import { mountSetupRoutes } from "./setup_routes.ts";
+import { keepNotification, mountNotificationRoutes } from "./notification_routes.ts";
 import { AuthStore } from "./store.ts";
 import { TokenIssuer } from "./tokens.ts";
 
@@ -29,8 +30,13 @@ export const createAuthService: ServiceFactory = async ({ env, base, logger }) =
   const delivery = parseDeliveryConfig(env, base);
   const kv = await openServiceKv(base.dataDir, "auth");
   const queue = new ServiceQueue(queueDriver(kv, logger), authJobSchema, logger);
-  const deliverer = createDeliverer({ kv, logger, ...delivery });
   const store = new AuthStore(kv, queue);
+  const deliverer = createDeliverer({
+    kv,
+    logger,
+    ...delivery,
+    keep: (message, id) => keepNotification(store, message, id),
+  });
   const issuer = new TokenIssuer(store, {
     issuer: base.publicUrl,
     audience: config.clientId,
@@ -64,6 +70,7 @@ export const createAuthService: ServiceFactory = async ({ env, base, logger }) =
   mountAuthorizeRoutes(app, accounts, google);
   mountGoogleRoutes(app, accounts, google);
   mountDiscoveryRoutes(app, accounts);
+  mountNotificationRoutes(app, store);
 
   return {
     name: "auth",

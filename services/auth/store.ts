@@ -7,12 +7,14 @@ import { LoginThrottle } from "./store/throttle.ts";
 import { SessionStore } from "./store/sessions.ts";
 import { GrantStore } from "./store/grants.ts";
 import { SigningKeyStore } from "./store/signing_keys.ts";
+import { NotificationStore } from "./store/notifications.ts";
 
 export * from "./store/common.ts";
 
 /**
  * The only code that touches the auth service's KV, one store per topic (each in store/):
- * users, codes, setup, login throttle, sessions, short-lived grants and signing keys.
+ * users, codes, setup, login throttle, sessions, short-lived grants, signing keys and the
+ * notifications kept for each user.
  */
 export class AuthStore {
   readonly users: UserStore;
@@ -22,6 +24,7 @@ export class AuthStore {
   readonly sessions: SessionStore;
   readonly grants: GrantStore;
   readonly signingKeys: SigningKeyStore;
+  readonly notifications: NotificationStore;
 
   constructor(kv: Deno.Kv, queue: ServiceQueue<AuthJob>) {
     this.users = new UserStore(kv, queue);
@@ -31,5 +34,6 @@ export class AuthStore {
     this.sessions = new SessionStore(kv);
     this.grants = new GrantStore(kv);
     this.signingKeys = new SigningKeyStore(kv);
+    this.notifications = new NotificationStore(kv);
   }
 }

@@ -39,6 +39,7 @@ const PREFIXES: [string, ServiceName][] = [
   ["/api/auth", "auth"],
   ["/api/ws", "auth"],
   ["/api/setup", "auth"],
+  ["/api/notifications", "auth"],
   ["/oauth", "auth"],
   ["/.well-known", "auth"],
   ["/api/workspaces", "workspaces"],

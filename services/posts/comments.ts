@@ -1,5 +1,5 @@
 import { buildMessage, type TemplateName } from "../../shared/delivery/mod.ts";
-import { forbidden, notFound } from "../../shared/http/app_error.ts";
+import { badRequest, forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import { newId } from "../../shared/crypto/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
@@ -44,9 +44,16 @@ export class CommentOperations {
   async add(
     caller: Caller,
     postId: string,
-    input: { workspace_id: string; body: string; mark_id?: string; text_excerpt?: string },
+    input: {
+      workspace_id: string;
+      body: string;
+      mark_id?: string;
+      text_excerpt?: string;
+      mentions?: string[];
+    },
   ): Promise<Comment> {
     const { post } = await this.#access(caller, input.workspace_id, postId);
+    const mentioned = await this.#mentioned(caller, input.workspace_id, input.mentions);
     const now = nowIso();
     const comment: CommentRecord = {
       comment_id: newId(),
@@ -62,9 +69,13 @@ export class CommentOperations {
       resolved_at: null,
       resolved_by: null,
     };
-    const authorEmail = await this.#emailOf(post.author_id);
+    // Nobody is told of their own comment.
+    const authorEmail = post.author_id === caller.user_id
+      ? null
+      : await this.#emailOf(post.author_id);
     const stored = await this.deps.store.comments.addComment(input.workspace_id, comment, (op) => {
       this.#broadcast(op, post.post_id, "created", comment.comment_id);
+      this.#mention(op, mentioned, caller, post, comment.comment_id, comment.body);
       this.#dm(op, authorEmail, "post_comment_added", {
         post_id: post.post_id,
         workspace_id: post.workspace_id,
@@ -130,11 +141,12 @@ export class CommentOperations {
     caller: Caller,
     postId: string,
     commentId: string,
-    input: { workspace_id: string; body: string },
+    input: { workspace_id: string; body: string; mentions?: string[] },
   ): Promise<Comment> {
     const { store } = this.deps;
     const { post } = await this.#access(caller, input.workspace_id, postId);
     const comment = await this.#requireComment(postId, commentId);
+    const mentioned = await this.#mentioned(caller, input.workspace_id, input.mentions);
     const reply: Reply = {
       reply_id: newId(),
       body: input.body,
@@ -146,6 +158,7 @@ export class CommentOperations {
     const authorEmail = notify ? await this.#emailOf(comment.created_by) : null;
     const stored = await store.comments.addReply(postId, commentId, reply, (op) => {
       this.#broadcast(op, postId, "reply_added", commentId);
+      this.#mention(op, mentioned, caller, post, commentId, reply.body);
       this.#dm(op, authorEmail, "post_comment_reply", {
         post_id: post.post_id,
         workspace_id: post.workspace_id,
@@ -183,6 +196,57 @@ export class CommentOperations {
       this.#broadcast(op, postId, "reply_deleted", commentId);
     });
     if (!deleted) throw notFound(REPLY_NOT_FOUND);
+  }
+
+  /**
+   * The emails of the members `mentions` names, but the writer's: 400 naming any id that is
+   * not a member of the workspace.
+   */
+  async #mentioned(
+    caller: Caller,
+    workspaceId: string,
+    mentions: string[] | undefined,
+  ): Promise<string[]> {
+    const ids = [...new Set(mentions ?? [])];
+    if (ids.length === 0) return [];
+    const roles = await Promise.all(
+      ids.map((id) => this.deps.workspaces.membership(workspaceId, id)),
+    );
+    const strangers = ids.filter((_, i) => !roles[i].role);
+    if (strangers.length > 0) {
+      throw badRequest(`mentions must name workspace members: ${strangers.join(", ")}`);
+    }
+    const others = ids.filter((id) => id !== caller.user_id);
+    if (others.length === 0) return [];
+    const emails = await this.deps.auth.getUsers(others).catch((err) => {
+      this.deps.logger.warn("could not look up mentioned members; no DM sent", {
+        error: errorMessage(err),
+      });
+      return new Map();
+    });
+    return others.map((id) => emails.get(id)?.email).filter((e): e is string => !!e);
+  }
+
+  /** Adds a `mentioned` DM to each of `emails` to the commit `op`. */
+  #mention(
+    op: Deno.AtomicOperation,
+    emails: string[],
+    caller: Caller,
+    post: PostRecord,
+    commentId: string,
+    body: string,
+  ): void {
+    for (const email of emails) {
+      this.#dm(op, email, "mentioned", {
+        post_id: post.post_id,
+        workspace_id: post.workspace_id,
+        comment_id: commentId,
+        post_title: post.title,
+        actor_name: caller.name || caller.email,
+        excerpt: body,
+        url: this.#threadUrl(post, commentId),
+      });
+    }
   }
 
   async #access(

@@ -44,7 +44,13 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   const kv = await openServiceKv(base.dataDir, "posts");
   const store = new PostsStore(kv);
   const queue = new ServiceQueue(queueDriver(kv, logger), postsJobSchema, logger);
-  const deliverer = createDeliverer({ kv, logger, ...config.delivery });
+  const deliverer = createDeliverer({
+    kv,
+    logger,
+    ...config.delivery,
+    keep: (message, id) =>
+      new AuthClient(directory, base.internalSecret).keepNotification(message, id),
+  });
   const liveDocs = collabLiveDocs(directory, base.internalSecret);
   const workspaces = new WorkspacesClient(directory, base.internalSecret);
   const posts = new PostOperations({

@@ -151,7 +151,13 @@ export class ReviewOperations {
       const next: StoredPost = withdrawn(current, nowIso());
       next.status = "in_review";
       next.reviewer_ids = ids;
-      this.dm(op, ids.map((id) => emails.get(id)), "review_requested", data);
+      // Nobody is told of their own request.
+      this.dm(
+        op,
+        ids.filter((id) => id !== caller.user_id).map((id) => emails.get(id)),
+        "review_requested",
+        data,
+      );
       return next;
     });
     if (!result) throw notFound(POST_NOT_FOUND);

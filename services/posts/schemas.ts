@@ -418,9 +418,20 @@ export const createExampleBody = z.object({
 
 export const updateExampleBody = createExampleBody.openapi("UpdateExampleRequest");
 
+/** Members a comment or reply mentions: each gets a `mentioned` DM (but the writer). */
+const mentions = z.array(
+  z.string({ error: "mentions must be user ids" }).trim().min(
+    1,
+    "mentions must not hold an empty id",
+  )
+    .max(ID_MAX, `mentions: each id is at most ${ID_MAX} characters`),
+  { error: "mentions must be an array of user ids" },
+).max(50, "mentions names at most 50 members").optional();
+
 export const createCommentBody = z.object({
   workspace_id: requiredId("workspace_id"),
   body: nonBlank("body", COMMENT_BODY_MAX),
+  mentions,
   mark_id: z.string({ error: "mark_id must be a string" }).max(
     MARK_ID_MAX,
     `mark_id is longer than ${MARK_ID_MAX} characters`,
@@ -438,6 +449,7 @@ export const workspaceBody = z.object({ workspace_id: requiredId("workspace_id")
 export const createReplyBody = z.object({
   workspace_id: requiredId("workspace_id"),
   body: nonBlank("body", COMMENT_BODY_MAX),
+  mentions,
 }).openapi("CreateReplyRequest");
 
 const pathId = (name: string) =>

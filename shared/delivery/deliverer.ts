@@ -17,6 +17,11 @@ export interface DelivererOptions {
   logger: Logger;
   /** Transport tuning (timeouts, extra CA certificates); tests use it. */
   smtpOptions?: SmtpOptions;
+  /**
+   * Keeps a DM for its recipient (the notifications they read in the app), under the queue
+   * message's id; it may be asked twice for one message and must keep it once.
+   */
+  keep?: (message: OutgoingMessage, messageId: string) => Promise<void>;
 }
 
 export interface Deliverer {
@@ -28,7 +33,7 @@ export interface Deliverer {
   deliver(message: OutgoingMessage, messageId: string): Promise<void>;
 }
 
-export type DeliveryStep = "outbox" | "smtp" | "slack";
+export type DeliveryStep = "outbox" | "inbox" | "smtp" | "slack";
 
 /** How long a step's marker is kept: longer than the queue's whole retry schedule. */
 export const DELIVERY_MARKER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -82,6 +87,11 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       await once(messageId, "outbox", async () => {
         await appendOutbox(options.outboxFile, message);
       });
+
+      const keep = options.keep;
+      if (message.channel === "dm" && keep) {
+        await once(messageId, "inbox", () => keep(message, messageId));
+      }
 
       if (message.channel === "email" && options.smtpUrl) {
         const smtpUrl = options.smtpUrl;

@@ -16,6 +16,9 @@ export const TEMPLATE_NAMES = [
   "post_published",
   "publish_failed",
   "linkedin_expiring",
+  "mentioned",
+  "member_added",
+  "account_pending",
 ] as const;
 export type TemplateName = typeof TEMPLATE_NAMES[number];
 

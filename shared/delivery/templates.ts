@@ -23,6 +23,10 @@ import type { OutgoingMessage, TemplateName } from "./message.ts";
  * - `publish_failed`: `post_title`, `error` (the post's `publish_error`), `url`, and `part`
  *   (`first_comment` when the post went out and its first comment did not)
  * - `linkedin_expiring`: `member_name`, `workspace_name`, `expires_at`, `url` (the settings)
+ * - `mentioned`: `post_title`, `actor_name` (who mentioned), `excerpt`, `post_id`, `comment_id`,
+ *   `url`
+ * - `member_added`: `workspace_name`, `actor_name` (who added), `role`, `url`
+ * - `account_pending`: `name`, `email` (the account), `url` (the admin screen)
  */
 export type TemplateData = Record<string, unknown>;
 
@@ -277,6 +281,36 @@ const RENDERERS: Record<TemplateName, (data: TemplateData) => RenderedMessage> =
       subject: `New reply to your comment on "${postTitle}"`,
       text: `${who} replied to your comment on the post "${postTitle}"${where}` + tail +
         SIGNATURE,
+    };
+  },
+  mentioned(data) {
+    const { postTitle, who, tail } = commentParts(data);
+    return {
+      subject: `${who} mentioned you on "${postTitle}"`,
+      text: `${who} mentioned you in a comment on the post "${postTitle}"` + tail + SIGNATURE,
+    };
+  },
+  member_added(data) {
+    const workspace = pick(data, "workspace_name", "workspace") ?? "a workspace";
+    const who = pick(data, "actor_name") ?? "Someone";
+    const role = pick(data, "role");
+    const url = pick(data, "url");
+    return {
+      subject: `You were added to ${oneLine(workspace, SUBJECT_TITLE_LIMIT)}`,
+      text: `${who} added you to the workspace "${oneLine(workspace, 200)}"` +
+        (role ? ` as ${role}` : "") + "." + (url ? `\n\nOpen it: ${url}` : "") + SIGNATURE,
+    };
+  },
+  account_pending(data) {
+    const name = pick(data, "name");
+    const email = pick(data, "email");
+    const url = pick(data, "url");
+    const who = [name, email ? `<${email}>` : undefined].filter(Boolean).join(" ") ||
+      "A new account";
+    return {
+      subject: "An account awaits your approval",
+      text: `${who} confirmed their email and awaits approval.` +
+        (url ? `\n\nReview it: ${url}` : "") + SIGNATURE,
     };
   },
 };
