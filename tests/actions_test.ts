@@ -387,6 +387,12 @@ actionsTest(
   "a DM retried after a Slack failure reaches Slack and the outbox once",
   async (_t, w) => {
     const { slack } = w;
+    // The DMs of the set-up (each added member is told) land first, so the failure is ours.
+    await waitFor(
+      () => slack.posts.filter((p) => p.text.includes("added you to the workspace")).length >= 2,
+      "the set-up's member_added DMs",
+      15_000,
+    );
     slack.postFailures.push("server_error");
     const action = await newAction(w, { title: "Retry me" });
     const posted = () => slack.posts.filter((p) => p.text.includes("Retry me")).length;

@@ -98,6 +98,7 @@ Deno.test("posts API: create, list, get, update, delete and their errors", e2e, 
       assert.equal(res.status, 201, JSON.stringify(res.body));
       const post = res.body;
       assert.deepEqual(Object.keys(post).sort(), [
+        "approvals",
         "approved_at",
         "approved_by",
         "author_id",

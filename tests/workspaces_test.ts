@@ -8,6 +8,7 @@ import { WorkspacesClient } from "../services/workspaces/client.ts";
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
 const WORKSPACE_KEYS = [
   "approval_required",
+  "approvals_required",
   "created_at",
   "default_prompt_id",
   "description",

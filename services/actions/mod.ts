@@ -32,7 +32,8 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
     kv,
     logger,
     ...config.delivery,
-    keep: (message, id) => new AuthClient(directory, base.internalSecret).keepNotification(message, id),
+    keep: (message, id) =>
+      new AuthClient(directory, base.internalSecret).keepNotification(message, id),
   });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   const workspaces = new WorkspacesClient(directory, base.internalSecret);

@@ -64,6 +64,11 @@ export class AuthClient {
   }
 
   /** Profiles for many ids at once; unknown ids are simply absent from the answer. */
+  /** Sends the DM `template` to the user `userId` through auth's queue (a peer without one). */
+  async sendDm(userId: string, template: "member_added", data: Record<string, unknown>) {
+    await this.#client.send("POST", "/internal/dms", { body: { user_id: userId, template, data } });
+  }
+
   /** Keeps a DM for its recipient's notifications (the queue message's id makes it once). */
   async keepNotification(message: OutgoingMessage, messageId: string): Promise<void> {
     await this.#client.send("POST", "/internal/notifications", {

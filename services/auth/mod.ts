@@ -70,12 +70,22 @@ export const createAuthService: ServiceFactory = async ({ env, base, logger }) =
   mountAuthorizeRoutes(app, accounts, google);
   mountGoogleRoutes(app, accounts, google);
   mountDiscoveryRoutes(app, accounts);
-  mountNotificationRoutes(app, store);
+  mountNotificationRoutes(app, store, async (email, template, data) => {
+    const op = kv.atomic();
+    queue.enqueue(op, { type: "deliver", message: buildMessage("dm", email, template, data) });
+    await op.commit();
+  });
 
   return {
     name: "auth",
     fetch: app.fetch,
     start: async () => {
+      if (!delivery.smtpUrl) {
+        logger.warn(
+          `SMTP_URL is not set: email is not configured. Every email and DM is appended to ` +
+            `${delivery.outboxFile} instead (an admin reads confirmation codes there).`,
+        );
+      }
       if (!config.recaptchaSecret) {
         logger.warn("RECAPTCHA_SECRET is not set: signup tokens are required but not scored");
       }

@@ -39,6 +39,12 @@ const readBody = z.union([
   z.object({ all: z.literal(true, { error: "all must be true" }) }),
 ], { error: "Give notification_ids (an array) or all: true" }).openapi("MarkNotificationsRead");
 
+const dmBody = z.object({
+  user_id: z.string().min(1).max(100),
+  template: z.enum(["member_added"]),
+  data: z.record(z.string(), z.unknown()),
+});
+
 const keepBody = z.object({
   message_id: z.string().regex(NOTIFICATION_ID),
   message: outgoingMessageSchema,
@@ -66,7 +72,23 @@ export async function keepNotification(
  * The notifications a user has: every DM sent to them, kept (peers hand theirs over through
  * `/internal/notifications`). A user sees only their own; ids of others' are ignored.
  */
-export function mountNotificationRoutes(app: ServiceApp, store: AuthStore): void {
+export function mountNotificationRoutes(
+  app: ServiceApp,
+  store: AuthStore,
+  send: (
+    userEmail: string,
+    template: "member_added",
+    data: Record<string, unknown>,
+  ) => Promise<void>,
+): void {
+  /** A peer without a queue of its own (workspaces) sends a DM to a user through this one. */
+  app.post("/internal/dms", async (c) => {
+    const { user_id, template, data } = await internalBody(c, dmBody);
+    const user = await store.users.getUser(user_id);
+    if (user?.enabled) await send(user.email, template, data);
+    return c.json({ queued: !!user?.enabled }, 200);
+  });
+
   app.post("/internal/notifications", async (c) => {
     const { message_id, message } = await internalBody(c, keepBody);
     await keepNotification(store, message, message_id);
@@ -97,7 +119,9 @@ export function mountNotificationRoutes(app: ServiceApp, store: AuthStore): void
       const caller = requireCaller(c);
       const query = c.req.valid("query");
       const limit = query.limit === undefined ? 50 : Number(query.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100 || !/^\d+$/.test(query.limit ?? "50")) {
+      if (
+        !Number.isInteger(limit) || limit < 1 || limit > 100 || !/^\d+$/.test(query.limit ?? "50")
+      ) {
         throw new AppError(400, "limit must be a whole number from 1 to 100");
       }
       const cursor = query.cursor ?? null;

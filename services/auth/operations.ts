@@ -124,7 +124,18 @@ export async function confirmEmail(
   if (window === null) {
     throw new AppError(429, "Too many confirmation tries from this address; try again later");
   }
-  const result = await store.codes.confirmEmail(email, code);
+  const result = await store.codes.confirmEmail(email, code, async (user) => {
+    // An account that now awaits approval is announced to every admin.
+    const admins = await store.users.getUsers(await store.setup.adminIds());
+    return admins.filter((a) => a.enabled).map((admin) =>
+      accounts.deps.buildMessage("dm", admin.email, "account_pending", {
+        name: user.name,
+        email: user.email,
+        user_id: user.user_id,
+        url: `${accounts.deps.config.base.publicUrl}/admin`,
+      })
+    );
+  });
   if (result.kind === "unknown") throw new AppError(404, "User not found");
   if (result.kind === "invalid") throw new AppError(400, "Invalid or expired confirmation code");
   await store.codes.giveBackConfirmTry(address, window);

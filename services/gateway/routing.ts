@@ -49,6 +49,7 @@ const PREFIXES: [string, ServiceName][] = [
   ["/api/quick-capture", "ideas"],
   ["/api/prompts", "prompts"],
   ["/api/posts", "posts"],
+  ["/api/review-links", "posts"],
   ["/api/examples", "posts"],
   ["/api/genai", "genai"],
   ["/api/actions", "actions"],
@@ -83,6 +84,8 @@ export function resolveRoute(method: string, path: string): RouteTarget | null {
   if (underPrefix(path, "/oauth") || underPrefix(path, "/.well-known")) {
     return { service, access: "public" };
   }
+  // A review link's token is its own credential: the reviewer has no account.
+  if (underPrefix(path, "/api/review-links")) return { service, access: "public" };
   if (path === "/api/quick-capture" && method === "POST") {
     return { service, access: "public", selfAuthenticating: true };
   }

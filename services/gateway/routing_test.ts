@@ -81,5 +81,9 @@ Deno.test("routing sends LinkedIn publishing to posts, ahead of workspaces and a
   });
   assert.equal(resolveRoute("GET", "/api/workspaces/ws1/linkedinx")?.service, "workspaces");
   assert.equal(resolveRoute("GET", "/api/workspaces/ws1/calendar")?.service, "posts");
+  assert.deepEqual(resolveRoute("GET", "/api/review-links/abc"), {
+    service: "posts",
+    access: "public",
+  });
   assert.equal(resolveRoute("GET", "/oauth/authorize")?.service, "auth");
 });

@@ -11,5 +11,7 @@ export function uploadClaims(directory: ServiceDirectory, secret: string): Claim
   const actions = new ActionsClient(directory, secret);
   const posts = new PostsClient(directory, secret);
   return (key, upload) =>
-    POST_MEDIA_KEY.test(key) ? posts.claimMediaUpload(key, upload) : actions.claimUpload(key, upload);
+    POST_MEDIA_KEY.test(key)
+      ? posts.claimMediaUpload(key, upload)
+      : actions.claimUpload(key, upload);
 }

@@ -100,6 +100,7 @@ export function postsJobHandlers(deps: {
     purge_post: async (job) => {
       await store.comments.purgePostComments(job.post_id);
       await store.versions.purge(job.post_id);
+      await store.reviewLinks.purge(job.post_id);
       await liveDocs.deleteDoc(job.post_id);
       if (job.workspace_id) await deps.media.removeOrphans(job.workspace_id, job.post_id);
     },

@@ -75,6 +75,22 @@ export const postVersionKey = (postId: string, versionId: string): Deno.KvKey =>
 ];
 export const postVersionsPrefix = (postId: string): Deno.KvKey => ["post_versions", postId];
 
+/** A review link, by the SHA-256 of its token (review_links.ts) */
+export const reviewLinkKey = (tokenHash: string): Deno.KvKey => ["review_links", tokenHash];
+/** A post's review links: link id → the token hash */
+export const postReviewLinkKey = (postId: string, linkId: string): Deno.KvKey => [
+  "post_review_links",
+  postId,
+  linkId,
+];
+export const postReviewLinksPrefix = (postId: string): Deno.KvKey => ["post_review_links", postId];
+/** Requests to one review link in one minute */
+export const reviewLinkHitsKey = (tokenHash: string, minute: number): Deno.KvKey => [
+  "review_link_hits",
+  tokenHash,
+  minute,
+];
+
 /** The grant of a post media upload URL, by its upload id (store/media_uploads.ts) */
 export const mediaUploadKey = (uploadId: string): Deno.KvKey => ["media_uploads", uploadId];
 
@@ -97,6 +113,11 @@ export const KEY_FAMILIES = declareKeys(
     examples: "data",
     linkedin_publications: "data",
     post_versions: "data",
+    // review links for reviewers without an account (only the token's hash is kept)
+    review_links: "data",
+    post_review_links: "data",
+    // a review link's requests per minute: a restore neither brings old ones back nor resets them
+    review_link_hits: "local",
     // the access token is sealed with a key that is not in this KV
     linkedin_connections: "data",
     // a LinkedIn connection's OAuth state: bound to a browser, single use

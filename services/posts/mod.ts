@@ -24,6 +24,8 @@ import { MediaOperations } from "./media.ts";
 import { mountMediaRoutes } from "./media_routes.ts";
 import { mountPlanningRoutes } from "./planning_routes.ts";
 import { VersionOperations } from "./versions.ts";
+import { ReviewLinkOperations } from "./review_links.ts";
+import { mountReviewLinkRoutes } from "./review_link_routes.ts";
 import { PublishJob } from "./publish_job.ts";
 import { MediaPublisher } from "./publish_media.ts";
 import { Scheduling } from "./scheduling.ts";
@@ -154,6 +156,17 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   mountPostsInternal(app, { store, posts, review, scheduling });
   mountPostRoutes(app, { store, posts, workspaces, review, media, connections });
   mountMediaRoutes(app, { media, workspaces });
+  mountReviewLinkRoutes(app, {
+    links: new ReviewLinkOperations({
+      store,
+      posts,
+      review,
+      workspaces,
+      media,
+      publicUrl: base.publicUrl,
+    }),
+    workspaces,
+  });
   mountPlanningRoutes(app, {
     store,
     review,

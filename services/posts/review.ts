@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { buildMessage, type TemplateName } from "../../shared/delivery/mod.ts";
 import { AppError, conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
@@ -11,15 +10,18 @@ import type { Workspace, WorkspacesClient } from "../workspaces/client.ts";
 import type { PostsJob } from "./jobs.ts";
 import type { PostOperations } from "./operations.ts";
 import {
-  type Media,
   type Post,
   POST_NOT_FOUND,
+  type PostRecord,
   type PostStatus,
   type Review,
   type ReviewDecision,
 } from "./schemas.ts";
 import { reviewKey } from "./keys.ts";
 import { versionOf } from "./version_snapshot.ts";
+import { approvalKey, extrasFingerprint, NO_EXTRAS } from "./fingerprints.ts";
+
+export { approvalKey, extrasFingerprint };
 import type { PostsStore, StoredPost } from "./store.ts";
 
 export const REVIEW_MESSAGES = {
@@ -40,22 +42,6 @@ export const EXTRAS_VOIDED_NOTE = "media or first comment changed after approval
 
 /** SHA-256 (hex) of a post's text: what an approval is bound to. */
 export const textFingerprint: (text: string) => Promise<string> = sha256Hex;
-
-/**
- * SHA-256 (hex) of what is published beside the text: the media (ids, order, alt texts,
- * titles) and the first comment. An approval is bound to it too. Synchronous, so it is taken
- * inside a commit on the post as read.
- */
-export function extrasFingerprint(
-  post: { media?: Media[]; first_comment?: string | null },
-): string {
-  const media = (post.media ?? []).map((m) => [m.media_id, m.alt_text, m.title ?? null]);
-  return createHash("sha256").update(JSON.stringify([media, post.first_comment ?? null]))
-    .digest("hex");
-}
-
-/** The extras fingerprint of a post with no media and no first comment (older approvals). */
-const NO_EXTRAS = extrasFingerprint({});
 
 export interface ReviewDeps {
   store: PostsStore;
@@ -173,39 +159,87 @@ export class ReviewOperations {
     decision: ReviewDecision,
     note: string | null | undefined,
   ): Promise<Post> {
-    const { store, posts } = this.deps;
+    const { posts } = this.deps;
     const post = await posts.require(workspaceId, postId);
     if (role !== "owner" && role !== "editor") throw forbidden(REVIEW_MESSAGES.reviewRole);
     if (post.author_id === caller.user_id) throw forbidden(REVIEW_MESSAGES.ownReview);
     if (post.status !== "in_review") throw conflict(REVIEW_MESSAGES.notInReview);
+    return await this.applyDecision(
+      post,
+      {
+        reviewer_id: caller.user_id,
+        reviewer_name: caller.name || caller.email,
+        external: false,
+      },
+      decision,
+      note ?? null,
+    );
+  }
+
+  /**
+   * Records `decision` by `reviewer` on `post` (in review): an approval counts once per
+   * reviewer for what the post holds now; the post is `approved` once the workspace's
+   * `approvals_required` distinct reviewers approved it (one when approval is not required),
+   * and `request_changes` sends it to `draft`. The decision is in the review history, a version
+   * is kept at the approval, and the author gets `review_decided`.
+   */
+  async applyDecision(
+    post: PostRecord,
+    reviewer: { reviewer_id: string; reviewer_name: string; external: boolean },
+    decision: ReviewDecision,
+    note: string | null,
+    /** checked inside the commit: throws to refuse (a review link's single decision) */
+    alsoInCommit?: (op: Deno.AtomicOperation) => void,
+  ): Promise<Post> {
+    const { store, posts } = this.deps;
+    const { workspace_id: workspaceId, post_id: postId } = post;
     const text = (await posts.read(post)).content;
     const fingerprint = await textFingerprint(text);
+    const ws = await this.settings(workspaceId);
+    const needed = ws?.approval_required ? Math.max(1, ws.approvals_required ?? 1) : 1;
     const author = (await this.emails([post.author_id])).get(post.author_id);
     const now = nowIso();
     const review: Review = {
       review_id: newId(),
-      reviewer_id: caller.user_id,
-      reviewer_name: caller.name || caller.email,
+      reviewer_id: reviewer.reviewer_id,
+      reviewer_name: reviewer.reviewer_name,
       decision,
-      note: note ?? null,
+      note,
       created_at: now,
     };
     const result = await store.modifyPost(workspaceId, postId, (current, op) => {
-      if (current.status !== "in_review") throw conflict(REVIEW_MESSAGES.notInReview);
+      // A review link's reviewer may decide on a draft as well: the link was made for them.
+      const open = current.status === "in_review" ||
+        (reviewer.external && current.status === "draft");
+      if (!open) throw conflict(REVIEW_MESSAGES.notInReview);
+      alsoInCommit?.(op);
       const next: StoredPost = { ...current, updated_at: now };
+      const holds = approvalKey(fingerprint, current);
       if (decision === "approve") {
-        next.status = "approved";
-        next.approved_by = caller.user_id;
-        next.approved_at = now;
-        next.approved_fingerprint = fingerprint;
-        next.approved_extras_fingerprint = extrasFingerprint(current);
-        next.approved_by_name = review.reviewer_name;
-        store.versions.add(
-          op,
-          versionOf(current, text, "approved", { id: caller.user_id, name: review.reviewer_name }),
+        const approvals = (current.approvals ?? []).filter((a) =>
+          a.content === holds && a.reviewer_id !== reviewer.reviewer_id
         );
+        approvals.push({ ...reviewer, at: now, content: holds });
+        next.approvals = approvals;
+        next.status = "in_review";
+        if (approvals.length >= needed) {
+          next.status = "approved";
+          next.approved_by = reviewer.reviewer_id;
+          next.approved_at = now;
+          next.approved_fingerprint = fingerprint;
+          next.approved_extras_fingerprint = extrasFingerprint(current);
+          next.approved_by_name = review.reviewer_name;
+          store.versions.add(
+            op,
+            versionOf(current, text, "approved", {
+              id: reviewer.reviewer_id,
+              name: review.reviewer_name,
+            }),
+          );
+        }
       } else {
         next.status = "draft";
+        next.approvals = [];
         next.approved_by = null;
         next.approved_at = null;
         next.approved_fingerprint = null;
@@ -381,6 +415,7 @@ function withdrawn(current: StoredPost, now: string): StoredPost {
     approved_fingerprint: null,
     approved_extras_fingerprint: null,
     approved_by_name: null,
+    approvals: [],
     scheduled_at: null,
     schedule_id: null,
     scheduled_by: null,

@@ -91,6 +91,14 @@ export const mediaSchema = z.object({
 }).openapi("PostMedia");
 export type Media = z.infer<typeof mediaSchema>;
 
+export const approvalSchema = z.object({
+  reviewer_id: z.string(),
+  reviewer_name: z.string(),
+  external: z.boolean(),
+  at: z.string(),
+}).openapi("PostApproval");
+export type Approval = z.infer<typeof approvalSchema>;
+
 export const mediaWithUrlSchema = mediaSchema.extend({
   downloadUrl: z.string().optional().openapi({
     description: "A signed URL to read the bytes (on Get; 1 hour)",
@@ -130,6 +138,9 @@ export const postSchema = z.object({
   }),
   linkedin_first_comment_urn: z.string().nullable(),
   first_comment_error: z.string().nullable(),
+  approvals: z.array(approvalSchema).openapi({
+    description: "The approvals of what the post holds now (reset by any change)",
+  }),
 }).openapi("Post");
 export type Post = z.infer<typeof postSchema>;
 
@@ -137,7 +148,11 @@ export type Post = z.infer<typeof postSchema>;
  * What the store keeps of a post: everything but the text, which lives in its own keys, and the
  * media's download URLs, signed when a post is read.
  */
-export type PostRecord = Omit<Post, "content" | "media"> & { media: Media[] };
+export type PostRecord = Omit<Post, "content" | "media" | "approvals"> & {
+  media: Media[];
+  /** each bound to the content it approved (`approvalKey`); only current ones are answered */
+  approvals?: (Approval & { content?: string })[];
+};
 
 export const exampleSchema = z.object({
   example_id: z.string(),

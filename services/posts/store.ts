@@ -23,6 +23,8 @@
  *   encrypted with a key that is not in this KV, see `token_crypto.ts`)
  * - `["linkedin_states", sha256(state)]` → LinkedInState (10 minutes, single use)
  * - `["post_versions", postId, versionId]` → PostVersion (ULIDs: oldest first)
+ * - `["review_links", sha256(token)]` → ReviewLinkRecord, `["post_review_links", postId, linkId]`
+ *   → the token's hash, `["review_link_hits", sha256(token), minute]` → KvU64
  * - `["media_uploads", uploadId]` → MediaUploadGrant (a media upload URL's, until it expires)
  *
  * Writes that cause a message take an `also(op)` callback, so a queue message is enqueued in
@@ -41,10 +43,12 @@ import {
   postWorkspaceKey,
   workspacePostsPrefix,
 } from "./keys.ts";
+import { approvalKey, textFingerprintSync } from "./fingerprints.ts";
 import { CommentStore } from "./store/comments.ts";
 import { ExampleStore } from "./store/examples.ts";
 import { MediaUploadStore } from "./store/media_uploads.ts";
 import { VersionStore } from "./store/versions.ts";
+import { ReviewLinkStore } from "./store/review_links.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
@@ -192,12 +196,15 @@ export class PostsStore {
   readonly mediaUploads: MediaUploadStore;
   /** The snapshots of what posts would publish (store/versions.ts). */
   readonly versions: VersionStore;
+  /** Review links for reviewers without an account (store/review_links.ts). */
+  readonly reviewLinks: ReviewLinkStore;
 
   constructor(private readonly kv: Deno.Kv) {
     this.comments = new CommentStore(kv);
     this.examples = new ExampleStore(kv);
     this.mediaUploads = new MediaUploadStore(kv);
     this.versions = new VersionStore(kv);
+    this.reviewLinks = new ReviewLinkStore(kv);
   }
 
   // ------------------------------------------------------------ posts
@@ -484,5 +491,13 @@ export function withContent(record: PostRecord, content: string): Post {
     publish_as: record.publish_as ?? "member",
     linkedin_first_comment_urn: record.linkedin_first_comment_urn ?? null,
     first_comment_error: record.first_comment_error ?? null,
+    approvals: currentApprovals(record, content),
   };
+}
+
+/** The approvals of `record` that hold for `content` and its media and first comment. */
+function currentApprovals(record: PostRecord, content: string) {
+  if (!record.approvals?.length) return [];
+  const holds = approvalKey(textFingerprintSync(content), record);
+  return record.approvals.filter((a) => a.content === holds).map(({ content: _, ...a }) => a);
 }

@@ -30,6 +30,7 @@ const userWorkspacesSchema = z.object({
 export const workspaceRecordSchema = z.object({
   ...workspaceSchema.shape,
   approval_required: workspaceSchema.shape.approval_required.default(false),
+  approvals_required: workspaceSchema.shape.approvals_required.default(1),
   timezone: workspaceSchema.shape.timezone.default("UTC"),
 });
 

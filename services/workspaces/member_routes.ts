@@ -16,8 +16,11 @@ import {
 import { MESSAGES } from "../../shared/http/messages.ts";
 
 /** The members and pending invites of a workspace (spec: Workspaces). */
-export function mountMemberRoutes(app: ServiceApp, { store, auth, claims }: RouteDeps): void {
-  const members = new MemberOperations(store, auth, claims);
+export function mountMemberRoutes(
+  app: ServiceApp,
+  { store, auth, claims, publicUrl, logger }: RouteDeps,
+): void {
+  const members = new MemberOperations(store, auth, claims, publicUrl, logger);
 
   app.openapi(
     createRoute({
@@ -43,7 +46,13 @@ export function mountMemberRoutes(app: ServiceApp, { store, auth, claims }: Rout
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
       const { email, role } = c.req.valid("json");
-      const added = await members.add(id, caller.user_id, email, role as "editor" | "viewer");
+      const added = await members.add(
+        id,
+        caller.user_id,
+        email,
+        role as "editor" | "viewer",
+        caller.name || caller.email,
+      );
       if (added.kind === "member") return c.json(added.membership, 201);
       return c.json({ status: "invited" as const, email: added.email, role: added.role }, 201);
     },

@@ -34,7 +34,7 @@ export const createWorkspacesService: ServiceFactory = async (
     await next();
   });
   mountWorkspaceRoutes(app, { store, auth, claims });
-  mountMemberRoutes(app, { store, auth, claims });
+  mountMemberRoutes(app, { store, auth, claims, publicUrl: base.publicUrl, logger });
   mountListRoutes(app, { store, auth, claims });
   return {
     name: "workspaces",

@@ -1,3 +1,4 @@
+import type { Logger } from "../../shared/log.ts";
 import { createRoute } from "@hono/zod-openapi";
 import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
@@ -19,6 +20,9 @@ export interface RouteDeps {
   store: WorkspacesStore;
   auth: AuthClient;
   claims: InviteClaims;
+  /** `PUBLIC_URL`: DMs link into the web app under it */
+  publicUrl?: string;
+  logger?: Logger;
 }
 
 /** The public workspace routes (spec: Workspaces); members and invites are in member_routes.ts. */

@@ -20,6 +20,9 @@ export const workspaceSchema = z.object({
   publishing_slots: z.array(z.string()),
   /** A review approves a post before it is scheduled; default false */
   approval_required: z.boolean(),
+  approvals_required: z.number().int().openapi({
+    description: "How many distinct reviewers approve a post when approval is required (1 to 5)",
+  }),
   /** The IANA zone the publishing slots are read in; default "UTC" */
   timezone: z.string(),
   created_at: z.string(),
@@ -112,6 +115,7 @@ export function withWorkspaceDefaults<T extends Workspace | null | undefined>(ws
   return {
     ...ws,
     approval_required: ws.approval_required ?? false,
+    approvals_required: ws.approvals_required ?? 1,
     timezone: ws.timezone ?? "UTC",
   };
 }
@@ -143,6 +147,10 @@ export const updateWorkspaceBodySchema = z.object({
     .max(50, "publishing_slots must have at most 50 items")
     .optional(),
   approval_required: z.boolean({ error: "approval_required must be a boolean" }).optional(),
+  approvals_required: z.number({ error: "approvals_required must be a whole number from 1 to 5" })
+    .int("approvals_required must be a whole number from 1 to 5")
+    .min(1, "approvals_required must be a whole number from 1 to 5")
+    .max(5, "approvals_required must be a whole number from 1 to 5").optional(),
   timezone: z.string({ error: "timezone must be a string" })
     .max(100, "timezone must be at most 100 characters")
     .refine(isTimeZone, "timezone is not a known IANA time zone")

@@ -79,6 +79,7 @@ export class WorkspacesStore {
       default_prompt_id: null,
       publishing_slots: [],
       approval_required: false,
+      approvals_required: 1,
       timezone: "UTC",
       created_at: now,
       updated_at: now,
@@ -183,6 +184,9 @@ export class WorkspacesStore {
       if (patch.default_prompt_id !== undefined) next.default_prompt_id = patch.default_prompt_id;
       if (patch.publishing_slots !== undefined) next.publishing_slots = patch.publishing_slots;
       if (patch.approval_required !== undefined) next.approval_required = patch.approval_required;
+      if (patch.approvals_required !== undefined) {
+        next.approvals_required = patch.approvals_required;
+      }
       if (patch.timezone !== undefined) next.timezone = patch.timezone;
       const op = this.kv.atomic().check(wsEntry).check(callerEntry);
       if (transfer) {

@@ -60,7 +60,12 @@ export class CodeStore {
    * Checks a confirmation code; a right one confirms the account and is deleted, and after
    * CONFIRM_CODE_MAX_ATTEMPTS wrong ones the code is deleted too.
    */
-  async confirmEmail(email: string, code: string): Promise<ConfirmResult> {
+  async confirmEmail(
+    email: string,
+    code: string,
+    /** the DMs to send (in the same commit) when the account now awaits approval */
+    awaitingApproval?: (user: UserRecord) => Promise<OutgoingMessage[]>,
+  ): Promise<ConfirmResult> {
     const codeHash = await sha256Hex(code);
     return await retryCommit<ConfirmResult>(async () => {
       const id = (await this.kv.get<string>(emailKey(email))).value;
@@ -86,12 +91,14 @@ export class CodeStore {
         return res.ok ? { ok: true, value: { kind: "invalid" } } : { ok: false };
       }
       const after: UserRecord = { ...user, confirmed: true, updated_at: nowIso() };
-      const res = await this.kv.atomic()
+      const tell = !after.approved && awaitingApproval ? await awaitingApproval(after) : [];
+      const op = this.kv.atomic()
         .check(userEntry)
         .check(codeEntry)
         .delete(codeEntry.key)
-        .set(userEntry.key, after)
-        .commit();
+        .set(userEntry.key, after);
+      for (const message of tell) this.queue.enqueue(op, { type: "deliver", message });
+      const res = await op.commit();
       return res.ok ? { ok: true, value: { kind: "confirmed", user: after } } : { ok: false };
     });
   }

@@ -16,6 +16,13 @@ export class SetupStore {
     return false;
   }
 
+  /** The ids of every admin account (the `users_by_role` index). */
+  async adminIds(): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const e of this.kv.list({ prefix: ADMINS_PREFIX })) ids.push(e.key[2] as string);
+    return ids;
+  }
+
   /** Fills the admin index from the accounts when it is empty (data from before the index). */
   async backfillAdminIndex(): Promise<void> {
     if (await this.adminExists()) return;

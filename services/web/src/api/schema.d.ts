@@ -1102,6 +1102,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's notifications, newest first, a page at a time, with the unread count */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1 to 100 (default 50) */
+                    limit?: string;
+                    /** @description The `next_cursor` of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NotificationPage"];
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark notifications read: `notification_ids`, or `all: true` */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarkNotificationsRead"];
+                };
+            };
+            responses: {
+                /** @description The unread count */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            unread_count: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces": {
         parameters: {
             query?: never;
@@ -4496,6 +4615,381 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/posts/{id}/review-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's review links, oldest first */
+        get: {
+            parameters: {
+                query: {
+                    workspaceId: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The links */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["ReviewLink"][];
+                            count: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Make a review link for a named reviewer without an account (owner or editor)
+         * @description Only a hash of the token is kept. The link dies on expiry, on revoke and when what the post holds changes after it was made.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateReviewLinkRequest"];
+                };
+            };
+            responses: {
+                /** @description The link */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            link_id: string;
+                            url: string;
+                            expires_at: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/posts/{id}/review-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a review link (owner or editor) */
+        delete: {
+            parameters: {
+                query: {
+                    workspaceId: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                    link_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/review-links/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an outside reviewer sees (no authentication: the token is the credential)
+         * @description 404 `Review link not found or expired` for an unknown, revoked, expired or outdated link; at most 30 requests a minute per link (429).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The post to review */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReviewLinkView"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/review-links/{token}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The outside reviewer's decision, once (no authentication)
+         * @description Approve counts as one approval (`external: true`); request_changes sends the post to draft. A second decision is 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReviewLinkDecisionRequest"];
+                };
+            };
+            responses: {
+                /** @description Recorded */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            decision: "approve" | "request_changes";
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/workspaces/{id}/calendar": {
@@ -7943,6 +8437,26 @@ export interface components {
             /** Format: uuid */
             ticket: string;
         };
+        NotificationPage: {
+            items: components["schemas"]["Notification"][];
+            unread_count: number;
+            next_cursor: string | null;
+        };
+        Notification: {
+            notification_id: string;
+            template: string;
+            data: {
+                [key: string]: unknown;
+            };
+            created_at: string;
+            read_at: string | null;
+        };
+        MarkNotificationsRead: {
+            notification_ids: string[];
+        } | {
+            /** @enum {boolean} */
+            all: true;
+        };
         Workspace: {
             workspace_id: string;
             name: string;
@@ -7953,6 +8467,8 @@ export interface components {
             default_prompt_id: string | null;
             publishing_slots: string[];
             approval_required: boolean;
+            /** @description How many distinct reviewers approve a post when approval is required (1 to 5) */
+            approvals_required: number;
             timezone: string;
             created_at: string;
             updated_at: string;
@@ -7979,6 +8495,7 @@ export interface components {
             default_prompt_id?: string | null;
             publishing_slots?: string[];
             approval_required?: boolean;
+            approvals_required?: number;
             timezone?: string;
             owner_id?: string;
         };
@@ -8251,6 +8768,8 @@ export interface components {
             publish_as: string;
             linkedin_first_comment_urn: string | null;
             first_comment_error: string | null;
+            /** @description The approvals of what the post holds now (reset by any change) */
+            approvals: components["schemas"]["PostApproval"][];
         };
         PostMediaWithUrl: components["schemas"]["PostMedia"] & {
             /** @description A signed URL to read the bytes (on Get; 1 hour) */
@@ -8267,6 +8786,12 @@ export interface components {
             alt_text: string;
             title: string | null;
             uploaded_at: string;
+        };
+        PostApproval: {
+            reviewer_id: string;
+            reviewer_name: string;
+            external: boolean;
+            at: string;
         };
         CreatePostRequest: {
             workspace_id: string;
@@ -8315,6 +8840,38 @@ export interface components {
         ReorderPostMediaRequest: {
             workspace_id: string;
             media_ids: string[];
+        };
+        CreateReviewLinkRequest: {
+            workspace_id: string;
+            reviewer_name: string;
+            /** @default 72 */
+            expires_in_hours: number;
+        };
+        ReviewLink: {
+            link_id: string;
+            reviewer_name: string;
+            expires_at: string;
+            decided_at: string | null;
+            /** @enum {string|null} */
+            decision: "approve" | "request_changes" | null;
+        };
+        ReviewLinkView: {
+            workspace_name: string;
+            reviewer_name: string;
+            expires_at: string;
+            /** @enum {string|null} */
+            decision: "approve" | "request_changes" | null;
+            post: {
+                title: string;
+                content: string;
+                media: components["schemas"]["PostMediaWithUrl"][];
+                first_comment: string | null;
+            };
+        };
+        ReviewLinkDecisionRequest: {
+            /** @enum {string} */
+            decision: "approve" | "request_changes";
+            note?: string | null;
         };
         Calendar: {
             timezone: string;
@@ -8423,6 +8980,7 @@ export interface components {
         CreateCommentRequest: {
             workspace_id: string;
             body: string;
+            mentions?: string[];
             mark_id?: string;
             text_excerpt?: string;
         };
@@ -8433,6 +8991,7 @@ export interface components {
         CreateReplyRequest: {
             workspace_id: string;
             body: string;
+            mentions?: string[];
         };
         ExamplePost: {
             example_id: string;
@@ -8541,6 +9100,11 @@ export interface components {
             publishing_slots: string[];
             /** @default false */
             approval_required: boolean;
+            /**
+             * @description How many distinct reviewers approve a post when approval is required (1 to 5)
+             * @default 1
+             */
+            approvals_required: number;
             /** @default UTC */
             timezone: string;
             created_at: string;

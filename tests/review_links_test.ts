@@ -1,0 +1,308 @@
+import assert from "node:assert/strict";
+import { waitForOutbox } from "./helpers/outbox.ts";
+import { api, e2e, startTestStack, TEST_ADMIN } from "./helpers/stack.ts";
+import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { createWorkspace } from "./helpers/workspaces.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+Deno.test("required approvals, review links, mentions and notifications", e2e, async (t) => {
+  const stack = await startTestStack();
+  try {
+    const owner = await createUser(stack, { name: "Olga Owner" });
+    const author = await createUser(stack, { name: "Anna Author" });
+    const editor = await createUser(stack, { name: "Eddie Editor" });
+    const viewer = await createUser(stack, { name: "Vic Viewer" });
+    const wsId = await createWorkspace(stack, owner, "Reviews", [
+      [author, "editor"],
+      [editor, "editor"],
+      [viewer, "viewer"],
+    ]);
+    const as = (user: TestUser) => (method: string, path: string, body?: unknown) =>
+      api(stack, method, path, { token: user.access_token, body });
+    const inReview = async (content: string) => {
+      const p = await as(author)("POST", "/api/posts", { workspace_id: wsId, content });
+      await as(author)("POST", `/api/posts/${p.body.post_id}/review-requests`, {
+        workspace_id: wsId,
+        reviewer_ids: [owner.user_id, editor.user_id],
+      });
+      return p.body.post_id as string;
+    };
+    const getPost = async (id: string) =>
+      (await as(author)("GET", `/api/posts/${id}?workspaceId=${wsId}`)).body;
+
+    await t.step("approvals_required: 1 to 5, and that many distinct approvals", async () => {
+      for (const bad of [0, 6, 1.5, "2"]) {
+        const res = await as(owner)("PUT", `/api/workspaces/${wsId}`, { approvals_required: bad });
+        assert.equal(res.status, 400, String(bad));
+        assert.match(res.body.error, /approvals_required must be a whole number from 1 to 5/);
+      }
+      const set = await as(owner)("PUT", `/api/workspaces/${wsId}`, {
+        approval_required: true,
+        approvals_required: 2,
+      });
+      assert.equal(set.body.approvals_required, 2);
+      const id = await inReview("Needs two");
+      const first = await as(owner)("POST", `/api/posts/${id}/reviews`, {
+        workspace_id: wsId,
+        decision: "approve",
+      });
+      assert.equal(first.body.status, "in_review");
+      assert.deepEqual(first.body.approvals.map((a: { reviewer_id: string }) => a.reviewer_id), [
+        owner.user_id,
+      ]);
+      // The same reviewer again still counts once.
+      await as(owner)("POST", `/api/posts/${id}/reviews`, {
+        workspace_id: wsId,
+        decision: "approve",
+      });
+      assert.equal((await getPost(id)).status, "in_review");
+      // A change resets the approvals of the old content.
+      await as(author)("PUT", `/api/posts/${id}`, { workspace_id: wsId, content: "Needs two!" });
+      assert.deepEqual((await getPost(id)).approvals, []);
+      await as(owner)("POST", `/api/posts/${id}/reviews`, {
+        workspace_id: wsId,
+        decision: "approve",
+      });
+      const second = await as(editor)("POST", `/api/posts/${id}/reviews`, {
+        workspace_id: wsId,
+        decision: "approve",
+      });
+      assert.equal(second.body.status, "approved");
+      assert.equal(second.body.approvals.length, 2);
+    });
+
+    await t.step(
+      "a review link: made by editors, opened and decided without an account",
+      async () => {
+        const id = await inReview("For the client");
+        const byViewer = await as(viewer)("POST", `/api/posts/${id}/review-links`, {
+          workspace_id: wsId,
+          reviewer_name: "Clara Client",
+        });
+        assert.equal(byViewer.status, 403);
+        const bad = await as(editor)("POST", `/api/posts/${id}/review-links`, {
+          workspace_id: wsId,
+          reviewer_name: "Clara Client",
+          expires_in_hours: 337,
+        });
+        assert.equal(bad.status, 400);
+        const made = await as(editor)("POST", `/api/posts/${id}/review-links`, {
+          workspace_id: wsId,
+          reviewer_name: "Clara Client",
+        });
+        assert.equal(made.status, 201);
+        const url = new URL(made.body.url);
+        assert.equal(url.origin, stack.url);
+        const token = url.pathname.slice("/review/".length);
+        const hours = (Date.parse(made.body.expires_at) - Date.now()) / 3_600_000;
+        assert.ok(hours > 71.9 && hours <= 72, String(hours));
+        // A fresh client: no cookie, no token.
+        const view = await fetch(`${stack.url}/api/review-links/${token}`);
+        assert.equal(view.status, 200);
+        const body = await view.json();
+        assert.equal(body.workspace_name, "Reviews");
+        assert.equal(body.reviewer_name, "Clara Client");
+        assert.equal(body.post.content, "For the client");
+        assert.equal(body.decision, null);
+        // The owner approves; the client's approval is the second.
+        await as(owner)("POST", `/api/posts/${id}/reviews`, {
+          workspace_id: wsId,
+          decision: "approve",
+        });
+        const decided = await fetch(`${stack.url}/api/review-links/${token}/decision`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ decision: "approve", note: "Looks great" }),
+        });
+        assert.equal(decided.status, 200);
+        assert.deepEqual(await decided.json(), { decision: "approve" });
+        const post = await getPost(id);
+        assert.equal(post.status, "approved");
+        assert.deepEqual(
+          post.approvals.map((a: { reviewer_name: string; external: boolean }) => [
+            a.reviewer_name,
+            a.external,
+          ]),
+          [["Olga Owner", false], ["Clara Client", true]],
+        );
+        const history = await as(author)("GET", `/api/posts/${id}/reviews?workspaceId=${wsId}`);
+        const entry = history.body.items.at(-1);
+        assert.deepEqual([entry.reviewer_name, entry.decision, entry.note], [
+          "Clara Client",
+          "approve",
+          "Looks great",
+        ]);
+        await waitForOutbox(
+          stack.outboxFile,
+          (l) =>
+            l.template === "review_decided" && l.to === author.email &&
+            l.data.actor_name === "Clara Client",
+        );
+        const again = await fetch(`${stack.url}/api/review-links/${token}/decision`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ decision: "request_changes" }),
+        });
+        assert.equal(again.status, 409);
+        await again.body?.cancel();
+        const listed = await as(viewer)("GET", `/api/posts/${id}/review-links?workspaceId=${wsId}`);
+        assert.equal(listed.body.items[0].decision, "approve");
+      },
+    );
+
+    await t.step(
+      "a link dies on a content change, on revoke; unknown tokens look the same",
+      async () => {
+        const id = await inReview("Draft one");
+        const make = async () => {
+          const made = await as(editor)("POST", `/api/posts/${id}/review-links`, {
+            workspace_id: wsId,
+            reviewer_name: "Rita",
+            expires_in_hours: 1,
+          });
+          return {
+            token: new URL(made.body.url).pathname.slice("/review/".length),
+            id: made.body.link_id,
+          };
+        };
+        const open = async (token: string) => {
+          const res = await fetch(`${stack.url}/api/review-links/${token}`);
+          return { status: res.status, body: await res.json() };
+        };
+        const changed = await make();
+        assert.equal((await open(changed.token)).status, 200);
+        await as(author)("PUT", `/api/posts/${id}`, { workspace_id: wsId, content: "Draft two" });
+        const gone = await open(changed.token);
+        assert.deepEqual(gone, {
+          status: 404,
+          body: { error: "Review link not found or expired" },
+        });
+        const revoked = await make();
+        const del = await as(editor)(
+          "DELETE",
+          `/api/posts/${id}/review-links/${revoked.id}?workspaceId=${wsId}`,
+        );
+        assert.equal(del.status, 204);
+        assert.deepEqual(await open(revoked.token), gone);
+        assert.deepEqual(await open("A".repeat(43)), gone);
+        assert.deepEqual(await open("nonsense"), gone);
+      },
+    );
+
+    await t.step("a link answers 30 requests a minute", async () => {
+      const id = await inReview("Busy link");
+      const made = await as(editor)("POST", `/api/posts/${id}/review-links`, {
+        workspace_id: wsId,
+        reviewer_name: "Rate",
+      });
+      const token = new URL(made.body.url).pathname.slice("/review/".length);
+      const statuses: number[] = [];
+      for (let i = 0; i < 31; i++) {
+        const res = await fetch(`${stack.url}/api/review-links/${token}`);
+        await res.body?.cancel();
+        statuses.push(res.status);
+      }
+      assert.deepEqual(statuses.slice(0, 30), Array(30).fill(200));
+      assert.equal(statuses[30], 429);
+    });
+
+    await t.step("mentions: members only, a mentioned DM and notification each", async () => {
+      const p = await as(author)("POST", "/api/posts", {
+        workspace_id: wsId,
+        content: "Mention me",
+      });
+      const id = p.body.post_id;
+      const outsider = await createUser(stack);
+      const refused = await as(author)("POST", `/api/posts/${id}/comments`, {
+        workspace_id: wsId,
+        body: "Hey",
+        mentions: [viewer.user_id, outsider.user_id],
+      });
+      assert.equal(refused.status, 400);
+      assert.match(
+        refused.body.error,
+        new RegExp(`mentions must name workspace members: ${outsider.user_id}`),
+      );
+      const before = (await as(viewer)("GET", "/api/notifications")).body.unread_count;
+      const comment = await as(author)("POST", `/api/posts/${id}/comments`, {
+        workspace_id: wsId,
+        body: "@Vic have a look",
+        mentions: [viewer.user_id, author.user_id],
+      });
+      assert.equal(comment.status, 201);
+      const page = await waitFor(async () => {
+        const res = await as(viewer)("GET", "/api/notifications");
+        return res.body.unread_count === before + 1 ? res.body : false;
+      }, "the mention's notification");
+      const [note] = page.items;
+      assert.equal(note.template, "mentioned");
+      assert.equal(note.data.post_id, id);
+      assert.equal(note.data.comment_id, comment.body.comment_id);
+      assert.equal(note.data.excerpt, "@Vic have a look");
+      assert.equal(note.read_at, null);
+      // The author mentioned themselves and wrote on their own post: nothing for them.
+      const mine = await as(author)("GET", "/api/notifications");
+      assert.ok(
+        !mine.body.items.some((n: { template: string; data: { comment_id?: string } }) =>
+          n.data.comment_id === comment.body.comment_id
+        ),
+      );
+      // Someone else's ids are ignored, never revealed.
+      const foreign = await as(author)("POST", "/api/notifications/read", {
+        notification_ids: [note.notification_id],
+      });
+      assert.equal(foreign.status, 200);
+      assert.equal((await as(viewer)("GET", "/api/notifications")).body.unread_count, before + 1);
+      const read = await as(viewer)("POST", "/api/notifications/read", {
+        notification_ids: [note.notification_id],
+      });
+      assert.equal(read.body.unread_count, before);
+      const all = await as(viewer)("POST", "/api/notifications/read", { all: true });
+      assert.equal(all.body.unread_count, 0);
+      assert.equal((await as(viewer)("GET", "/api/notifications?limit=0")).status, 400);
+      assert.equal((await as(viewer)("GET", "/api/notifications?cursor=zzz")).status, 400);
+    });
+
+    await t.step("notifications page newest first; member_added and account_pending", async () => {
+      const newcomer = await createUser(stack, { name: "Nina New" });
+      const added = await as(owner)("POST", `/api/workspaces/${wsId}/members`, {
+        email: newcomer.email,
+        role: "viewer",
+      });
+      assert.equal(added.status, 201);
+      const dm = await waitForOutbox(
+        stack.outboxFile,
+        (l) => l.template === "member_added" && l.to === newcomer.email,
+      );
+      assert.equal(dm.data.workspace_name, "Reviews");
+      const first = await waitFor(async () => {
+        const res = await as(newcomer)("GET", "/api/notifications?limit=1");
+        return res.body.items.length === 1 ? res.body : false;
+      }, "the member_added notification");
+      assert.equal(first.items[0].template, "member_added");
+      const admin = await loginAdmin(stack);
+      const email = `pending-${crypto.randomUUID()}@example.test`;
+      const signup = await api(stack, "POST", "/api/auth/signup", {
+        body: { email, password: "Pending-Passw0rd!", name: "Pat Pending", recaptcha_token: "x" },
+      });
+      assert.equal(signup.status, 200, JSON.stringify(signup.body));
+      const code = (await waitForOutbox(
+        stack.outboxFile,
+        (l) => l.template === "confirm_email" && l.to === email,
+      )).data.code;
+      await api(stack, "POST", "/api/auth/confirm", { body: { email, code } });
+      const pending = await waitForOutbox(
+        stack.outboxFile,
+        (l) => l.template === "account_pending" && l.data.email === email,
+      );
+      assert.equal(pending.to, TEST_ADMIN.email);
+      assert.equal(pending.data.name, "Pat Pending");
+      await waitFor(async () => {
+        const res = await as(admin)("GET", "/api/notifications");
+        return res.body.items.some((n: { template: string }) => n.template === "account_pending");
+      }, "the admin's account_pending notification");
+    });
+  } finally {
+    await stack.close();
+  }
+});
