@@ -16,6 +16,7 @@ import { authJobHandlers, authJobSchema } from "./jobs.ts";
 import { closePasswordWorkers, dummyHash } from "./passwords.ts";
 import { mountSessionRoutes } from "./session_routes.ts";
 import { mountSetupRoutes } from "./setup_routes.ts";
+import { mountProfileRoutes } from "./profile_routes.ts";
 import { keepNotification, mountNotificationRoutes } from "./notification_routes.ts";
 import { AuthStore } from "./store.ts";
 import { TokenIssuer } from "./tokens.ts";
@@ -67,6 +68,7 @@ export const createAuthService: ServiceFactory = async ({ env, base, logger }) =
   mountAccountRoutes(app, accounts);
   mountSetupRoutes(app, accounts);
   mountSessionRoutes(app, accounts);
+  mountProfileRoutes(app, accounts);
   mountAuthorizeRoutes(app, accounts, google);
   mountGoogleRoutes(app, accounts, google);
   mountDiscoveryRoutes(app, accounts);

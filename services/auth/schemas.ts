@@ -35,6 +35,8 @@ export const userRecordSchema = z.object({
    * password reset, a replacing signup and a Google claim. Absent on older records.
    */
   sessions_revoked_at: z.number().optional(),
+  /** the IANA time zone the user reads times in (personal settings); absent: the browser's */
+  timezone: z.string().optional(),
 });
 export type UserRecord = z.infer<typeof userRecordSchema>;
 
@@ -107,6 +109,7 @@ export const meSchema = z.object({
   status: z.enum(["approved", "pending"]),
   created_at: z.string(),
   updated_at: z.string(),
+  timezone: z.string().nullable(),
 }).openapi("Me");
 
 export const ticketSchema = z.object({ ticket: z.string().uuid() }).openapi("WsTicket");

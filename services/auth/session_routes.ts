@@ -15,6 +15,7 @@ import {
   refreshBodySchema,
   ticketSchema,
   tokenResponseSchema,
+  type UserRecord,
 } from "./schemas.ts";
 
 /** Refresh and logout: `refresh_token` in the body, or else the `cp_refresh` cookie. */
@@ -173,18 +174,7 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
     async (c) => {
       const user = await store.users.getUser(verifiedCaller(c).user_id);
       if (!user) throw new AppError(404, "User not found");
-      return c.json(
-        {
-          user_id: user.user_id,
-          email: user.email,
-          name: user.name,
-          role: user.role,
-          status: user.approved && user.status !== "rejected" ? "approved" : "pending",
-          created_at: user.created_at,
-          updated_at: user.updated_at,
-        } as const,
-        200,
-      );
+      return c.json(meOf(user), 200);
     },
   );
 
@@ -215,4 +205,18 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       return c.json({ ticket }, 200);
     },
   );
+}
+
+/** The caller's own profile as `GET /api/auth/me` answers it. */
+export function meOf(user: UserRecord) {
+  return {
+    user_id: user.user_id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    status: user.approved && user.status !== "rejected" ? "approved" as const : "pending" as const,
+    created_at: user.created_at,
+    updated_at: user.updated_at,
+    timezone: user.timezone ?? null,
+  };
 }
