@@ -447,6 +447,7 @@ Deno.test("auth service end to end", e2e, async (t) => {
           "name",
           "role",
           "status",
+          "timezone",
           "updated_at",
           "user_id",
         ]);
