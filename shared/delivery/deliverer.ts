@@ -33,7 +33,7 @@ export interface Deliverer {
   deliver(message: OutgoingMessage, messageId: string): Promise<void>;
 }
 
-export type DeliveryStep = "outbox" | "inbox" | "smtp" | "slack";
+export type DeliveryStep = "outbox" | "smtp" | "slack";
 
 /** How long a step's marker is kept: longer than the queue's whole retry schedule. */
 export const DELIVERY_MARKER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -88,10 +88,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         await appendOutbox(options.outboxFile, message);
       });
 
-      const keep = options.keep;
-      if (message.channel === "dm" && keep) {
-        await once(messageId, "inbox", () => keep(message, messageId));
-      }
+      // Keeping is idempotent by the message id: no marker needed.
+      if (message.channel === "dm" && options.keep) await options.keep(message, messageId);
 
       if (message.channel === "email" && options.smtpUrl) {
         const smtpUrl = options.smtpUrl;
