@@ -1,12 +1,12 @@
 import * as Y from "yjs";
-import { newId, sha256Hex } from "../../shared/crypto/ids.ts";
-import { errorMessage, type Logger } from "../../shared/log.ts";
-import { countMetric } from "../../shared/service/metrics.ts";
+import { sha256Hex } from "../../shared/crypto/ids.ts";
+import type { Logger } from "../../shared/log.ts";
+import { InstanceFollowing, newSlot, type RoomSlot, stopWatching } from "./following.ts";
 import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
 import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";
-import type { DocStore, FollowedHeads, Signal } from "./store.ts";
-import { MESSAGES } from "../../shared/http/messages.ts";
+import type { DocStore, Signal } from "./store.ts";
+import { closeIdle, MembershipSweep } from "./sweeps.ts";
 
 /** How many texts' fingerprints are remembered (the oldest are forgotten first). */
 const MAX_FINGERPRINTS = 10_000;
@@ -41,27 +41,11 @@ export interface HubOptions {
   watch?: boolean;
 }
 
-interface RoomSlot {
-  loading: Promise<DocumentRoom>;
-  room: DocumentRoom | null;
-  /** connections and in-flight operations holding the room open */
-  users: number;
-  timer: ReturnType<typeof setTimeout> | null;
-  /** the signal log is read up to here; `signalTarget` is the newest sequence seen */
-  signalSeq: number;
-  signalTarget: number;
-  signalReading: boolean;
-  /** signals of this instance waiting for the commit in flight (group commit) */
-  outbox: Signal[];
-  /** the commit loop of `outbox`, while it runs */
-  sending: Promise<void> | null;
-  watcher: ReadableStreamDefaultReader<FollowedHeads> | null;
-}
-
 /**
  * The collaboration core, independent of the transport: one DocumentRoom per open post,
- * loaded from the store on first use and dropped a grace period after the last user leaves;
- * the idle and membership sweeps; and the operations the posts service drives (replace the
+ * loaded from the store on first use and dropped a grace period after the last user leaves,
+ * following what the other instances store (following.ts); the idle and membership sweeps
+ * (sweeps.ts); and the operations the posts service drives (replace the
  * text, read it, broadcast a comment event, delete the document).
  */
 export class CollabHub {
@@ -71,18 +55,17 @@ export class CollabHub {
   /** open sockets per user, across every post */
   readonly #userSockets = new Map<string, number>();
   #timers: ReturnType<typeof setInterval>[] = [];
-  /** per document: the pending text notification and when the last one went out */
   /** post id → the SHA-256 of its text at the head versionstamp it was computed for */
   readonly #fingerprints = new Map<string, { versionstamp: string; sha256: string }>();
-  #sweeping = false;
-  #polling = false;
+  readonly #following: InstanceFollowing;
+  readonly #membership: MembershipSweep;
   #closed = false;
-  /** tells this instance's signals from the others' */
-  readonly #instanceId = newId();
 
   constructor(options: HubOptions) {
     this.#options = options;
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.#following = new InstanceFollowing(this.#slots, options);
+    this.#membership = new MembershipSweep(options);
   }
 
   get limits(): CollabLimits {
@@ -108,16 +91,18 @@ export class CollabHub {
 
   start(): void {
     const idleEvery = Math.max(50, Math.min(5_000, Math.floor(this.#options.idleTimeoutMs / 3)));
-    this.#timers.push(setInterval(() => this.#sweepIdle(), idleEvery));
+    const { idleTimeoutMs, membershipCheckMs } = this.#options;
+    this.#timers.push(setInterval(() => closeIdle(this.#slots.values(), idleTimeoutMs), idleEvery));
     this.#timers.push(
-      setInterval(() => void this.#sweepMembership(), this.#options.membershipCheckMs),
+      setInterval(() => void this.#membership.run(this.connections()), membershipCheckMs),
     );
     const pollMs = this.#options.followPollMs ?? 50;
-    if (pollMs > 0) this.#timers.push(setInterval(() => void this.#poll(), pollMs));
+    if (pollMs > 0) this.#timers.push(setInterval(() => void this.#following.poll(), pollMs));
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#following.close();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     const rooms = [...this.#slots.values()];
@@ -143,21 +128,10 @@ export class CollabHub {
       slot = undefined;
     }
     if (!slot) {
-      const created: RoomSlot = {
-        loading: null!,
-        room: null,
-        users: 0,
-        timer: null,
-        signalSeq: 0,
-        signalTarget: 0,
-        signalReading: false,
-        outbox: [],
-        sending: null,
-        watcher: null,
-      };
+      const created = newSlot();
       created.loading = this.#load(postId, created, workspaceId).then((room) => {
         created.room = room;
-        this.#watch(postId, created);
+        this.#following.watch(postId, created);
         return room;
       });
       created.loading.catch(() => {
@@ -201,6 +175,7 @@ export class CollabHub {
     workspaceId: string | undefined,
   ): Promise<DocumentRoom> {
     const { store, logger, compactAfter } = this.#options;
+    const from = this.#following.instanceId;
     // The signal log first: what is in it now holds the other instances' current cursors
     // (renewed every 15 s, kept 30 s); anything later is followed.
     const signalSeq = (await store.followedHeads([postId])).get(postId)!.signalSeq;
@@ -232,143 +207,14 @@ export class CollabHub {
         }
       },
       publishAwareness: (update, user) =>
-        this.#publish(postId, slot, { from: this.#instanceId, kind: "awareness", user, update }),
+        this.#following.publish(postId, slot, { from, kind: "awareness", user, update }),
     });
     for (const signal of recent) {
-      if (signal.kind === "awareness" && signal.from !== this.#instanceId) {
+      if (signal.kind === "awareness" && signal.from !== from) {
         room.applyRemoteAwareness(signal.update, signal.user);
       }
     }
     return room;
-  }
-
-  /** Follows the document with `kv.watch` too, where the KV delivers other writers' changes. */
-  #watch(postId: string, slot: RoomSlot): void {
-    if (this.#options.watch === false || this.#closed) return;
-    const reader = this.#options.store.watch(postId).getReader();
-    slot.watcher = reader;
-    (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done || this.#slots.get(postId) !== slot) break;
-        this.#onHeads(postId, slot, value);
-      }
-    })().catch((err) => {
-      this.#options.logger.warn("watching a document stopped; polling goes on", {
-        post_id: postId,
-        error: errorMessage(err),
-      });
-    }).finally(() => reader.cancel().catch(() => {}));
-  }
-
-  /** Reads every open document's head and signal log sequence (a few reads for all of them). */
-  async #poll(): Promise<void> {
-    if (this.#polling || this.#closed) return;
-    this.#polling = true;
-    try {
-      const open = [...this.#slots].filter(([, slot]) => slot.room);
-      if (open.length === 0) return;
-      const heads = await this.#options.store.followedHeads(open.map(([id]) => id));
-      for (const [postId, slot] of open) {
-        if (this.#slots.get(postId) === slot) this.#onHeads(postId, slot, heads.get(postId)!);
-      }
-    } catch (err) {
-      this.#options.logger.warn("reading the heads of open documents failed", {
-        error: errorMessage(err),
-      });
-    } finally {
-      this.#polling = false;
-    }
-  }
-
-  /**
-   * What the KV holds for an open document now: updates another instance stored are caught up
-   * with (in order, by the room's pipeline), new signals are read, and a document deleted
-   * through another instance closes its sockets here too.
-   */
-  #onHeads(postId: string, slot: RoomSlot, heads: FollowedHeads): void {
-    const room = slot.room;
-    if (!room || room.broken) return;
-    if (heads.doc) room.follow(heads.doc);
-    else if (room.seq > 0) {
-      void this.#dropDeleted(postId, slot);
-      return;
-    }
-    if (heads.signalSeq > slot.signalTarget) {
-      slot.signalTarget = heads.signalSeq;
-      void this.#readSignals(postId, slot);
-    }
-  }
-
-  /** Delivers the other instances' signals past `slot.signalSeq`, in order, once each. */
-  async #readSignals(postId: string, slot: RoomSlot): Promise<void> {
-    if (slot.signalReading) return;
-    slot.signalReading = true;
-    try {
-      while (slot.signalTarget > slot.signalSeq && this.#slots.get(postId) === slot) {
-        const target = slot.signalTarget;
-        const signals = await this.#options.store.readSignals(postId, slot.signalSeq + 1, target);
-        slot.signalSeq = Math.max(slot.signalSeq, target);
-        const room = slot.room;
-        if (!room) continue;
-        for (const signal of signals) {
-          if (signal.from === this.#instanceId) continue;
-          if (signal.kind === "awareness") room.applyRemoteAwareness(signal.update, signal.user);
-          else room.broadcastJson(signal.message);
-        }
-      }
-    } catch (err) {
-      this.#options.logger.warn("reading a document's signals failed", {
-        post_id: postId,
-        error: errorMessage(err),
-      });
-    } finally {
-      slot.signalReading = false;
-    }
-  }
-
-  /**
-   * Stores a signal for the other instances: while a commit of this document's signals is in
-   * flight, the next ones wait and go together in one commit.
-   */
-  #publish(postId: string, slot: RoomSlot, signal: Signal): Promise<void> {
-    slot.outbox.push(signal);
-    slot.sending ??= this.#send(postId, slot).finally(() => slot.sending = null);
-    return slot.sending;
-  }
-
-  async #send(postId: string, slot: RoomSlot): Promise<void> {
-    try {
-      while (slot.outbox.length > 0) {
-        const batch = slot.outbox;
-        slot.outbox = [];
-        const { first, last } = await this.#options.store.appendSignals(postId, batch);
-        // Nothing of another instance in between: there is nothing of ours to read back.
-        if (first === slot.signalSeq + 1 && !slot.signalReading) {
-          slot.signalSeq = slot.signalTarget = Math.max(slot.signalTarget, last);
-        }
-      }
-    } catch (err) {
-      slot.outbox = [];
-      this.#options.logger.warn("telling other instances of a change failed", {
-        post_id: postId,
-        error: errorMessage(err),
-      });
-    }
-  }
-
-  /** The document was deleted through another instance: as `deleteDoc` does here. */
-  async #dropDeleted(postId: string, slot: RoomSlot): Promise<void> {
-    // Read again through the store: a head seen missing once is only a sign.
-    if (await this.#options.store.getHeadEntry(postId)) return;
-    if (this.#slots.get(postId) !== slot) return;
-    this.#slots.delete(postId);
-    if (slot.timer !== null) clearTimeout(slot.timer);
-    stopWatching(slot);
-    const room = slot.room;
-    if (!room) return;
-    room.closeAll(CloseCode.NotFound, "Post deleted");
-    room.destroy();
   }
 
   /** Catches `room` up with what is stored now (before reading or replacing its text). */
@@ -468,8 +314,8 @@ export class CollabHub {
   async broadcast(postId: string, message: unknown): Promise<number> {
     const sent = this.liveRoom(postId)?.broadcastJson(message) ?? 0;
     const slot = this.#slots.get(postId);
-    const signal: Signal = { from: this.#instanceId, kind: "event", message };
-    if (slot?.room) await this.#publish(postId, slot, signal);
+    const signal: Signal = { from: this.#following.instanceId, kind: "event", message };
+    if (slot?.room) await this.#following.publish(postId, slot, signal);
     else await this.#options.store.appendSignals(postId, [signal]);
     return sent;
   }
@@ -490,108 +336,5 @@ export class CollabHub {
       }
     }
     return await this.#options.store.delete(postId);
-  }
-
-  #sweepIdle(): void {
-    const now = Date.now();
-    for (const slot of this.#slots.values()) {
-      const room = slot.room;
-      if (!room) continue;
-      for (const conn of room.idleConnections(now, this.#options.idleTimeoutMs)) {
-        countMetric("collab_idle_closed");
-        try {
-          conn.close(CloseCode.Timeout, "Connection idle");
-        } catch { /* already closed */ }
-        room.leave(conn);
-      }
-    }
-  }
-
-  /**
-   * Checks every open connection again (revocation lands within 5 s): once per
-   * user that the account is still active (else 4401), and once per (workspace, user) pair that
-   * the user is still a member and the workspace still there (else 4403). A check that fails
-   * keeps the sockets until the next sweep.
-   */
-  async #sweepMembership(): Promise<void> {
-    if (this.#sweeping) return;
-    this.#sweeping = true;
-    try {
-      const byUser = new Map<string, { room: DocumentRoom; conn: Connection }[]>();
-      const byPair = new Map<string, { room: DocumentRoom; conn: Connection }[]>();
-      for (const entry of this.connections()) {
-        const { userId, workspaceId } = entry.conn;
-        group(byUser, userId, entry);
-        group(byPair, JSON.stringify([workspaceId, userId]), entry);
-      }
-      const isActive = this.#options.isActive;
-      const inactive = new Set<string>();
-      if (isActive) {
-        await Promise.all([...byUser.entries()].map(async ([userId, entries]) => {
-          let active: boolean;
-          try {
-            active = await isActive(userId);
-          } catch (err) {
-            this.#options.logger.warn("account re-check failed; keeping the sockets", {
-              user_id: userId,
-              error: errorMessage(err),
-            });
-            return;
-          }
-          if (active) return;
-          inactive.add(userId);
-          closeEach(entries, CloseCode.Unauthorized, "Account disabled", "collab_account_closed");
-        }));
-      }
-      await Promise.all([...byPair.entries()].map(async ([key, entries]) => {
-        const [workspaceId, userId] = JSON.parse(key) as [string, string];
-        if (inactive.has(userId)) return;
-        let member: boolean;
-        try {
-          member = await this.#options.isMember(workspaceId, userId);
-        } catch (err) {
-          this.#options.logger.warn("membership re-check failed; keeping the sockets", {
-            workspace_id: workspaceId,
-            error: errorMessage(err),
-          });
-          return;
-        }
-        if (member) return;
-        closeEach(
-          entries,
-          CloseCode.Forbidden,
-          MESSAGES.notMember,
-          "collab_membership_closed",
-        );
-      }));
-    } finally {
-      this.#sweeping = false;
-    }
-  }
-}
-
-function stopWatching(slot: RoomSlot): void {
-  slot.watcher?.cancel().catch(() => {});
-  slot.watcher = null;
-}
-
-function group<T>(map: Map<string, T[]>, key: string, value: T): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
-
-function closeEach(
-  entries: { room: DocumentRoom; conn: Connection }[],
-  code: CloseCode,
-  reason: string,
-  metric: string,
-): void {
-  for (const { room, conn } of entries) {
-    countMetric(metric);
-    try {
-      conn.close(code, reason);
-    } catch { /* already closed */ }
-    room.leave(conn);
   }
 }

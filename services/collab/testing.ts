@@ -1,9 +1,42 @@
 import * as Y from "yjs";
-import type { CollabHub } from "./hub.ts";
+import { createLogger } from "../../shared/log.ts";
+import { CollabHub } from "./hub.ts";
 import { decoding, encoding, MESSAGE_AWARENESS, MESSAGE_SYNC, syncProtocol } from "./protocol.ts";
 import type { Connection } from "./room.ts";
+import { DocStore } from "./store.ts";
 
-/** Test helpers for the collab core: a fake in-process client speaking the Yjs protocol. */
+/**
+ * Test helpers for the collab core: a hub on an in-memory KV, and a fake in-process client
+ * speaking the Yjs protocol.
+ */
+
+const logger = createLogger("collab-test");
+
+/** Runs `fn` against a started hub (with `options` over test defaults) on an in-memory KV. */
+export async function withHub(
+  fn: (hub: CollabHub, store: DocStore) => Promise<void>,
+  options: Partial<ConstructorParameters<typeof CollabHub>[0]> = {},
+) {
+  const kv = await Deno.openKv(":memory:");
+  const store = new DocStore(kv);
+  const hub = new CollabHub({
+    store,
+    logger,
+    compactAfter: 100,
+    idleTimeoutMs: 30_000,
+    graceMs: 0,
+    membershipCheckMs: 60_000,
+    isMember: () => Promise.resolve(true),
+    ...options,
+  });
+  hub.start();
+  try {
+    await fn(hub, store);
+  } finally {
+    await hub.close();
+    kv.close();
+  }
+}
 
 let nextId = 0;
 
@@ -73,3 +106,6 @@ export function awarenessFrame(entries: { clientID: number; clock: number; state
   encoding.writeVarUint8Array(encoder, encoding.toUint8Array(inner));
   return encoding.toUint8Array(encoder);
 }
+
+/** The close a client got (read through a call, which the type checker does not narrow). */
+export const closeCode = (c: FakeClient): number | undefined => c.closed?.code;

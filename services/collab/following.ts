@@ -1,0 +1,207 @@
+import { newId } from "../../shared/crypto/ids.ts";
+import { errorMessage, type Logger } from "../../shared/log.ts";
+import { CloseCode } from "./protocol.ts";
+import type { DocumentRoom } from "./room.ts";
+import type { DocStore, FollowedHeads, Signal } from "./store.ts";
+
+/** One post's room as the hub holds it, with what following the other instances needs. */
+export interface RoomSlot {
+  loading: Promise<DocumentRoom>;
+  room: DocumentRoom | null;
+  /** connections and in-flight operations holding the room open */
+  users: number;
+  timer: ReturnType<typeof setTimeout> | null;
+  /** the signal log is read up to here; `signalTarget` is the newest sequence seen */
+  signalSeq: number;
+  signalTarget: number;
+  signalReading: boolean;
+  /** signals of this instance waiting for the commit in flight (group commit) */
+  outbox: Signal[];
+  /** the commit loop of `outbox`, while it runs */
+  sending: Promise<void> | null;
+  watcher: ReadableStreamDefaultReader<FollowedHeads> | null;
+}
+
+/** A slot whose room is still to load, held by nobody yet. */
+export function newSlot(): RoomSlot {
+  return {
+    loading: null!,
+    room: null,
+    users: 0,
+    timer: null,
+    signalSeq: 0,
+    signalTarget: 0,
+    signalReading: false,
+    outbox: [],
+    sending: null,
+    watcher: null,
+  };
+}
+
+/** Stops the slot's `kv.watch`, if any. */
+export function stopWatching(slot: RoomSlot): void {
+  slot.watcher?.cancel().catch(() => {});
+  slot.watcher = null;
+}
+
+export interface FollowingOptions {
+  store: DocStore;
+  logger: Logger;
+  /** also `kv.watch` each open document; default true */
+  watch?: boolean;
+}
+
+/**
+ * How the open rooms of this instance follow the other instances on the same KV: each open
+ * document's head and signal log are polled (and watched where the KV delivers other writers'
+ * changes); updates they stored are caught up with, their signals (awareness changes, comment
+ * events) delivered, a document they deleted closed here too; and this instance's signals are
+ * stored for them, grouped per commit.
+ */
+export class InstanceFollowing {
+  /** tells this instance's signals from the others' */
+  readonly instanceId = newId();
+  readonly #slots: Map<string, RoomSlot>;
+  readonly #options: FollowingOptions;
+  #polling = false;
+  #closed = false;
+
+  /** `slots`: the hub's open rooms (shared, not copied) */
+  constructor(slots: Map<string, RoomSlot>, options: FollowingOptions) {
+    this.#slots = slots;
+    this.#options = options;
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** Follows the document with `kv.watch` too, where the KV delivers other writers' changes. */
+  watch(postId: string, slot: RoomSlot): void {
+    if (this.#options.watch === false || this.#closed) return;
+    const reader = this.#options.store.watch(postId).getReader();
+    slot.watcher = reader;
+    (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || this.#slots.get(postId) !== slot) break;
+        this.#onHeads(postId, slot, value);
+      }
+    })().catch((err) => {
+      this.#options.logger.warn("watching a document stopped; polling goes on", {
+        post_id: postId,
+        error: errorMessage(err),
+      });
+    }).finally(() => reader.cancel().catch(() => {}));
+  }
+
+  /** Reads every open document's head and signal log sequence (a few reads for all of them). */
+  async poll(): Promise<void> {
+    if (this.#polling || this.#closed) return;
+    this.#polling = true;
+    try {
+      const open = [...this.#slots].filter(([, slot]) => slot.room);
+      if (open.length === 0) return;
+      const heads = await this.#options.store.followedHeads(open.map(([id]) => id));
+      for (const [postId, slot] of open) {
+        if (this.#slots.get(postId) === slot) this.#onHeads(postId, slot, heads.get(postId)!);
+      }
+    } catch (err) {
+      this.#options.logger.warn("reading the heads of open documents failed", {
+        error: errorMessage(err),
+      });
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /**
+   * What the KV holds for an open document now: updates another instance stored are caught up
+   * with (in order, by the room's pipeline), new signals are read, and a document deleted
+   * through another instance closes its sockets here too.
+   */
+  #onHeads(postId: string, slot: RoomSlot, heads: FollowedHeads): void {
+    const room = slot.room;
+    if (!room || room.broken) return;
+    if (heads.doc) room.follow(heads.doc);
+    else if (room.seq > 0) {
+      void this.#dropDeleted(postId, slot);
+      return;
+    }
+    if (heads.signalSeq > slot.signalTarget) {
+      slot.signalTarget = heads.signalSeq;
+      void this.#readSignals(postId, slot);
+    }
+  }
+
+  /** Delivers the other instances' signals past `slot.signalSeq`, in order, once each. */
+  async #readSignals(postId: string, slot: RoomSlot): Promise<void> {
+    if (slot.signalReading) return;
+    slot.signalReading = true;
+    try {
+      while (slot.signalTarget > slot.signalSeq && this.#slots.get(postId) === slot) {
+        const target = slot.signalTarget;
+        const signals = await this.#options.store.readSignals(postId, slot.signalSeq + 1, target);
+        slot.signalSeq = Math.max(slot.signalSeq, target);
+        const room = slot.room;
+        if (!room) continue;
+        for (const signal of signals) {
+          if (signal.from === this.instanceId) continue;
+          if (signal.kind === "awareness") room.applyRemoteAwareness(signal.update, signal.user);
+          else room.broadcastJson(signal.message);
+        }
+      }
+    } catch (err) {
+      this.#options.logger.warn("reading a document's signals failed", {
+        post_id: postId,
+        error: errorMessage(err),
+      });
+    } finally {
+      slot.signalReading = false;
+    }
+  }
+
+  /**
+   * Stores a signal for the other instances: while a commit of this document's signals is in
+   * flight, the next ones wait and go together in one commit.
+   */
+  publish(postId: string, slot: RoomSlot, signal: Signal): Promise<void> {
+    slot.outbox.push(signal);
+    slot.sending ??= this.#send(postId, slot).finally(() => slot.sending = null);
+    return slot.sending;
+  }
+
+  async #send(postId: string, slot: RoomSlot): Promise<void> {
+    try {
+      while (slot.outbox.length > 0) {
+        const batch = slot.outbox;
+        slot.outbox = [];
+        const { first, last } = await this.#options.store.appendSignals(postId, batch);
+        // Nothing of another instance in between: there is nothing of ours to read back.
+        if (first === slot.signalSeq + 1 && !slot.signalReading) {
+          slot.signalSeq = slot.signalTarget = Math.max(slot.signalTarget, last);
+        }
+      }
+    } catch (err) {
+      slot.outbox = [];
+      this.#options.logger.warn("telling other instances of a change failed", {
+        post_id: postId,
+        error: errorMessage(err),
+      });
+    }
+  }
+
+  /** The document was deleted through another instance: as `deleteDoc` does here. */
+  async #dropDeleted(postId: string, slot: RoomSlot): Promise<void> {
+    // Read again through the store: a head seen missing once is only a sign.
+    if (await this.#options.store.getHeadEntry(postId)) return;
+    if (this.#slots.get(postId) !== slot) return;
+    this.#slots.delete(postId);
+    if (slot.timer !== null) clearTimeout(slot.timer);
+    stopWatching(slot);
+    const room = slot.room;
+    if (!room) return;
+    room.closeAll(CloseCode.NotFound, "Post deleted");
+    room.destroy();
+  }
+}
