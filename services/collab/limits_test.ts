@@ -3,7 +3,7 @@ import * as Y from "yjs";
 import { CloseCode } from "./protocol.ts";
 import { awarenessFrame, closeCode, connect, FakeClient, withHub } from "./testing.ts";
 
-Deno.test("item 9: a frame over the frame limit closes its socket with 4413 and is not applied", () =>
+Deno.test("a frame over the frame limit closes its socket with 4413 and is not applied", () =>
   withHub(async (hub, store) => {
     const a = new FakeClient();
     const b = new FakeClient();
@@ -19,7 +19,7 @@ Deno.test("item 9: a frame over the frame limit closes its socket with 4413 and 
     assert.equal(room.size, 1);
   }, { limits: { maxFrameBytes: 2_000 } }));
 
-Deno.test("item 9: an update past the text limit is refused and the others keep their text", () =>
+Deno.test("an update past the text limit is refused and the others keep their text", () =>
   withHub(async (hub, store) => {
     const a = new FakeClient();
     const b = new FakeClient();
@@ -45,7 +45,7 @@ Deno.test("item 9: an update past the text limit is refused and the others keep 
     assert.equal(doc.getText("content").toString(), room.text());
   }, { limits: { maxTextChars: 100 } }));
 
-Deno.test("item 9: an update past the document byte limit is refused", () =>
+Deno.test("an update past the document byte limit is refused", () =>
   withHub(async (hub) => {
     const a = new FakeClient();
     const room = await connect(hub, "p1", a);
@@ -58,7 +58,7 @@ Deno.test("item 9: an update past the document byte limit is refused", () =>
     assert.equal(room.doc.getMap("meta").get("big"), undefined);
   }, { limits: { maxDocBytes: 2_000 } }));
 
-Deno.test("item 9: a client sets only its own awareness entry, within the size limit", () =>
+Deno.test("a client sets only its own awareness entry, within the size limit", () =>
   withHub(async (hub) => {
     const a = new FakeClient("ua");
     const b = new FakeClient("ub");
@@ -93,7 +93,7 @@ Deno.test("item 9: a client sets only its own awareness entry, within the size l
     assert.equal(room.awareness.getStates().has(200), false);
   }));
 
-Deno.test("item 9: awareness over its rate is dropped; frames over theirs close with 4529", () =>
+Deno.test("awareness over its rate is dropped; frames over theirs close with 4529", () =>
   withHub(async (hub) => {
     const a = new FakeClient();
     const room = await connect(hub, "p1", a);
@@ -106,7 +106,7 @@ Deno.test("item 9: awareness over its rate is dropped; frames over theirs close 
     assert.equal(closeCode(a), CloseCode.RateLimited);
   }, { limits: { awarenessPerSecond: 5, framesPerSecond: 10 } }));
 
-Deno.test("item 9: a user holds at most the per-user number of sockets", () =>
+Deno.test("a user holds at most the per-user number of sockets", () =>
   withHub((hub) => {
     for (let i = 0; i < 3; i++) assert.equal(hub.reserveSocket("u1"), true);
     assert.equal(hub.reserveSocket("u1"), false);

@@ -40,7 +40,7 @@ Deno.test("a connection silent for the idle timeout is closed; an active one is 
     assert.equal(chatty.closed, null);
   }, { idleTimeoutMs: 150 }));
 
-Deno.test("item 4: the re-check closes a disabled account's sockets with 4401", () => {
+Deno.test("the re-check closes a disabled account's sockets with 4401", () => {
   const active = new Set(["u1", "u2"]);
   return withHub(async (hub) => {
     const a = new FakeClient("u1");

@@ -73,7 +73,7 @@ Deno.test("the upgrade is refused with an HTTP status before any socket opens", 
     await plain.body?.cancel();
   }));
 
-Deno.test("item 15: an upgrade without the internal secret is refused before the ticket is read", () =>
+Deno.test("an upgrade without the internal secret is refused before the ticket is read", () =>
   withHub(async (hub) => {
     let asked = 0;
     const handle = createWsHandler({
