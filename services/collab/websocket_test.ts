@@ -192,4 +192,4 @@ Deno.test("relayed by the gateway: collab admits an upgrade once, using its tick
     }
   }));
 
-// ---------------------------------------------------------------- limits (issue 11, item 9)
+// ---------------------------------------------------------------- limits
