@@ -138,8 +138,14 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
     kv: true,
     // Without it posts keeps its key in a file under DATA_DIR: each isolate would make its own
     // and could not open the tokens another sealed.
-    required: ["LINKEDIN_TOKEN_KEY"],
+    // Post media live in the shared asset store (S3 when deployed apart).
+    required: ["LINKEDIN_TOKEN_KEY", ...S3_REQUIRED],
     optional: [
+      ...S3_OPTIONAL,
+      "ATTACHMENT_URL_TTL_SECONDS",
+      "ATTACHMENT_CLEANUP_MARGIN_SECONDS",
+      "LINKEDIN_ORGANIZATIONS",
+      "LINKEDIN_UPLOAD_TIMEOUT_MS",
       "LINKEDIN_CLIENT_ID",
       "LINKEDIN_CLIENT_SECRET",
       "LINKEDIN_AUTH_URL",
