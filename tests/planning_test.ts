@@ -110,7 +110,7 @@ Deno.test("the calendar and post versions", e2e, async (t) => {
       assert.equal(found?.kind, "published");
     });
 
-    await t.step("versions: approval, save and publication, newest first", async () => {
+    await t.step("versions: approval, save and publication, newest first, with their labels", async () => {
       const fixture = await connected();
       const id = await published(fixture, "Versioned text");
       const save = await api(stack, "POST", `/api/posts/${id}/versions`, {
@@ -136,6 +136,8 @@ Deno.test("the calendar and post versions", e2e, async (t) => {
       assert.equal(list.body.count, 3);
       const [saved, pub, approved] = list.body.items;
       assert.equal(saved.created_by_name, "Vic Viewer");
+      assert.equal(saved.label, "after launch", "the list says why: a saved version's label");
+      assert.equal(pub.label, null);
       assert.equal(pub.created_by_name, "Anna Author");
       assert.equal(approved.created_by, owner.user_id);
       const one = await api(
