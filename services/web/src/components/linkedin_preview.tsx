@@ -6,7 +6,8 @@
  * the first comment under it; at a desktop feed's width or a phone's. It reads the editor's
  * live `Y.Text`: nothing goes over the network per keystroke.
  */
-import { useState } from "preact/hooks";
+import { memo } from "preact/compat";
+import { useCallback, useState } from "preact/hooks";
 import type { Schemas } from "../state/api.ts";
 import { loadLinkedIn } from "../state/linkedin.ts";
 import type { EditorSession } from "../editor/session.ts";
@@ -25,6 +26,7 @@ export function LinkedInPreview({ session, post }: { session: EditorSession; pos
   const text = useLiveText(session);
   const [width, setWidth] = useState<"desktop" | "phone">("desktop");
   const [expanded, setExpanded] = useState(false);
+  const expand = useCallback(() => setExpanded(true), []);
   const connection = useResource(() => loadLinkedIn(post.workspace_id), [post.workspace_id]);
   const page = post.publish_as !== "member"
     ? connection.data?.organizations.find((o) => o.urn === post.publish_as)
@@ -58,14 +60,14 @@ export function LinkedInPreview({ session, post }: { session: EditorSession; pos
           </span>
           <span class="lp-author-text">
             <strong class="lp-author-name">{author}</strong>
-            <span class="lp-author-sub">{page ? "Page" : "Member"} · Now · 🌐</span>
+            <span class="lp-author-sub">{page ? "Page" : "Member"} · Now</span>
           </span>
         </header>
         <div class="lp-text">
           {text.trim() === "" ? <p class="lp-empty">The post's text shows here.</p> : (
             <FeedText
               text={shown}
-              more={cut.cut && !expanded ? () => setExpanded(true) : null}
+              more={cut.cut && !expanded ? expand : null}
             />
           )}
           {cut.cut && expanded && (
@@ -110,23 +112,35 @@ function Token({ token }: { token: FeedToken }) {
   return <span class={`lp-${token.kind}`}>{token.text}</span>;
 }
 
-/** Paragraphs as the feed breaks them (`dir="auto"`: a right-to-left line reads right to left). */
+/**
+ * One paragraph (`dir="auto"`: a right-to-left line reads right to left). Memoised on its text,
+ * so a keystroke re-renders the one line it changed, not the whole post.
+ */
+const FeedLine = memo(
+  function FeedLine({ line, more }: { line: string; more: (() => void) | null }) {
+    return (
+      <p class="lp-line" dir="auto">
+        {line === "" ? <br /> : feedTokens(line).map((t, j) => <Token key={j} token={t} />)}
+        {more && (
+          <>
+            {" "}
+            <button type="button" class="lp-more" aria-expanded="false" onClick={more}>
+              …see more
+            </button>
+          </>
+        )}
+      </p>
+    );
+  },
+);
+
+/** Paragraphs as the feed breaks them, "…see more" after the last when the text is cut. */
 function FeedText({ text, more }: { text: string; more: (() => void) | null }) {
   const lines = text.split("\n");
   return (
     <>
       {lines.map((line, i) => (
-        <p key={i} class="lp-line" dir="auto">
-          {line === "" ? <br /> : feedTokens(line).map((t, j) => <Token key={j} token={t} />)}
-          {more && i === lines.length - 1 && (
-            <>
-              {" "}
-              <button type="button" class="lp-more" aria-expanded="false" onClick={more}>
-                …see more
-              </button>
-            </>
-          )}
-        </p>
+        <FeedLine key={i} line={line} more={i === lines.length - 1 ? more : null} />
       ))}
     </>
   );

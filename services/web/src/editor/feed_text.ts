@@ -26,8 +26,13 @@ export function feedCut(text: string): FeedCut {
     if (i === FEED_CUT_LINES - 1) end = newline;
   }
   if (end >= whole.length) return { shown: whole, cut: false };
-  // never leave half of an emoji (a surrogate pair) before the cut
+  // never leave half of an emoji (a surrogate pair) before the cut; end on a whole word when
+  // one ends in the last few characters
   if (end > 0 && isHighSurrogate(whole.charCodeAt(end - 1))) end--;
+  if (/\S/.test(whole[end] ?? "")) {
+    const space = whole.slice(0, end).search(/\s\S*$/);
+    if (space > 0 && end - space <= 30) end = space;
+  }
   return { shown: whole.slice(0, end).trimEnd(), cut: true };
 }
 
