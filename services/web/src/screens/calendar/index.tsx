@@ -159,7 +159,10 @@ function Calendar(
             class="button secondary wa-small"
             onClick={() => navigate(viewHref(`${base}/calendar`, view, step(view, date, -1)))}
           >
-            <span aria-hidden="true">‹</span> Previous<span class="cal-unit">{` ${unit}`}</span>
+            <span aria-hidden="true">‹</span>{" "}
+            <span>
+              Previous<span class="cal-unit">{` ${unit}`}</span>
+            </span>
           </button>
           <button
             type="button"
@@ -174,7 +177,10 @@ function Calendar(
             class="button secondary wa-small"
             onClick={() => navigate(viewHref(`${base}/calendar`, view, step(view, date, 1)))}
           >
-            Next<span class="cal-unit">{` ${unit}`}</span> <span aria-hidden="true">›</span>
+            <span>
+              Next<span class="cal-unit">{` ${unit}`}</span>
+            </span>{" "}
+            <span aria-hidden="true">›</span>
           </button>
         </div>
         <h2 class="cal-range" aria-live="polite">{title}</h2>
