@@ -110,52 +110,57 @@ Deno.test("the calendar and post versions", e2e, async (t) => {
       assert.equal(found?.kind, "published");
     });
 
-    await t.step("versions: approval, save and publication, newest first", async () => {
-      const fixture = await connected();
-      const id = await published(fixture, "Versioned text");
-      const save = await api(stack, "POST", `/api/posts/${id}/versions`, {
-        token: viewer.access_token,
-        body: { workspace_id: fixture.wsId, label: "after launch" },
-      });
-      assert.equal(save.status, 201);
-      assert.equal(save.body.label, "after launch");
-      const list = await api(
-        stack,
-        "GET",
-        `/api/posts/${id}/versions?workspaceId=${fixture.wsId}`,
-        {
+    await t.step(
+      "versions: approval, save and publication, newest first, with their labels",
+      async () => {
+        const fixture = await connected();
+        const id = await published(fixture, "Versioned text");
+        const save = await api(stack, "POST", `/api/posts/${id}/versions`, {
           token: viewer.access_token,
-        },
-      );
-      assert.equal(list.status, 200);
-      assert.deepEqual(list.body.items.map((v: { reason: string }) => v.reason), [
-        "saved",
-        "published",
-        "approved",
-      ]);
-      assert.equal(list.body.count, 3);
-      const [saved, pub, approved] = list.body.items;
-      assert.equal(saved.created_by_name, "Vic Viewer");
-      assert.equal(pub.created_by_name, "Anna Author");
-      assert.equal(approved.created_by, owner.user_id);
-      const one = await api(
-        stack,
-        "GET",
-        `/api/posts/${id}/versions/${approved.version_id}?workspaceId=${fixture.wsId}`,
-        { token: viewer.access_token },
-      );
-      assert.equal(one.body.text, "Versioned text");
-      assert.deepEqual(one.body.media, []);
-      assert.equal(one.body.publish_as, "member");
-      const unknown = await api(
-        stack,
-        "GET",
-        `/api/posts/${id}/versions/01J000000000000000000000?workspaceId=${fixture.wsId}`,
-        { token: viewer.access_token },
-      );
-      assert.equal(unknown.status, 404);
-      assert.equal(unknown.body.error, "Version not found");
-    });
+          body: { workspace_id: fixture.wsId, label: "after launch" },
+        });
+        assert.equal(save.status, 201);
+        assert.equal(save.body.label, "after launch");
+        const list = await api(
+          stack,
+          "GET",
+          `/api/posts/${id}/versions?workspaceId=${fixture.wsId}`,
+          {
+            token: viewer.access_token,
+          },
+        );
+        assert.equal(list.status, 200);
+        assert.deepEqual(list.body.items.map((v: { reason: string }) => v.reason), [
+          "saved",
+          "published",
+          "approved",
+        ]);
+        assert.equal(list.body.count, 3);
+        const [saved, pub, approved] = list.body.items;
+        assert.equal(saved.created_by_name, "Vic Viewer");
+        assert.equal(saved.label, "after launch", "the list says why: a saved version's label");
+        assert.equal(pub.label, null);
+        assert.equal(pub.created_by_name, "Anna Author");
+        assert.equal(approved.created_by, owner.user_id);
+        const one = await api(
+          stack,
+          "GET",
+          `/api/posts/${id}/versions/${approved.version_id}?workspaceId=${fixture.wsId}`,
+          { token: viewer.access_token },
+        );
+        assert.equal(one.body.text, "Versioned text");
+        assert.deepEqual(one.body.media, []);
+        assert.equal(one.body.publish_as, "member");
+        const unknown = await api(
+          stack,
+          "GET",
+          `/api/posts/${id}/versions/01J000000000000000000000?workspaceId=${fixture.wsId}`,
+          { token: viewer.access_token },
+        );
+        assert.equal(unknown.status, 404);
+        assert.equal(unknown.body.error, "Version not found");
+      },
+    );
 
     await t.step(
       "restoring a version: owners and editors, seen live, voids an approval",

@@ -85,7 +85,7 @@ export function mountPlanningRoutes(
       summary: "Save a version of what the post holds now (any member)",
       request: { params: postIdParam, ...body(saveVersionBody) },
       responses: {
-        201: json(versionSummarySchema.extend({ label: z.string().nullable() }), "The version"),
+        201: json(versionSummarySchema, "The version"),
         ...errors(400, 401, 403, 404),
       },
     }),

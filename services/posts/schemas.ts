@@ -247,11 +247,11 @@ export const versionSummarySchema = z.object({
   created_at: z.string(),
   created_by: z.string(),
   created_by_name: z.string(),
+  label: z.string().nullable(),
 }).openapi("PostVersionSummary");
 
 export const versionSchema = versionSummarySchema.extend({
   post_id: z.string(),
-  label: z.string().nullable(),
   text: z.string(),
   media: z.array(mediaSchema),
   first_comment: z.string().nullable(),

@@ -17,7 +17,7 @@ import {
 } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
 
-/** A version as listed: who made it, when and why. */
+/** A version as listed: who made it, when and why (the reason, and a saved version's label). */
 function summary(v: PostVersion) {
   return {
     version_id: v.version_id,
@@ -25,6 +25,7 @@ function summary(v: PostVersion) {
     created_at: v.created_at,
     created_by: v.created_by,
     created_by_name: v.created_by_name,
+    label: v.label,
   };
 }
 
@@ -69,7 +70,7 @@ export class VersionOperations {
       return { ...current };
     });
     if (!result || !saved) throw notFound(POST_NOT_FOUND);
-    return summaryWithLabel(saved);
+    return summary(saved);
   }
 
   /** `POST .../versions/{version_id}/restore`: the post becomes the version (owner or editor). */
@@ -105,8 +106,4 @@ export class VersionOperations {
 
 function by(caller: Caller): { id: string; name: string } {
   return { id: caller.user_id, name: caller.name || caller.email };
-}
-
-function summaryWithLabel(v: PostVersion) {
-  return { ...summary(v), label: v.label };
 }

@@ -178,14 +178,42 @@ Deno.test(
       // Back in the editor: pick a time, unschedule, then the next free slot.
       await pageA.goto(editorUrl);
       await status(pageA, "Approved").waitFor();
+      // Pick a time: a day and a time (UTC here), checked as typed before any schedule call.
+      const scheduleCalls: string[] = [];
+      pageA.on("request", (r) => {
+        if (r.method() === "POST" && r.url().endsWith("/schedule")) scheduleCalls.push(r.url());
+      });
       await pageA.getByRole("button", { name: "Pick a time" }).click();
-      const at = pageA.getByLabel("Publish at (UTC)");
-      const picked = await at.inputValue();
-      assert.match(picked, /^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+      const picker = pageA.getByRole("group", { name: "Publish at (UTC)" });
+      const dayField = picker.getByLabel("Day", { exact: true });
+      const timeField = picker.getByLabel("Time", { exact: true });
+      const pickedDay = await dayField.inputValue();
+      const pickedTime = await timeField.inputValue();
+      assert.match(pickedDay, /^\d{4}-\d\d-\d\d$/);
+      assert.match(pickedTime, /^\d\d:\d\d$/);
+      await dayField.focus();
+      await pageA.keyboard.press("Backspace");
+      await picker.getByText("Enter the whole date: day, month and year").waitFor();
+      assert.equal(await dayField.getAttribute("aria-invalid"), "true");
+      await dayField.fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
+      await picker.getByText("That day has passed in UTC: pick a later one").waitFor();
+      await pageA.getByRole("button", { name: "Schedule", exact: true }).click();
+      assert.equal(
+        await pageA.evaluate("document.activeElement?.id"),
+        "schedule-at-date",
+        "the day field has the focus",
+      );
       await checkA11y(pageA);
+      await screenshot(pageA, "review-editor-pick-time-1440");
+      assert.deepEqual(scheduleCalls, [], "nothing sent while the day and time are wrong");
+      await dayField.fill(pickedDay);
+      assert.equal(await picker.getByText(/has passed|Enter/).count(), 0);
       await pageA.getByRole("button", { name: "Schedule", exact: true }).click();
       await status(pageA, "Scheduled").waitFor();
-      assert.equal(Date.parse((await getPost()).scheduled_at), Date.parse(`${picked}:00Z`));
+      assert.equal(
+        Date.parse((await getPost()).scheduled_at),
+        Date.parse(`${pickedDay}T${pickedTime}:00Z`),
+      );
       await pageA.getByRole("button", { name: "Unschedule" }).click();
       await status(pageA, "Approved").waitFor();
       assert.equal((await getPost()).scheduled_at, null);

@@ -36,6 +36,11 @@ export const ROUTES: RouteDef[] = [
     title: "Post",
   },
   {
+    pattern: "/workspaces/:workspaceId/calendar",
+    load: () => import("./screens/calendar/index.tsx"),
+    title: "Calendar",
+  },
+  {
     pattern: "/workspaces/:workspaceId/actions",
     load: () => import("./screens/actions/index.tsx"),
     title: "Actions",

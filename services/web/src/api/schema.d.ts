@@ -5275,9 +5275,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PostVersionSummary"] & {
-                            label: string | null;
-                        };
+                        "application/json": components["schemas"]["PostVersionSummary"];
                     };
                 };
                 /** @description Error */
@@ -9017,6 +9015,7 @@ export interface components {
             created_at: string;
             created_by: string;
             created_by_name: string;
+            label: string | null;
         };
         SaveVersionRequest: {
             workspace_id: string;
@@ -9024,7 +9023,6 @@ export interface components {
         };
         PostVersion: components["schemas"]["PostVersionSummary"] & {
             post_id: string;
-            label: string | null;
             text: string;
             media: components["schemas"]["PostMedia"][];
             first_comment: string | null;

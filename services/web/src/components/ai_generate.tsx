@@ -14,6 +14,7 @@ import { replaceText } from "../editor/ai_edit.ts";
 import { useResource } from "./use_resource.ts";
 import { Link } from "../router.tsx";
 import { AiError, BusyLabel } from "./ai_error.tsx";
+import { useAiChoices } from "./use_ai_choices.ts";
 
 type Length = NonNullable<Schemas["GenerateRequest"]["length"]>;
 
@@ -59,11 +60,17 @@ function GenerateForm({ session, ideaId }: { session: EditorSession; ideaId: str
     [workspaceId, ideaId],
   );
   const [idea, prompts, audiences, languages] = lists.data ?? [null, null, null, null];
-  const [promptId, setPromptId] = useState("");
-  const [audience, setAudience] = useState("");
-  const [language, setLanguage] = useState("");
-  const [tone, setTone] = useState("");
-  const [length, setLength] = useState("");
+  // Remembered per user and workspace; one no longer offered (a deleted prompt) counts as Default.
+  const [choices, choose] = useAiChoices(workspaceId);
+  const offered = (value: string, options?: { name?: string; prompt_id?: string }[]) =>
+    !options || options.some((o) => (o.prompt_id ?? o.name) === value) ? value : "";
+  const promptId = offered(choices.promptId, prompts?.items);
+  const audience = offered(choices.audience, audiences?.items);
+  const language = offered(choices.language, languages?.items);
+  const { tone, length } = choices;
+  const [setPromptId, setAudience, setLanguage, setTone, setLength] = (
+    ["promptId", "audience", "language", "tone", "length"] as const
+  ).map(choose);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);

@@ -22,33 +22,75 @@ export function Layout({ children }: { children: ComponentChildren }) {
   );
 }
 
+/**
+ * The top bar: brand, workspace switcher, the workspace's sections and the user menu. On a
+ * phone the switcher and sections fold into a Menu button (closed again by a navigation, by
+ * Escape, or by the button).
+ */
 function TopBar() {
   const workspaceId = currentWorkspaceId() ?? preferredWorkspace()?.workspace_id ?? null;
   const base = workspaceId ? `/workspaces/${encodeURIComponent(workspaceId)}` : null;
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const path = url.value.path;
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      toggle.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
   return (
     <header class="top-bar">
       <Link href="/" class="brand">Content Pipeline</Link>
-      <WorkspaceSwitcher />
-      <nav class="main-nav" aria-label="Main">
-        {base && (
-          <>
-            <Link href={`${base}/ideas`}>Ideas</Link>
-            <Link href={`${base}/posts`}>Posts</Link>
-            <Link href={`${base}/actions`}>Actions</Link>
-            <Link href={`${base}/prompts`}>Prompts</Link>
-            <Link href={`${base}/examples`}>Examples</Link>
-            <Link href={`${base}/settings`}>Settings</Link>
-          </>
-        )}
-        {isAdmin.value && <Link href="/admin">Admin</Link>}
-      </nav>
+      <button
+        ref={toggle}
+        type="button"
+        class="nav-toggle"
+        aria-expanded={open}
+        aria-controls="top-bar-menu"
+        onClick={() => setOpen(!open)}
+      >
+        <span class="nav-toggle-icon" aria-hidden="true" />
+        Menu
+      </button>
+      <div id="top-bar-menu" class={open ? "top-bar-menu is-open" : "top-bar-menu"}>
+        <WorkspaceSwitcher />
+        <nav class="main-nav" aria-label="Main">
+          {base && (
+            <>
+              <Link href={`${base}/ideas`}>Ideas</Link>
+              <Link href={`${base}/posts`}>Posts</Link>
+              <Link href={`${base}/calendar`}>Calendar</Link>
+              <Link href={`${base}/actions`}>Actions</Link>
+              <Link href={`${base}/prompts`}>Prompts</Link>
+              <Link href={`${base}/examples`}>Examples</Link>
+              <Link href={`${base}/settings`}>Settings</Link>
+            </>
+          )}
+          {isAdmin.value && <Link href="/admin">Admin</Link>}
+        </nav>
+      </div>
       <UserMenu />
     </header>
   );
 }
 
 /** The sections a workspace switch keeps (a post's page falls back to the posts list). */
-const SECTIONS = ["ideas", "posts", "actions", "prompts", "examples", "settings", "capture"];
+const SECTIONS = [
+  "ideas",
+  "posts",
+  "calendar",
+  "actions",
+  "prompts",
+  "examples",
+  "settings",
+  "capture",
+];
 
 /**
  * The workspace select (switching keeps the section) and "New workspace" (a dialog). The

@@ -1,16 +1,18 @@
 /**
  * Scheduling and publishing in the editor's review bar: "Next free slot" (the
- * server picks the workspace's next publishing slot no other post holds), "Pick a time" (a
- * wall-clock time in the workspace's timezone), "Publish now", "Unschedule"; the scheduled
+ * server picks the workspace's next publishing slot no other post holds), "Pick a time" (a day
+ * and a wall-clock time in the workspace's timezone, checked as typed), "Publish now",
+ * "Unschedule"; the scheduled
  * time in the workspace's zone; `publish_error` as the server says it; and once published,
  * the link to the post on LinkedIn.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ApiError, type Schemas } from "../state/api.ts";
 import { publishPost, schedulePost, unschedulePost } from "../state/posts.ts";
 import { Link } from "../router.tsx";
 import { ErrorMessage } from "./error_message.tsx";
-import { formatInZone, isoToZonedLocal, zonedToIso } from "./schedule_time.ts";
+import { dayTimeAt, formatInZone } from "./schedule_time.ts";
+import { DayTimeFields, useDayTime } from "./day_time_fields.tsx";
 
 type Post = Schemas["Post"];
 type Workspace = Schemas["WorkspaceDetail"];
@@ -73,11 +75,6 @@ export function SchedulePicker(
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [picking, setPicking] = useState(false);
-  const [local, setLocal] = useState("");
-  const timeInput = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    if (picking) timeInput.current?.focus();
-  }, [picking]);
 
   const run = async (what: string, action: () => Promise<Post>) => {
     setBusy(what);
@@ -169,12 +166,7 @@ export function SchedulePicker(
               aria-expanded={picking}
               aria-controls="schedule-pick"
               disabled={busy !== null}
-              onClick={() => {
-                if (!picking && !local) {
-                  setLocal(isoToZonedLocal(Date.now() + 60 * 60_000, tz));
-                }
-                setPicking(!picking);
-              }}
+              onClick={() => setPicking(!picking)}
             >
               Pick a time
             </button>
@@ -197,39 +189,12 @@ export function SchedulePicker(
               )}
           </p>
           {picking && (
-            <form
-              id="schedule-pick"
-              class="schedule-pick"
-              onSubmit={(e) => {
-                e.preventDefault();
-                const at = zonedToIso(local, tz);
-                if (!at) {
-                  setError(new Error("Enter a date and a time"));
-                  return;
-                }
-                void schedule(at);
-              }}
-            >
-              <div class="field">
-                <label for="schedule-at">Publish at ({tz})</label>
-                <input
-                  id="schedule-at"
-                  ref={timeInput}
-                  type="datetime-local"
-                  required
-                  value={local}
-                  onInput={(e) => setLocal(e.currentTarget.value)}
-                />
-              </div>
-              <div class="button-row wa-start">
-                <button type="submit" class="button" disabled={busy !== null}>
-                  {busy === "pick" ? "Scheduling…" : "Schedule"}
-                </button>
-                <button type="button" class="button secondary" onClick={() => setPicking(false)}>
-                  Cancel
-                </button>
-              </div>
-            </form>
+            <PickTimeForm
+              zone={tz}
+              busy={busy}
+              onSchedule={(at) => void schedule(at)}
+              onCancel={() => setPicking(false)}
+            />
           )}
         </>
       )}
@@ -247,5 +212,40 @@ export function SchedulePicker(
 
       <ScheduleError error={error} workspaceId={workspaceId} />
     </div>
+  );
+}
+
+/** "Pick a time": a day and a time in the workspace's zone (an hour from now to start with). */
+function PickTimeForm(
+  { zone, busy, onSchedule, onCancel }: {
+    zone: string;
+    busy: string | null;
+    onSchedule: (at: string) => void;
+    onCancel: () => void;
+  },
+) {
+  const picked = useDayTime(dayTimeAt(Date.now() + 60 * 60_000, zone), zone, "schedule-at");
+  useEffect(() => document.getElementById("schedule-at-date")?.focus(), []);
+  return (
+    <form
+      id="schedule-pick"
+      class="schedule-pick"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        const at = picked.submit();
+        if (at) onSchedule(at);
+      }}
+    >
+      <DayTimeFields picked={picked} legend="Publish at" />
+      <div class="button-row wa-start">
+        <button type="submit" class="button" disabled={busy !== null}>
+          {busy === "pick" ? "Scheduling…" : "Schedule"}
+        </button>
+        <button type="button" class="button secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

@@ -54,3 +54,61 @@ export function formatInZone(iso: string, timeZone: string): string {
     return new Date(iso).toISOString();
   }
 }
+
+/** What a day field and a time field hold (`badInput`: the browser could not read what was typed). */
+export interface DayTimeInput {
+  date: string;
+  time: string;
+  badDate?: boolean;
+  badTime?: boolean;
+}
+
+export type DayTimeCheck =
+  | { ok: true; at: string }
+  | { ok: false; field: "date" | "time"; message: string; empty: boolean };
+
+/**
+ * A day and a time, read as a wall-clock time in `timeZone`: the ISO instant, or what is wrong
+ * (a malformed or missing day or time, a time already past) and which field says it.
+ */
+export function checkDayTime(
+  input: DayTimeInput,
+  timeZone: string,
+  now = Date.now(),
+): DayTimeCheck {
+  const fail = (field: "date" | "time", message: string, empty = false): DayTimeCheck => ({
+    ok: false,
+    field,
+    message,
+    empty,
+  });
+  if (input.badDate) return fail("date", "Enter the whole date: day, month and year");
+  if (!input.date) return fail("date", "Enter a day", true);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(input.date)) return fail("date", "Enter a date as YYYY-MM-DD");
+  if (input.badTime) return fail("time", "Enter the whole time: hours and minutes");
+  if (!input.time) return fail("time", "Enter a time", true);
+  if (!/^\d{2}:\d{2}(:\d{2})?$/.test(input.time)) return fail("time", "Enter a time as HH:MM");
+  // 2027-02-30 would parse as 2 March: a day that does not exist is refused, not moved
+  if (!isRealDay(input.date)) return fail("date", "Enter a real date");
+  const at = zonedToIso(`${input.date}T${input.time}`, timeZone);
+  if (!at) return fail("time", "Enter a time as HH:MM");
+  if (Date.parse(at) <= now) {
+    // a day before today is the day's fault; today at an hour gone is the time's
+    return input.date < isoToZonedLocal(now, timeZone).slice(0, 10)
+      ? fail("date", `That day has passed in ${timeZone}: pick a later one`)
+      : fail("time", `That time has passed in ${timeZone}: pick a later one`);
+  }
+  return { ok: true, at };
+}
+
+function isRealDay(key: string): boolean {
+  const [y, m, d] = key.split("-").map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
+/** Instant `ms` as the day and the time fields' values in `timeZone`. */
+export function dayTimeAt(ms: number, timeZone: string): { date: string; time: string } {
+  const local = isoToZonedLocal(ms, timeZone);
+  return { date: local.slice(0, 10), time: local.slice(11, 16) };
+}

@@ -11,6 +11,7 @@ import { yCollab, YSyncConfig, ySyncFacet, yUndoManagerKeymap } from "y-codemirr
 import type { EditorSession } from "./session.ts";
 import { remoteCursors } from "./remote_cursors.ts";
 import { accessibleName } from "./accessible_name.ts";
+import { lineDirection } from "./line_direction.ts";
 
 export interface MountedEditor {
   view: EditorView;
@@ -33,6 +34,7 @@ export function createEditorView(session: EditorSession, parent: HTMLElement): M
         remoteCursors(session.ytext, awareness),
         keymap.of([...yUndoManagerKeymap, ...defaultKeymap]),
         EditorView.lineWrapping,
+        lineDirection(),
         accessibleName("Post text"),
         placeholder("Write your post…"),
         extra.of(session.extraExtensions.value),

@@ -22,14 +22,17 @@ import { colorIndexForColor } from "./palette.ts";
 
 const awarenessChanged = Annotation.define<true>();
 
+/** After this long without a move, a remote caret's name label folds away (editor.css). */
+export const CURSOR_IDLE_MS = 2000;
+
 class CaretWidget extends WidgetType {
-  constructor(readonly colorIndex: number, readonly name: string) {
+  constructor(readonly colorIndex: number, readonly name: string, readonly idle: boolean) {
     super();
   }
 
   override toDOM(): HTMLElement {
     const caret = document.createElement("span");
-    caret.className = `cp-remote-caret cp-cursor-${this.colorIndex}`;
+    caret.className = `cp-remote-caret cp-cursor-${this.colorIndex}${this.idle ? " is-idle" : ""}`;
     caret.setAttribute("aria-hidden", "true");
     caret.append("\u2060");
     const label = document.createElement("span");
@@ -40,7 +43,8 @@ class CaretWidget extends WidgetType {
   }
 
   override eq(other: CaretWidget): boolean {
-    return other.colorIndex === this.colorIndex && other.name === this.name;
+    return other.colorIndex === this.colorIndex && other.name === this.name &&
+      other.idle === this.idle;
   }
 
   override ignoreEvent(): boolean {
@@ -63,6 +67,9 @@ export function remoteCursors(ytext: Y.Text, awareness: Awareness): Extension {
   return ViewPlugin.fromClass(
     class {
       decorations: DecorationSet = RangeSet.empty;
+      /** Each remote caret's last position (JSON) and when it last moved. */
+      private readonly moves = new Map<number, { at: string; since: number }>();
+      private idleTimer: ReturnType<typeof setTimeout> | undefined;
       private readonly listener: (
         change: { added: number[]; updated: number[]; removed: number[] },
       ) => void;
@@ -85,6 +92,28 @@ export function remoteCursors(ytext: Y.Text, awareness: Awareness): Extension {
 
       destroy() {
         awareness.off("change", this.listener);
+        clearTimeout(this.idleTimer);
+      }
+
+      /** Whether the caret of `clientId` (now at `at`) has been still for CURSOR_IDLE_MS. */
+      private idleSince(clientId: number, at: string, now: number): number {
+        const seen = this.moves.get(clientId);
+        if (!seen || seen.at !== at) {
+          this.moves.set(clientId, { at, since: now });
+          return now;
+        }
+        return seen.since;
+      }
+
+      /** Rebuilds when the next moving caret turns idle, so its label folds without input. */
+      private wakeAt(when: number) {
+        clearTimeout(this.idleTimer);
+        if (!Number.isFinite(when)) return;
+        this.idleTimer = setTimeout(() => {
+          if (this.view.dom.isConnected) {
+            this.view.dispatch({ annotations: awarenessChanged.of(true) });
+          }
+        }, Math.max(0, when - Date.now()) + 20);
       }
 
       update(update: ViewUpdate) {
@@ -115,6 +144,9 @@ export function remoteCursors(ytext: Y.Text, awareness: Awareness): Extension {
       private build(view: EditorView): DecorationSet {
         const ranges: Range<Decoration>[] = [];
         const docLength = view.state.doc.length;
+        const now = Date.now();
+        let nextIdle = Infinity;
+        const present = new Set<number>();
         awareness.getStates().forEach((state, clientId) => {
           if (clientId === ydoc.clientID) return;
           const cursor = state.cursor as CursorState | null | undefined;
@@ -147,13 +179,21 @@ export function remoteCursors(ytext: Y.Text, awareness: Awareness): Extension {
             );
           }
           const at = Math.min(head.index, docLength);
+          present.add(clientId);
+          // the relative position alone stays the same while its owner types at the end
+          const where = JSON.stringify([cursor.anchor, cursor.head, anchor.index, head.index]);
+          const since = this.idleSince(clientId, where, now);
+          const idle = now - since >= CURSOR_IDLE_MS;
+          if (!idle) nextIdle = Math.min(nextIdle, since + CURSOR_IDLE_MS);
           ranges.push(
             Decoration.widget({
-              widget: new CaretWidget(index, name),
+              widget: new CaretWidget(index, name, idle),
               side: head.index - anchor.index > 0 ? -1 : 1,
             }).range(at),
           );
         });
+        for (const id of [...this.moves.keys()]) if (!present.has(id)) this.moves.delete(id);
+        this.wakeAt(nextIdle);
         return Decoration.set(ranges, true);
       }
     },

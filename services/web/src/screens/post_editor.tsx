@@ -17,6 +17,8 @@ import { EditorStatusBar } from "../components/editor_status_bar.tsx";
 import { PresenceAvatars } from "../components/presence_avatars.tsx";
 import { EditorPostFields } from "../components/editor_post_fields.tsx";
 import { ReviewBar } from "../components/review_bar.tsx";
+import { VersionHistory } from "../components/version_history.tsx";
+import { LinkedInPreview } from "../components/linkedin_preview.tsx";
 // ── Slots owned by the comments + AI helper (they replace these components) ──
 import { CommentsPanel } from "../components/comments_panel.tsx";
 import { AiPanel } from "../components/ai_panel.tsx";
@@ -65,6 +67,7 @@ function PostEditor({ initial }: { initial: Post }) {
             <div class="post-editor-toolbar">
               <PresenceAvatars session={session} />
               <EditorStatusBar session={session} />
+              <VersionHistory session={session} post={post} onChange={setPost} />
             </div>
             {post.status === "published" && (
               <p class="review-line review-warning post-live-notice" role="note">
@@ -85,6 +88,7 @@ function PostEditor({ initial }: { initial: Post }) {
             <EditorPane session={session} />
           </>
         )}
+        {session && <LinkedInPreview session={session} post={post} />}
       </div>
       {session && (
         <aside class="post-editor-side stack" aria-label="Review, comments and AI">
