@@ -31,9 +31,15 @@ export function pageHeaders(formRedirectOrigins: readonly string[] = []): Record
 /** The headers of a page without a form. */
 export const PAGE_HEADERS = pageHeaders();
 
-/** The origins of `redirectUris` other than `publicOrigin`, each once. */
+/**
+ * The `form-action` sources of `redirectUris` other than `publicOrigin`, each once: a web
+ * URI's origin, an app's own scheme (`com.example.app:`) as that scheme.
+ */
 export function redirectOrigins(redirectUris: readonly string[], publicOrigin: string): string[] {
-  const origins = new Set(redirectUris.map((uri) => new URL(uri).origin));
+  const origins = new Set(redirectUris.map((uri) => {
+    const url = new URL(uri);
+    return url.origin === "null" ? url.protocol : url.origin;
+  }));
   origins.delete(publicOrigin);
   return [...origins];
 }
@@ -83,6 +89,8 @@ export interface LoginPageOptions {
     redirect_uri: string;
     state: string | null;
     code_challenge: string | null;
+    /** the RFC 8707 resource asked for, or null */
+    resource?: string | null;
   };
   email?: string;
   error?: string;
@@ -103,6 +111,7 @@ export function loginPage(options: LoginPageOptions): Markup {
   if (params.code_challenge !== null) {
     hidden.push(["code_challenge", params.code_challenge], ["code_challenge_method", "S256"]);
   }
+  if (params.resource) hidden.push(["resource", params.resource]);
   if (options.csrfToken) hidden.push(["csrf_token", options.csrfToken]);
   const fields = hidden.map(([name, value]) =>
     html`

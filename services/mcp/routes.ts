@@ -55,7 +55,15 @@ export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
           "application/json": {
             schema: {
               type: "object",
-              description: "A JSON-RPC request, notification or batch",
+              description: "A JSON-RPC 2.0 request (with `id`) or notification (without) of " +
+                "the Model Context Protocol, such as `initialize`, `tools/list` or `tools/call`",
+              properties: {
+                jsonrpc: { const: "2.0" },
+                id: { anyOf: [{ type: "string" }, { type: "integer" }] },
+                method: { type: "string" },
+                params: { type: "object" },
+              },
+              required: ["jsonrpc", "method"],
             },
           },
         },
@@ -65,8 +73,16 @@ export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
       200: { description: "The JSON-RPC response(s)" },
       202: { description: "Accepted (notifications and responses only)" },
       400: { description: "Not a valid JSON-RPC message" },
-      401: { description: "Missing or invalid token, or account not approved" },
-      406: { description: "The Accept header does not allow application/json" },
+      401: {
+        description: "Missing or invalid token, or account not approved. The " +
+          '`WWW-Authenticate: Bearer resource_metadata="..."` header names the protected ' +
+          "resource metadata (RFC 9728), from which an MCP client finds the authorization server",
+      },
+      406: {
+        description: "The Accept header does not allow both application/json and " +
+          "text/event-stream",
+      },
+      415: { description: "The body is not application/json" },
     },
   });
 }

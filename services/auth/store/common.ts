@@ -94,6 +94,8 @@ export interface AuthCodeRecord {
   client_id: string;
   redirect_uri: string;
   code_challenge: string | null;
+  /** The RFC 8707 resource the authorization asked for; absent on older codes. */
+  resource?: string | null;
   expires_at: number;
 }
 
@@ -116,6 +118,7 @@ export interface GoogleStateRecord {
     redirect_uri: string;
     state: string | null;
     code_challenge: string | null;
+    resource?: string | null;
   };
   expires_at: number;
 }

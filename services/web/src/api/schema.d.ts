@@ -509,9 +509,12 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path?: never;
-                cookie?: never;
+                cookie?: {
+                    /** @description The web app's refresh token (HttpOnly, Path=/api/auth), used when the body has no `refresh_token` */
+                    cp_refresh?: string;
+                };
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["RefreshRequest"];
                 };
@@ -526,7 +529,7 @@ export interface paths {
                         "application/json": components["schemas"]["RefreshResponse"];
                     };
                 };
-                /** @description refresh_token missing */
+                /** @description refresh_token missing from both the body and the cookie */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -579,9 +582,12 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path?: never;
-                cookie?: never;
+                cookie?: {
+                    /** @description The web app's refresh token (HttpOnly, Path=/api/auth), used when the body has no `refresh_token` */
+                    cp_refresh?: string;
+                };
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["RefreshRequest"];
                 };
@@ -594,7 +600,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description refresh_token missing */
+                /** @description refresh_token missing from both the body and the cookie */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -729,7 +735,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["UpdateProfileRequest"];
                 };
@@ -894,13 +900,18 @@ export interface paths {
         /** The hosted login page */
         get: {
             parameters: {
-                query?: {
-                    response_type?: string;
-                    client_id?: string;
-                    redirect_uri?: string;
+                query: {
+                    client_id: string;
+                    redirect_uri: string;
+                    response_type: "code";
                     state?: string;
-                    code_challenge?: string;
-                    code_challenge_method?: string;
+                    /** @description PKCE is required */
+                    code_challenge: string;
+                    code_challenge_method: "S256";
+                    /** @description Accepted and ignored: a token grants what its account may do */
+                    scope?: string;
+                    /** @description RFC 8707: an address of this service (such as `{PUBLIC_URL}/mcp`), which the token is for */
+                    resource?: string;
                 };
                 header?: never;
                 path?: never;
@@ -937,17 +948,27 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/x-www-form-urlencoded": {
-                        response_type?: string;
-                        client_id?: string;
-                        redirect_uri?: string;
+                        client_id: string;
+                        redirect_uri: string;
+                        /** @enum {string} */
+                        response_type: "code";
                         state?: string;
-                        code_challenge?: string;
-                        code_challenge_method?: string;
-                        email?: string;
-                        password?: string;
+                        /** @description PKCE is required */
+                        code_challenge: string;
+                        /** @enum {string} */
+                        code_challenge_method: "S256";
+                        /** @description Accepted and ignored: a token grants what its account may do */
+                        scope?: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 8707: an address of this service (such as `{PUBLIC_URL}/mcp`), which the token is for
+                         */
+                        resource?: string;
+                        email: string;
+                        password: string;
                     };
                 };
             };
@@ -959,7 +980,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad parameters (PKCE S256 is required) */
+                /** @description Bad parameters (PKCE S256 is required), or email or password missing */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1022,13 +1043,18 @@ export interface paths {
         /** Start Google sign-in from the hosted login page */
         get: {
             parameters: {
-                query?: {
-                    response_type?: string;
-                    client_id?: string;
-                    redirect_uri?: string;
+                query: {
+                    client_id: string;
+                    redirect_uri: string;
+                    response_type: "code";
                     state?: string;
-                    code_challenge?: string;
-                    code_challenge_method?: string;
+                    /** @description PKCE is required */
+                    code_challenge: string;
+                    code_challenge_method: "S256";
+                    /** @description Accepted and ignored: a token grants what its account may do */
+                    scope?: string;
+                    /** @description RFC 8707: an address of this service (such as `{PUBLIC_URL}/mcp`), which the token is for */
+                    resource?: string;
                 };
                 header?: never;
                 path?: never;
@@ -1119,6 +1145,15 @@ export interface paths {
                 };
                 /** @description Account disabled or rejected */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Google sign-in is not configured */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1448,6 +1483,15 @@ export interface paths {
                         "application/json": components["schemas"]["WorkspaceDetail"];
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
@@ -1487,7 +1531,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["UpdateWorkspaceRequest"];
                 };
@@ -1560,6 +1604,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
@@ -1620,6 +1673,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["WorkspaceMemberList"];
+                    };
+                };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing, invalid or expired access token */
@@ -1762,6 +1824,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["PendingInviteList"];
+                    };
+                };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing, invalid or expired access token */
@@ -2881,6 +2952,15 @@ export interface paths {
                             /** @enum {boolean} */
                             deleted: true;
                         };
+                    };
+                };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description No caller identity */
@@ -4027,7 +4107,7 @@ export interface paths {
             parameters: {
                 query: {
                     workspaceId: string;
-                    status?: string;
+                    status?: "draft" | "in_review" | "approved" | "scheduled" | "published";
                     authorId?: string;
                 };
                 header?: never;
@@ -4992,6 +5072,15 @@ export interface paths {
                         "application/json": components["schemas"]["ReviewLinkView"];
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error */
                 404: {
                     headers: {
@@ -5745,6 +5834,15 @@ export interface paths {
                         "application/json": components["schemas"]["LinkedInConnect"];
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error */
                 401: {
                     headers: {
@@ -5799,9 +5897,10 @@ export interface paths {
         /** LinkedIn's redirect back (no JWT): stores the connection, then 302 to settings */
         get: {
             parameters: {
-                query?: {
+                query: {
+                    /** @description Absent when LinkedIn reports an `error` instead */
                     code?: string;
-                    state?: string;
+                    state: string;
                     error?: string;
                 };
                 header?: never;
@@ -5817,7 +5916,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error */
+                /** @description state unknown, used, expired or started in another browser; LinkedIn reported an error; or the exchange failed */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5826,7 +5925,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description The member who started the connection may no longer connect it */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5871,6 +5970,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["LinkedInConnection"];
+                    };
+                };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Error */
@@ -5922,6 +6030,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
                 /** @description Error */
                 401: {
@@ -7390,6 +7507,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
@@ -8109,9 +8235,9 @@ export interface paths {
         /** A presigned GET URL for a backup (valid 1 hour) */
         get: {
             parameters: {
-                query?: {
+                query: {
                     /** @description `_backups/<name>.zip` */
-                    key?: string;
+                    key: string;
                 };
                 header?: never;
                 path?: never;
@@ -8410,7 +8536,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id?: string | number;
+                        method: string;
+                        params?: Record<string, never>;
+                    };
                 };
             };
             responses: {
@@ -8435,15 +8567,22 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Missing or invalid token, or account not approved */
+                /** @description Missing or invalid token, or account not approved. The `WWW-Authenticate: Bearer resource_metadata="..."` header names the protected resource metadata (RFC 9728), from which an MCP client finds the authorization server */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description The Accept header does not allow application/json */
+                /** @description The Accept header does not allow both application/json and text/event-stream */
                 406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The body is not application/json */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8468,24 +8607,31 @@ export interface components {
             error: string;
         };
         SignupRequest: {
+            /** Format: email */
             email: string;
+            /** @description At least 8 characters with a lowercase and an uppercase letter, a digit and a symbol */
             password: string;
             name: string;
             recaptcha_token: string;
         };
         ConfirmRequest: {
+            /** Format: email */
             email: string;
             code: string;
         };
         ResendRequest: {
+            /** Format: email */
             email: string;
         };
         ForgotPasswordRequest: {
+            /** Format: email */
             email: string;
         };
         ResetPasswordRequest: {
+            /** Format: email */
             email: string;
             code: string;
+            /** @description At least 8 characters with a lowercase and an uppercase letter, a digit and a symbol */
             password: string;
         };
         SetupStatus: {
@@ -8493,8 +8639,10 @@ export interface components {
         };
         SetupRequest: {
             token: string;
+            /** Format: email */
             email: string;
             name: string;
+            /** @description At least 8 characters with a lowercase and an uppercase letter, a digit and a symbol */
             password: string;
         };
         TokenResponse: {
@@ -8506,6 +8654,7 @@ export interface components {
             token_type: "Bearer";
         };
         LoginRequest: {
+            /** Format: email */
             email: string;
             password: string;
         };
@@ -8518,6 +8667,7 @@ export interface components {
             token_type: "Bearer";
         };
         RefreshRequest: {
+            /** @description When the body has none, the `cp_refresh` cookie's is used (the web app); one of the two is required */
             refresh_token?: string;
         };
         CallbackResponse: {
@@ -8530,7 +8680,7 @@ export interface components {
         CallbackRequest: {
             code: string;
             redirect_uri: string;
-            code_verifier?: string;
+            code_verifier: string;
         };
         Me: {
             user_id: string;
@@ -8615,6 +8765,11 @@ export interface components {
             publishing_slots?: string[];
             approval_required?: boolean;
             approvals_required?: number;
+            /**
+             * @description An IANA time zone name (the tz database's, such as `Europe/Zurich`, `America/New_York` or `UTC`); any other value is refused
+             * @example Europe/Zurich
+             * @example UTC
+             */
             timezone?: string;
             owner_id?: string;
         };
@@ -8632,12 +8787,13 @@ export interface components {
             role: "editor" | "viewer";
         };
         AddMemberRequest: {
+            /** Format: email */
             email: string;
             /**
              * @default viewer
              * @enum {string}
              */
-            role: "owner" | "editor" | "viewer";
+            role: "editor" | "viewer";
         };
         WorkspaceMemberList: {
             members: components["schemas"]["WorkspaceMemberWithProfile"][];
@@ -8708,7 +8864,8 @@ export interface components {
         };
         IdeaStatusChange: {
             workspace_id: string;
-            status: string;
+            /** @enum {string} */
+            status: "new" | "converted";
         };
         QuickCaptureResult: {
             idea_id: string;
@@ -8807,7 +8964,12 @@ export interface components {
         };
         AddAttachmentRequest: {
             workspace_id: string;
+            /** @example photo.png */
             filename: string;
+            /**
+             * @description The filename extension's own type (`image/png` for a `.png`...), in any case and without parameters; the extension's type when left out
+             * @example image/png
+             */
             contentType?: string;
         };
         AttachmentList: {
@@ -8836,8 +8998,11 @@ export interface components {
             name: string;
             system_instruction: string;
             user_template: string;
-            /** @default professional */
-            tone: string;
+            /**
+             * @default professional
+             * @enum {string}
+             */
+            tone: "casual" | "educational" | "professional" | "provocative" | "storytelling";
             default_audience?: string | null;
             default_language?: string | null;
         };
@@ -8850,7 +9015,8 @@ export interface components {
             name?: string | number | boolean;
             system_instruction?: string | number | boolean;
             user_template?: string | number | boolean;
-            tone?: string;
+            /** @enum {string} */
+            tone?: "casual" | "educational" | "professional" | "provocative" | "storytelling";
             default_audience?: string | null;
             default_language?: string | null;
         };
@@ -8928,13 +9094,15 @@ export interface components {
             title?: string;
             content?: string;
             tags?: string[];
+            /** Format: date-time */
             scheduled_at?: string | null;
             first_comment?: string | null;
             publish_as?: string;
         };
         PostStatusRequest: {
             workspace_id: string;
-            status: string;
+            /** @enum {string} */
+            status: "draft" | "in_review" | "approved" | "scheduled" | "published";
         };
         Deleted: {
             /** @enum {boolean} */
@@ -8948,7 +9116,8 @@ export interface components {
         AddPostMediaRequest: {
             workspace_id: string;
             filename: string;
-            contentType: string;
+            /** @enum {string} */
+            contentType: "image/jpeg" | "image/png" | "image/gif" | "application/pdf";
             size: number;
         };
         UpdatePostMediaRequest: {
@@ -9072,6 +9241,7 @@ export interface components {
         };
         ScheduleRequest: {
             workspace_id: string;
+            /** Format: date-time */
             at?: string | null;
         };
         Comment: {
@@ -9153,10 +9323,10 @@ export interface components {
             tone?: string | null;
             language?: string | null;
             /**
-             * @description Any other value is ignored: the prompt is then the one without `length`
-             * @enum {string}
+             * @description One of `very_short`, `short`, `medium`, `long`, `very_long`, `extra_long`. Any other value, of any type, is ignored: the prompt is then the one without `length`
+             * @example medium
              */
-            length?: "very_short" | "short" | "medium" | "long" | "very_long" | "extra_long";
+            length?: unknown;
         };
         IterateResponse: {
             suggestion: string;
@@ -9259,7 +9429,7 @@ export interface components {
         };
         RestoreBody: {
             /** @description `_backups/<name>.zip` */
-            key?: string;
+            key: string;
         };
         RestoreJob: {
             job_id: string;
