@@ -42,6 +42,7 @@ const STATE_REFUSALS: Record<string, RegExp> = {
   // A code only the email knows: wrong, used or expired.
   "POST /api/auth/reset-password": /^Invalid, used or expired reset code$/,
   "POST /api/auth/callback": /^Invalid, used or expired authorization code$/,
+  "POST /oauth/token": /^invalid_grant$/,
   // The state of a LinkedIn round trip this browser never started.
   "GET /oauth/linkedin/callback": /^Unknown or used LinkedIn authorization state$/,
   // Recovering a workspace that is not deleted (the spec's 400).
@@ -53,6 +54,9 @@ const STATE_REFUSALS: Record<string, RegExp> = {
  * and 426 from the socket route, which only an upgrade opens (the document says so).
  */
 const STATE_STATUSES = new Set([403, 404, 409, 410, 426, 429, 503]);
+
+/** A body in a media type the document does not give the operation. */
+const TEXT_BODY = Symbol("text body");
 
 interface Sent {
   status: number;
@@ -81,7 +85,10 @@ async function send(
   if (token) headers.set("authorization", `Bearer ${token}`);
   let body: string | undefined;
   const [mediaType] = Object.keys(op.requestBody?.content ?? {});
-  if (mediaType && values.body !== MISSING) {
+  if (values.body === TEXT_BODY) {
+    headers.set("content-type", "text/plain");
+    body = "a body of a type no operation takes";
+  } else if (mediaType && values.body !== MISSING) {
     headers.set("content-type", mediaType);
     body = mediaType === "application/x-www-form-urlencoded"
       ? new URLSearchParams(values.body as Record<string, string>).toString()
@@ -198,6 +205,7 @@ Deno.test(
           if (bodyRequired) {
             cases.push({ rule: "body required", params: base.params, body: MISSING });
           }
+          cases.push({ rule: "media type", params: base.params, body: TEXT_BODY });
           const wire = mediaType === "application/json" ? "json" as const : "text" as const;
           const opts = { mode: "minimal" as const, fixtures: fx, wire };
           for (const v of violations(doc, bodySchema, opts)) {

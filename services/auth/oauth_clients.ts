@@ -30,7 +30,8 @@ const REDIRECT_URI_RULE = "each redirect_uri must be https, http to 127.0.0.1, [
 const redirectUri = z.string({ error: "redirect_uris must hold strings" })
   .max(2000, "a redirect_uri is at most 2000 characters")
   .regex(REDIRECT_URI_PATTERN, REDIRECT_URI_RULE)
-  .refine((uri) => URL.canParse(uri), REDIRECT_URI_RULE);
+  .refine((uri) => URL.canParse(uri), REDIRECT_URI_RULE)
+  .openapi({ examples: ["http://127.0.0.1:33418/callback", "https://app.example/oauth/callback"] });
 
 const GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
 

@@ -45,8 +45,11 @@ export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
       "stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` " +
       "and `Accept: application/json, text/event-stream`. Tools: " +
       `${Object.keys(toolInputs).join(", ")}; each returns its ` +
-      "JSON-encoded result in one text content item, and a refused call is a result with " +
-      "`isError` true. See docs/mcp.md.",
+      "JSON-encoded result in one text content item and the same object as " +
+      "`structuredContent` (the tool's `outputSchema`), and carries annotations (read-only, " +
+      "destructive, idempotent, open-world); a refused call is a result with `isError` true. " +
+      "A client with only this URL signs in by OAuth discovery: the 401 names the protected " +
+      "resource metadata (RFC 9728), which names the authorization server. See docs/mcp.md.",
     security: [{ bearer: [] }],
     request: {
       body: {

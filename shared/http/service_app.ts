@@ -47,6 +47,8 @@ export function describeZodError(error: ZodError): string {
 export function errorResponse(err: unknown, c: Context, logger: Logger): Response {
   if (err instanceof AppError) return c.json({ error: err.message }, err.status);
   if (err instanceof HTTPException) {
+    // A refusal in another format than `{"error"}` (OAuth's) carries its own response.
+    if (err.res) return err.getResponse();
     const status = err.status;
     const message = status === 413 ? "Request body is larger than 1 MiB" : err.message ||
       "Bad request";

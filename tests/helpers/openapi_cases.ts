@@ -216,6 +216,7 @@ export function violations(
     const max = s.maxLength ?? Infinity;
     if (s.format === "email") out.push({ rule: "format email", value: "not-an-email" });
     if (s.format === "date-time") out.push({ rule: "format date-time", value: "not-a-date" });
+    if (s.format === "uri") out.push({ rule: "format uri", value: "not a uri" });
     if (min >= 1) out.push({ rule: `minLength ${min}`, value: "x".repeat(min - 1) });
     if (Number.isFinite(max) && max < 500_000) {
       out.push({ rule: `maxLength ${max}`, value: "x".repeat(max + 1) });

@@ -87,6 +87,11 @@ export interface RefreshFamilyRecord {
   revoked: boolean;
   /** When the sign-in that started the family happened (ms); absent on older families. */
   created_at?: number;
+  /**
+   * The OAuth client the session was signed in through, whose refresh tokens only it may use;
+   * absent for the first-party client (the web app, `/api/auth/login`).
+   */
+  client_id?: string;
 }
 
 export interface AuthCodeRecord {

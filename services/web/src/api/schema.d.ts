@@ -55,6 +55,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description This signup replaces an unconfirmed account, and its code mails are used up */
                 429: {
                     headers: {
@@ -125,6 +143,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description More than 10 wrong codes or unknown emails from this client address in 15 minutes */
                 429: {
                     headers: {
@@ -179,6 +215,24 @@ export interface paths {
                 };
                 /** @description email missing or invalid */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -247,6 +301,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Over the limit for this email or client address; nothing was sent */
                 429: {
                     headers: {
@@ -301,6 +373,24 @@ export interface paths {
                 };
                 /** @description A field is missing, the code is wrong, used or expired, or the password breaks the policy */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -398,6 +488,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -458,6 +566,24 @@ export interface paths {
                 };
                 /** @description Email not confirmed, or account disabled or rejected */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -556,6 +682,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -602,6 +746,24 @@ export interface paths {
                 };
                 /** @description refresh_token missing from both the body and the cookie */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -668,6 +830,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -705,6 +885,8 @@ export interface paths {
                 /** @description No sub in the token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -762,6 +944,26 @@ export interface paths {
                 /** @description No sub in the token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
                         [name: string]: unknown;
                     };
                     content: {
@@ -806,6 +1008,8 @@ export interface paths {
                 /** @description No sub in the token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -867,6 +1071,8 @@ export interface paths {
                 /** @description No sub in the token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -875,6 +1081,24 @@ export interface paths {
                 };
                 /** @description Current password is incorrect */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1005,6 +1229,24 @@ export interface paths {
                     };
                     content: {
                         "text/html": string;
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Too many login tries for this account or from this address */
@@ -1171,6 +1413,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an OAuth client (RFC 7591 dynamic registration; public clients only)
+         * @description Every client registered here is public: no secret, `token_endpoint_auth_method` `none`, PKCE S256 on every authorization. A registration that completes no sign-in within 24 hours is dropped. At most 20 registrations an hour from one address.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClientRegistrationRequest"];
+                };
+            };
+            responses: {
+                /** @description The registered client */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RegisteredClient"];
+                    };
+                };
+                /** @description `invalid_redirect_uri` or `invalid_client_metadata` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many registrations from this address */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The token endpoint (RFC 6749): a code with its PKCE verifier, or a refresh token
+         * @description Form-encoded. `authorization_code` exchanges a code of the hosted login (`/oauth/authorize`) once, with the `redirect_uri` and `client_id` it was issued for and the PKCE verifier of its challenge; `refresh_token` rotates a refresh token (the old one stops working; one used twice ends its session). A session's refresh tokens are good only for the client it was signed in through.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"];
+                };
+            };
+            responses: {
+                /** @description Tokens */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthToken"];
+                    };
+                };
+                /** @description `invalid_request`, `unsupported_grant_type`, `invalid_grant` (code or refresh token unknown, used, expired, or issued to another client or redirect URI; PKCE mismatch; account disabled or rejected) or `invalid_target` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description `invalid_client`: the client_id is neither ours nor registered */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -1249,6 +1649,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.0 authorization server metadata (RFC 8414) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The authorization server's endpoints: the hosted login, the token endpoint and dynamic client registration; public clients with PKCE S256 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected resource metadata of the API (RFC 9728) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The API as a protected resource, and the authorization server of its tokens */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected resource metadata of the MCP tool interface (RFC 9728) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `/mcp` as a protected resource: the `resource_metadata` that its 401 names */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notifications": {
         parameters: {
             query?: never;
@@ -1292,6 +1806,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1354,6 +1870,26 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
                         [name: string]: unknown;
                     };
                     content: {
@@ -1397,6 +1933,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1440,6 +1978,26 @@ export interface paths {
                 };
                 /** @description Missing, invalid or expired access token */
                 401: {
+                    headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1495,6 +2053,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1558,6 +2118,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1575,6 +2137,24 @@ export interface paths {
                 };
                 /** @description Workspace missing or soft-deleted (checked after the role) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1616,6 +2196,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1687,6 +2269,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1754,6 +2338,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1780,6 +2366,24 @@ export interface paths {
                 };
                 /** @description Already a member */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1838,6 +2442,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1917,6 +2523,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1990,6 +2598,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2061,6 +2671,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2122,6 +2734,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2139,6 +2753,24 @@ export interface paths {
                 };
                 /** @description Workspace soft-deleted */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2195,6 +2827,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2256,6 +2890,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2273,6 +2909,24 @@ export interface paths {
                 };
                 /** @description Workspace soft-deleted */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2333,6 +2987,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2386,6 +3042,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2394,6 +3052,24 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2451,6 +3127,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2514,6 +3192,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2531,6 +3211,24 @@ export interface paths {
                 };
                 /** @description Idea not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2579,6 +3277,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2655,6 +3355,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2681,6 +3383,24 @@ export interface paths {
                 };
                 /** @description Transition from '<current>' to '<new>' is not allowed */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2761,6 +3481,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many captures with this token in this minute */
                 429: {
                     headers: {
@@ -2822,6 +3560,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2830,6 +3570,24 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2859,6 +3617,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2904,6 +3664,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2966,6 +3728,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3031,6 +3795,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3084,6 +3850,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3092,6 +3860,24 @@ export interface paths {
                 };
                 /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3149,6 +3935,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3212,6 +4000,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3229,6 +4019,24 @@ export interface paths {
                 };
                 /** @description No such action in the workspace */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3272,6 +4080,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3348,6 +4158,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3365,6 +4177,24 @@ export interface paths {
                 };
                 /** @description No such action in the workspace */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3426,6 +4256,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3443,6 +4275,24 @@ export interface paths {
                 };
                 /** @description No such action in the workspace */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3501,6 +4351,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3577,6 +4429,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3594,6 +4448,24 @@ export interface paths {
                 };
                 /** @description No such action in the workspace */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3651,6 +4523,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3731,6 +4605,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3784,6 +4660,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3792,6 +4670,24 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3849,6 +4745,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3912,6 +4810,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3929,6 +4829,24 @@ export interface paths {
                 };
                 /** @description Prompt not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3977,6 +4895,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4062,6 +4982,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4079,6 +5001,24 @@ export interface paths {
                 };
                 /** @description Prompt not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4137,6 +5077,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4190,6 +5132,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4216,6 +5160,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4273,6 +5235,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4339,6 +5303,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4356,6 +5322,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4401,6 +5385,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4477,6 +5463,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4503,6 +5491,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4564,6 +5570,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4581,6 +5589,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4630,6 +5656,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4647,6 +5675,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4715,6 +5761,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4781,6 +5829,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4798,6 +5848,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4854,6 +5922,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4925,6 +5995,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4951,6 +6023,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5010,6 +6100,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5176,6 +6268,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error */
                 429: {
                     headers: {
@@ -5239,6 +6349,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5315,6 +6427,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5379,6 +6493,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5396,6 +6512,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5454,6 +6588,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5535,6 +6671,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5552,6 +6690,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5613,6 +6769,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5639,6 +6797,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5696,6 +6872,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5760,6 +6938,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5786,6 +6966,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5846,6 +7044,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5984,6 +7184,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6043,6 +7245,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6120,6 +7324,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6146,6 +7352,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6190,6 +7414,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6276,6 +7502,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6302,6 +7530,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6359,6 +7605,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6423,6 +7671,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6440,6 +7690,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6501,6 +7769,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6579,6 +7849,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6596,6 +7868,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6658,6 +7948,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6675,6 +7967,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6737,6 +8047,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6808,6 +8120,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6861,6 +8175,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6869,6 +8185,24 @@ export interface paths {
                 };
                 /** @description Error */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6926,6 +8260,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6989,6 +8325,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7006,6 +8344,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7051,6 +8407,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7129,6 +8487,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7146,6 +8506,24 @@ export interface paths {
                 };
                 /** @description Idea not found, or `prompt_id` given but no such prompt */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7235,6 +8613,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7252,6 +8632,24 @@ export interface paths {
                 };
                 /** @description Post not found (none with post_id in workspace_id) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7341,6 +8739,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7358,6 +8758,24 @@ export interface paths {
                 };
                 /** @description Post not found (none with post_id in workspace_id) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7519,6 +8937,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7581,6 +9001,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7650,6 +9072,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7733,6 +9157,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7750,6 +9176,24 @@ export interface paths {
                 };
                 /** @description User not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7816,6 +9260,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7833,6 +9279,24 @@ export interface paths {
                 };
                 /** @description User not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7880,6 +9344,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7951,6 +9417,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8030,6 +9498,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8090,6 +9560,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8144,6 +9616,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8193,6 +9667,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8268,6 +9744,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8336,6 +9814,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8417,6 +9897,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8425,6 +9907,24 @@ export interface paths {
                 };
                 /** @description Admin access required */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8480,6 +9980,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8525,7 +10027,7 @@ export interface paths {
         put?: never;
         /**
          * Tool interface for AI clients (Model Context Protocol, Streamable HTTP)
-         * @description JSON-RPC 2.0 messages of the Model Context Protocol over Streamable HTTP, stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` and `Accept: application/json, text/event-stream`. Tools: list_workspaces, list_ideas, create_idea, update_idea, generate_post, iterate_post, proofread_post, list_posts, request_review, schedule_post; each returns its JSON-encoded result in one text content item, and a refused call is a result with `isError` true. See docs/mcp.md.
+         * @description JSON-RPC 2.0 messages of the Model Context Protocol over Streamable HTTP, stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` and `Accept: application/json, text/event-stream`. Tools: list_workspaces, list_ideas, create_idea, update_idea, generate_post, iterate_post, proofread_post, list_posts, request_review, schedule_post; each returns its JSON-encoded result in one text content item and the same object as `structuredContent` (the tool's `outputSchema`), and carries annotations (read-only, destructive, idempotent, open-world); a refused call is a result with `isError` true. A client with only this URL signs in by OAuth discovery: the 401 names the protected resource metadata (RFC 9728), which names the authorization server. See docs/mcp.md.
          */
         post: {
             parameters: {
@@ -8570,6 +10072,8 @@ export interface paths {
                 /** @description Missing or invalid token, or account not approved. The `WWW-Authenticate: Bearer resource_metadata="..."` header names the protected resource metadata (RFC 9728), from which an MCP client finds the authorization server */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -8580,6 +10084,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
                 /** @description The body is not application/json */
                 415: {
@@ -8705,6 +10218,70 @@ export interface components {
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
+        };
+        RegisteredClient: {
+            client_id: string;
+            client_id_issued_at: number;
+            client_name?: string;
+            redirect_uris: string[];
+            grant_types: ("authorization_code" | "refresh_token")[];
+            response_types: "code"[];
+            /** @enum {string} */
+            token_endpoint_auth_method: "none";
+            scope?: string;
+        };
+        OAuthError: {
+            /** @description The OAuth error code (`invalid_grant`...) */
+            error: string;
+            error_description: string;
+        };
+        ClientRegistrationRequest: {
+            redirect_uris: string[];
+            client_name?: string;
+            /** @description Registered as `none` whatever is asked: every client is public and proves its codes with PKCE */
+            token_endpoint_auth_method?: string;
+            grant_types?: ("authorization_code" | "refresh_token")[];
+            response_types?: "code"[];
+            scope?: string;
+        };
+        OAuthToken: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            expires_in: number;
+            refresh_token: string;
+            /** @description Only for the first-party client */
+            id_token?: string;
+        };
+        AuthorizationCodeGrant: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "authorization_code";
+            code: string;
+            redirect_uri: string;
+            code_verifier: string;
+            client_id: string;
+            /**
+             * Format: uri
+             * @description RFC 8707: the address of this service the token is for
+             */
+            resource?: string;
+        };
+        RefreshTokenGrant: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "refresh_token";
+            refresh_token: string;
+            client_id: string;
+            /**
+             * Format: uri
+             * @description RFC 8707: the address of this service the token is for
+             */
+            resource?: string;
         };
         NotificationPage: {
             items: components["schemas"]["Notification"][];
