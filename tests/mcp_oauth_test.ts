@@ -142,7 +142,42 @@ Deno.test(
           refused.headers.get("www-authenticate"),
           `Bearer resource_metadata="${metadataUrl}", error="invalid_token"`,
         );
+        // A browser-based client (the Inspector's page) reads all of it from another origin.
+        assert.equal(res.headers.get("access-control-allow-origin"), "*");
+        assert.match(res.headers.get("access-control-expose-headers") ?? "", /www-authenticate/);
+        for (
+          const [path, method] of [
+            ["/.well-known/oauth-protected-resource/mcp", "GET"],
+            ["/.well-known/oauth-authorization-server", "GET"],
+            ["/oauth/register", "POST"],
+            ["/oauth/token", "POST"],
+            ["/mcp", "POST"],
+          ]
+        ) {
+          const preflight = await fetch(`${stack.url}${path}`, {
+            method: "OPTIONS",
+            headers: { origin: "http://localhost:6274", "access-control-request-method": method },
+          });
+          await preflight.body?.cancel();
+          assert.equal(preflight.status, 204, path);
+          assert.equal(preflight.headers.get("access-control-allow-origin"), "*", path);
+          assert.match(
+            preflight.headers.get("access-control-allow-methods") ?? "",
+            new RegExp(method),
+          );
+        }
+        const closed = await fetch(`${stack.url}/api/ideas`, {
+          method: "OPTIONS",
+          headers: { origin: "http://localhost:6274", "access-control-request-method": "GET" },
+        });
+        await closed.body?.cancel();
+        assert.equal(
+          closed.headers.get("access-control-allow-origin"),
+          null,
+          "the API stays same-origin",
+        );
         const resource = await api(stack, "GET", "/.well-known/oauth-protected-resource/mcp");
+        assert.equal(resource.headers.get("access-control-allow-origin"), "*");
         assert.equal(resource.body.resource, `${stack.url}/mcp`);
         assert.deepEqual(resource.body.authorization_servers, [stack.url]);
         const server = await api(stack, "GET", "/.well-known/oauth-authorization-server");

@@ -19,7 +19,7 @@ import {
   validateAuthorize,
   type ValidParams,
 } from "./login_flow.ts";
-import type { OAuthClients } from "./oauth_clients.ts";
+import { destinationOf, type OAuthClient, type OAuthClients } from "./oauth_clients.ts";
 import { errorPage, loginPage, pageHeaders, redirectOrigins } from "./pages.ts";
 import { authorizeFormSchema, normalizeEmail, type UserRecord } from "./schemas.ts";
 
@@ -38,7 +38,7 @@ export function mountAuthorizeRoutes(
     pageHeaders(redirectOrigins([params.redirect_uri], publicOrigin));
   const form = (
     c: Context<ServiceEnv>,
-    params: ValidParams,
+    { params, client }: { params: ValidParams; client: OAuthClient },
     status: 200 | 400 | 401 | 403 | 429 | 503,
     extra: { email?: string; error?: string } = {},
   ) =>
@@ -49,6 +49,10 @@ export function mountAuthorizeRoutes(
         ...extra,
         googleUrl: googleUrl(google, params),
         csrfToken: csrfToken(c, secure),
+        requester: client.first_party ? null : {
+          name: client.client_name,
+          destination: destinationOf(params.redirect_uri),
+        },
       }),
       status,
       formHeaders(params),
@@ -69,7 +73,7 @@ export function mountAuthorizeRoutes(
     async (c) => {
       const checked = await validateAuthorize(c.req.valid("query"), clients);
       if (!checked.ok) return await page(c, errorPage(checked.error), 400);
-      return await form(c, checked.params, 200);
+      return await form(c, checked, 200);
     },
     refuseAsPage,
   );
@@ -110,7 +114,7 @@ export function mountAuthorizeRoutes(
       } catch (err) {
         if (err instanceof AppError && [401, 403, 429, 503].includes(err.status)) {
           const status = err.status as 401 | 403 | 429 | 503;
-          return await form(c, checked.params, status, { email, error: err.message });
+          return await form(c, checked, status, { email, error: err.message });
         }
         throw err;
       }
@@ -127,7 +131,7 @@ export function mountAuthorizeRoutes(
     const checked = params && await validateAuthorize(params, clients);
     if ((field === "email" || field === "password") && checked?.ok) {
       const email = typeof raw.email === "string" ? normalizeEmail(raw.email).slice(0, 320) : "";
-      return await form(c, checked.params, 400, { email, error: error.issues[0].message });
+      return await form(c, checked, 400, { email, error: error.issues[0].message });
     }
     return await refuseAsPage({ success: false, error }, c)!;
   }

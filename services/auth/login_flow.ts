@@ -10,7 +10,7 @@ import type { ZodError } from "zod";
 import { randomToken, timingSafeEqual } from "../../shared/crypto/ids.ts";
 import { describeZodError, type ServiceEnv } from "../../shared/http/service_app.ts";
 import type { GoogleSignIn } from "./google.ts";
-import type { OAuthClients } from "./oauth_clients.ts";
+import type { OAuthClient, OAuthClients } from "./oauth_clients.ts";
 import { errorPage, type LoginPageOptions, PAGE_HEADERS } from "./pages.ts";
 import { type AuthorizeParams, authorizeParamsSchema, type UserRecord } from "./schemas.ts";
 import type { AuthStore } from "./store.ts";
@@ -76,7 +76,9 @@ export function setFlowCookie(
 export async function validateAuthorize(
   params: AuthorizeParams,
   clients: OAuthClients,
-): Promise<{ ok: true; params: ValidParams } | { ok: false; error: string }> {
+): Promise<
+  { ok: true; params: ValidParams; client: OAuthClient } | { ok: false; error: string }
+> {
   const client = await clients.find(params.client_id);
   if (!client) return { ok: false, error: "Unknown client_id" };
   if (!clients.redirectAllowed(client, params.redirect_uri)) {
@@ -87,6 +89,7 @@ export async function validateAuthorize(
   }
   return {
     ok: true,
+    client,
     params: {
       client_id: params.client_id,
       redirect_uri: params.redirect_uri,

@@ -73,9 +73,19 @@ export type RegisteredClient = z.infer<typeof registeredClientSchema>;
 /** A client the hosted login serves. */
 export interface OAuthClient {
   client_id: string;
+  /** the name a registered client gave itself (null when none, and for the first party) */
+  client_name: string | null;
   redirect_uris: readonly string[];
   /** the web app's own client (`OAUTH_CLIENT_ID`), as opposed to a registered one */
   first_party: boolean;
+}
+
+/** Where a redirect URI sends the browser, in words for the login page. */
+export function destinationOf(uri: string): string {
+  const url = new URL(uri);
+  if (LOOPBACK_HOSTS.has(url.hostname)) return "an app on this computer";
+  if (url.protocol === "https:") return url.host;
+  return `the ${url.protocol.slice(0, -1)} app`;
 }
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
@@ -94,12 +104,21 @@ export class OAuthClients {
   /** The client with this id; null when it is neither ours nor registered. */
   async find(clientId: string): Promise<OAuthClient | null> {
     if (clientId === this.config.clientId) {
-      return { client_id: clientId, redirect_uris: this.config.redirectUris, first_party: true };
+      return {
+        client_id: clientId,
+        client_name: null,
+        redirect_uris: this.config.redirectUris,
+        first_party: true,
+      };
     }
     const record = await this.store.clients.get(clientId);
-    return record
-      ? { client_id: record.client_id, redirect_uris: record.redirect_uris, first_party: false }
-      : null;
+    if (!record) return null;
+    return {
+      client_id: record.client_id,
+      client_name: record.client_name,
+      redirect_uris: record.redirect_uris,
+      first_party: false,
+    };
   }
 
   /**

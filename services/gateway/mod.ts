@@ -29,6 +29,7 @@ import type { GatewayConfig } from "./config.ts";
 import { resolveRoute, type RouteTarget } from "./routing.ts";
 import { TokenVerifier } from "./token_verifier.ts";
 import { createWebSocketProxy } from "./websocket_proxy.ts";
+import { crossOriginForClients } from "./cors.ts";
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -182,6 +183,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   const app = new Hono();
   app.onError((err, c) => errorResponse(err, c, logger));
   app.use("*", securityHeaders());
+  app.use("*", crossOriginForClients());
 
   app.get("/healthz", async (c) => {
     const ready = await allServicesReady(directory, config.base.internalSecret);
