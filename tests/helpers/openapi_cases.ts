@@ -60,7 +60,10 @@ export function nonNull(doc: Doc, schema: Schema): { schema: Schema; nullable: b
   return { schema: s, nullable: false };
 }
 
-/** Values the test supplies for a field by its name (ids of real fixtures and the like). */
+/**
+ * Values the test supplies for a field by its name (ids of real fixtures and the like);
+ * `MISSING` leaves the field out, undefined lets the schema make one.
+ */
 export type Fixtures = (name: string, schema: Schema) => unknown;
 
 export interface SampleOptions {
@@ -150,7 +153,8 @@ export function sample(doc: Doc, schema: Schema, opts: SampleOptions, name = "")
       const required: string[] = s.required ?? [];
       for (const [key, prop] of Object.entries<Schema>(s.properties ?? {})) {
         if (opts.mode === "minimal" && !required.includes(key)) continue;
-        out[key] = sample(doc, prop, opts, key);
+        const value = sample(doc, prop, opts, key);
+        if (value !== MISSING) out[key] = value;
       }
       return out;
     }

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { api, type TestStack } from "./stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./users.ts";
-import type { Fixtures, Schema } from "./openapi_cases.ts";
+import { type Fixtures, MISSING, type Schema } from "./openapi_cases.ts";
 
 export interface Accounts {
   admin: TestUser;
@@ -172,6 +172,9 @@ export function fixtures(ctx: FixtureContext): Fixtures {
         return `${ctx.stack.url}/`;
       case "resource":
         return `${ctx.stack.url}/mcp`;
+      case "cursor":
+        // Opaque: only a previous page's answer gives one, which no schema can describe.
+        return MISSING;
     }
     return undefined;
   };
