@@ -45,6 +45,8 @@ const STATE_REFUSALS: Record<string, RegExp> = {
   "POST /oauth/token": /^invalid_grant$/,
   // The state of a LinkedIn round trip this browser never started.
   "GET /oauth/linkedin/callback": /^Unknown or used LinkedIn authorization state$/,
+  // The post's own media, each once: which ones the post holds is state.
+  "PUT /api/posts/{id}/media": /^media_ids must name each of the post's media exactly once$/,
   // Recovering a workspace that is not deleted (the spec's 400).
   "POST /api/admin/workspaces/{workspace_id}/recover": /^Workspace is not deleted$/,
 };

@@ -293,7 +293,10 @@ export const updatePostBody = z.object({
   publish_as: z.string({ error: "publish_as must be a string" }).regex(
     new RegExp(`^(?:member|${ORGANIZATION_URN.source.slice(1, -1)})$`),
     'publish_as must be "member" or an organization URN (urn:li:organization:<id>)',
-  ).optional(),
+  ).openapi({
+    description: "`member`, or a page of the workspace's LinkedIn connection",
+    examples: ["member", "urn:li:organization:2414183"],
+  }).optional(),
 }).openapi("UpdatePostRequest");
 export type PostChanges = Omit<z.infer<typeof updatePostBody>, "workspace_id">;
 

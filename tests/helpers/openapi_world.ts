@@ -159,6 +159,7 @@ export function fixtures(ctx: FixtureContext): Fixtures {
       case "userId":
       case "owner_id":
       case "reviewer_ids[]":
+      case "mentions[]":
         return accounts.editor.user_id;
       case "assignee_id":
         return accounts.owner.user_id;

@@ -1775,7 +1775,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description 1 to 100 (default 50) */
-                    limit?: string;
+                    limit?: number;
                     /** @description The `next_cursor` of the previous page */
                     cursor?: string;
                 };
@@ -10674,6 +10674,11 @@ export interface components {
             /** Format: date-time */
             scheduled_at?: string | null;
             first_comment?: string | null;
+            /**
+             * @description `member`, or a page of the workspace's LinkedIn connection
+             * @example member
+             * @example urn:li:organization:2414183
+             */
             publish_as?: string;
         };
         PostStatusRequest: {
