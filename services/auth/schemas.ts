@@ -62,12 +62,20 @@ const PASSWORD_POLICY_PATTERN = "^" +
  * A password being set (signup, reset, setup): the route names the broken rule of the policy
  * (400); the document states the policy as a pattern.
  */
-const newPasswordField = secretField("password", 256).openapi({
+export const PASSWORD_POLICY_DOC = {
   minLength: 8,
   pattern: PASSWORD_POLICY_PATTERN,
   description: "At least 8 characters with a lowercase and an uppercase letter, a digit and a " +
     "symbol",
-});
+};
+const newPasswordField = secretField("password", 256).openapi(PASSWORD_POLICY_DOC);
+
+/** How the document states an IANA time zone (the schema's refinement checks it). */
+export const TIME_ZONE_DOC = {
+  description: "An IANA time zone name (the tz database's, such as `Europe/Zurich`, " +
+    "`America/New_York` or `UTC`); any other value is refused",
+  examples: ["Europe/Zurich", "UTC"],
+};
 
 export const signupBodySchema = z.object({
   email: emailField,

@@ -10213,10 +10213,16 @@ export interface components {
         };
         UpdateProfileRequest: {
             name?: string;
+            /**
+             * @description An IANA time zone name (the tz database's, such as `Europe/Zurich`, `America/New_York` or `UTC`); any other value is refused
+             * @example Europe/Zurich
+             * @example UTC
+             */
             timezone?: string | null;
         };
         ChangePasswordRequest: {
             current_password: string;
+            /** @description At least 8 characters with a lowercase and an uppercase letter, a digit and a symbol */
             new_password: string;
         };
         RegisteredClient: {
