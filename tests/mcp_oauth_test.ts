@@ -74,7 +74,12 @@ const decode = (s: string) =>
  * What the user's browser does with the authorization URL: opens the hosted login, fills in
  * Email and Password and submits the form; answers the code the redirect brings back.
  */
-async function signInThroughForm(stack: TestStack, url: URL, user: TestUser): Promise<string> {
+async function signInThroughForm(
+  stack: TestStack,
+  url: URL,
+  user: TestUser,
+  redirect = REDIRECT,
+): Promise<string> {
   const page = await fetch(url);
   assert.equal(page.status, 200);
   const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0];
@@ -98,7 +103,7 @@ async function signInThroughForm(stack: TestStack, url: URL, user: TestUser): Pr
   });
   assert.equal(submitted.status, 302, await submitted.text());
   const back = new URL(submitted.headers.get("location")!);
-  assert.equal(`${back.origin}${back.pathname}`, REDIRECT);
+  assert.equal(`${back.origin}${back.pathname}`, redirect);
   if (url.searchParams.has("state")) {
     assert.equal(back.searchParams.get("state"), url.searchParams.get("state"));
   }
@@ -369,6 +374,38 @@ Deno.test(
           assert.match(await unknown.text(), /Unknown client_id/);
         },
       );
+
+      await t.step("the web app's own client may use the token endpoint too", async () => {
+        const user = await createUser(stack);
+        const verifier = "v".repeat(43);
+        const challenge = btoa(String.fromCharCode(
+          ...new Uint8Array(
+            await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)),
+          ),
+        )).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+        const provider = new MemoryProvider(`${stack.url}/`);
+        const url = new URL(`${stack.url}/oauth/authorize?${new URLSearchParams({
+          response_type: "code",
+          client_id: "content-pipeline",
+          redirect_uri: provider.redirectUrl,
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+        })}`);
+        const code = await signInThroughForm(stack, url, user, provider.redirectUrl);
+        const tokens = await tokenRequest(stack, {
+          grant_type: "authorization_code",
+          code,
+          redirect_uri: provider.redirectUrl,
+          code_verifier: verifier,
+          client_id: "content-pipeline",
+        });
+        assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
+        assert.ok(tokens.body.id_token, "the first party gets its id token");
+        const refreshed = await api(stack, "POST", "/api/auth/refresh", {
+          body: { refresh_token: tokens.body.refresh_token },
+        });
+        assert.equal(refreshed.status, 200, "its session refreshes where the web app's do");
+      });
 
       await t.step("a code is exchanged only by the client it was issued to", async () => {
         const user = await createUser(stack);
