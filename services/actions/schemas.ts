@@ -92,16 +92,33 @@ export const responseBody = z.object({
   }),
 }).openapi("ActionResponseRequest");
 
+/**
+ * A file name ending in an allowed extension, in any case (`photo.PNG`), once trimmed: the
+ * pattern the document states is the one the route checks.
+ */
+export const ALLOWED_FILENAME = new RegExp(
+  `\\.(?:${
+    ALLOWED_EXTENSIONS.map((ext) => [...ext].map((ch) => `[${ch}${ch.toUpperCase()}]`).join(""))
+      .join("|")
+  })\\s*$`,
+);
+
 export const addAttachmentBody = z.object({
   workspace_id: id("workspace_id"),
   filename: z.string({ error: "filename is required" }).trim().min(1, "filename is required").max(
     255,
     "filename is longer than 255 characters",
-  ),
+  ).regex(ALLOWED_FILENAME, `filename must end in one of: ${ALLOWED_EXTENSIONS.join(", ")}`)
+    .openapi({ examples: ["photo.png"] }),
   contentType: z.string().trim().min(1, "contentType must not be empty").max(
     200,
     "contentType is longer than 200 characters",
   ).regex(/^[\x21-\x7e][\x20-\x7e]*$/, "contentType must be a MIME type such as image/png")
+    .openapi({
+      description: "The filename extension's own type (`image/png` for a `.png`...), in any " +
+        "case and without parameters; the extension's type when left out",
+      examples: ["image/png"],
+    })
     .optional(),
 }).openapi("AddAttachmentRequest");
 

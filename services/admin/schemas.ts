@@ -130,13 +130,27 @@ export const downloadUrlSchema = z.object({ url: z.string() });
 export const uploadUrlSchema = z.object({ url: z.string(), key: z.string() });
 export type UploadUrl = z.infer<typeof uploadUrlSchema>;
 
-export const backupKeyQuerySchema = z.object({
-  key: z.string().optional().openapi({ description: "`_backups/<name>.zip`" }),
-});
+/**
+ * A backup key as a pattern: `_backups/<name>.zip`, `<name>` without `/`, `\\`, `..` or
+ * control characters (what `backupKeyProblem` checks, stated for the document).
+ */
+// deno-lint-ignore no-control-regex
+const BACKUP_KEY = /^_backups\/(?![\s\S]*\.\.)[^/\\\u0000-\u001f\u007f]+\.zip$/;
 
-export const restoreBodySchema = z.object({
-  key: z.unknown().optional().openapi({ type: "string", description: "`_backups/<name>.zip`" }),
-}).openapi("RestoreBody");
+const backupKey = z.string({
+  error: (iss) =>
+    iss.input === undefined || iss.input === null
+      ? ADMIN_MESSAGES.keyRequired
+      : ADMIN_MESSAGES.keyPattern,
+})
+  .min(1, ADMIN_MESSAGES.keyRequired)
+  .max(300, ADMIN_MESSAGES.keyPattern)
+  .regex(BACKUP_KEY, ADMIN_MESSAGES.keyPattern)
+  .openapi({ description: "`_backups/<name>.zip`" });
+
+export const backupKeyQuerySchema = z.object({ key: backupKey });
+
+export const restoreBodySchema = z.object({ key: backupKey }).openapi("RestoreBody");
 
 export const restoreStartedSchema = z.object({
   started: z.literal(true),

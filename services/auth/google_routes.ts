@@ -14,9 +14,11 @@ import {
   htmlPage,
   page,
   redirectWithCode,
+  refuseAsPage,
   setFlowCookie,
   validateAuthorize,
 } from "./login_flow.ts";
+import type { OAuthClients } from "./oauth_clients.ts";
 import { googleAccount } from "./operations.ts";
 import { errorPage, loginPage, pageHeaders, redirectOrigins } from "./pages.ts";
 import type { UserRecord } from "./schemas.ts";
@@ -26,14 +28,12 @@ import { GOOGLE_STATE_TTL_MS } from "./store.ts";
 export function mountGoogleRoutes(
   app: ServiceApp,
   accounts: Accounts,
+  clients: OAuthClients,
   google: GoogleSignIn | null,
 ): void {
   const { store, config, logger } = accounts.deps;
-  const allowed = { clientId: config.clientId, redirectUris: config.redirectUris };
   const secure = config.secureCookie;
-  const formHeaders = pageHeaders(
-    redirectOrigins(config.redirectUris, new URL(config.base.publicUrl).origin),
-  );
+  const publicOrigin = new URL(config.base.publicUrl).origin;
   const stateCookie = (c: Context<ServiceEnv>, state: string, maxAge: number) =>
     setFlowCookie(c, GOOGLE_STATE_COOKIE, state, { path: "/oauth/google", maxAge, secure });
 
@@ -52,7 +52,7 @@ export function mountGoogleRoutes(
       },
     }),
     async (c) => {
-      const checked = validateAuthorize(c.req.valid("query"), allowed);
+      const checked = await validateAuthorize(c.req.valid("query"), clients);
       if (!checked.ok) return await page(c, errorPage(checked.error), 400);
       if (!google) return await page(c, errorPage("Google sign-in is not configured"), 404);
       let started;
@@ -71,6 +71,7 @@ export function mountGoogleRoutes(
       stateCookie(c, started.state, GOOGLE_STATE_TTL_MS / 1000);
       return c.redirect(started.url.toString(), 302);
     },
+    refuseAsPage,
   );
 
   app.openapi(
@@ -90,6 +91,7 @@ export function mountGoogleRoutes(
         302: { description: "Signed in: redirect to the client's redirect_uri with our code" },
         400: htmlPage("Unknown state or a failed exchange"),
         403: htmlPage("Account disabled or rejected"),
+        404: htmlPage("Google sign-in is not configured"),
       },
     }),
     async (c) => {
@@ -134,6 +136,9 @@ export function mountGoogleRoutes(
           googleUrl: googleUrl(google, saved.params),
           csrfToken: csrfToken(c, secure),
         });
+        const formHeaders = pageHeaders(
+          redirectOrigins([saved.params.redirect_uri], publicOrigin),
+        );
         return await page(c, again, 403, formHeaders);
       }
       return await redirectWithCode(c, store, user, saved.params);

@@ -36,6 +36,10 @@ export const mailLimitKey = (kind: MailKind, scope: "email" | "address", value: 
   value,
 ];
 export const confirmTriesKey = (address: string) => ["rate_limits", "confirm_tries", address];
+export const clientRegistrationsKey = (
+  address: string,
+) => ["rate_limits", "client_registrations", address];
+export const oauthClientKey = (clientId: string) => ["oauth_clients", clientId];
 export const adminKey = (userId: string) => ["users_by_role", "admin", userId];
 export const ADMINS_PREFIX = ["users_by_role", "admin"];
 export const SETUP_TOKEN_KEY = ["setup_token"];
@@ -69,6 +73,8 @@ export const KEY_FAMILIES = declareKeys(
     notifications: "data",
     notifications_unread: "data",
     notification_counts: "data",
+    // OAuth clients registered dynamically (public, no secret): they outlive sessions
+    oauth_clients: "data",
     // sessions and one-time secrets: after a restore everyone signs in again (the signing keys
     // stay, so access tokens already issued run out their hour)
     refresh_tokens: "session",

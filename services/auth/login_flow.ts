@@ -6,16 +6,16 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
+import type { ZodError } from "zod";
 import { randomToken, timingSafeEqual } from "../../shared/crypto/ids.ts";
-import type { ServiceEnv } from "../../shared/http/service_app.ts";
+import { describeZodError, type ServiceEnv } from "../../shared/http/service_app.ts";
 import type { GoogleSignIn } from "./google.ts";
-import { type LoginPageOptions, PAGE_HEADERS } from "./pages.ts";
+import type { OAuthClient, OAuthClients } from "./oauth_clients.ts";
+import { errorPage, type LoginPageOptions, PAGE_HEADERS } from "./pages.ts";
 import { type AuthorizeParams, authorizeParamsSchema, type UserRecord } from "./schemas.ts";
 import type { AuthStore } from "./store.ts";
 
 export type ValidParams = LoginPageOptions["params"];
-
-const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/;
 
 /**
  * Login CSRF defence for POST /oauth/authorize. A browser's POST carries `Origin`, which must
@@ -68,40 +68,55 @@ export function setFlowCookie(
 }
 
 /**
- * Checks the hosted-login parameters. Nothing here redirects: an unknown client or an
- * unregistered redirect_uri must never send the browser anywhere.
+ * Checks what the parameters' schema cannot: that the client is ours or registered, that the
+ * redirect URI is one of the client's, and that a `resource` names this service. Nothing here
+ * redirects: an unknown client or an unregistered redirect_uri must never send the browser
+ * anywhere.
  */
-export function validateAuthorize(
+export async function validateAuthorize(
   params: AuthorizeParams,
-  allowed: { clientId: string; redirectUris: string[] },
-): { ok: true; params: ValidParams } | { ok: false; error: string } {
-  if (!params.client_id) return { ok: false, error: "client_id is required" };
-  if (params.client_id !== allowed.clientId) return { ok: false, error: "Unknown client_id" };
-  if (!params.redirect_uri) return { ok: false, error: "redirect_uri is required" };
-  if (!allowed.redirectUris.includes(params.redirect_uri)) {
+  clients: OAuthClients,
+): Promise<
+  { ok: true; params: ValidParams; client: OAuthClient } | { ok: false; error: string }
+> {
+  const client = await clients.find(params.client_id);
+  if (!client) return { ok: false, error: "Unknown client_id" };
+  if (!clients.redirectAllowed(client, params.redirect_uri)) {
     return { ok: false, error: "redirect_uri is not registered for this client" };
   }
-  if (params.response_type !== "code") {
-    return { ok: false, error: "response_type must be code" };
-  }
-  // PKCE is required, so every code we issue has a challenge to check.
-  const challenge = params.code_challenge || null;
-  if (!challenge) return { ok: false, error: "code_challenge is required (PKCE S256)" };
-  if (params.code_challenge_method !== "S256") {
-    return { ok: false, error: "code_challenge_method must be S256" };
-  }
-  if (!PKCE_CHALLENGE.test(challenge)) {
-    return { ok: false, error: "code_challenge must be a base64url S256 challenge" };
+  if (params.resource !== undefined && !clients.servesResource(params.resource)) {
+    return { ok: false, error: "resource is not an address of this service" };
   }
   return {
     ok: true,
+    client,
     params: {
       client_id: params.client_id,
       redirect_uri: params.redirect_uri,
       state: params.state ?? null,
-      code_challenge: challenge,
+      code_challenge: params.code_challenge,
+      resource: params.resource ?? null,
     },
   };
+}
+
+type ValidationResult = { success: true } | { success: false; error: ZodError };
+
+/**
+ * A hosted-login route's answer to parameters its schema refuses: the error page (400) naming
+ * the field, never JSON and never a redirect.
+ */
+export function refuseAsPage(
+  result: ValidationResult,
+  c: Context<ServiceEnv>,
+): Promise<Response> | undefined {
+  return result.success ? undefined : page(c, errorPage(describeZodError(result.error)), 400);
+}
+
+/** The hosted login's parameters from a form or query, checked by their schema only. */
+export function parseAuthorizeParams(raw: unknown): AuthorizeParams | null {
+  const parsed = authorizeParamsSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
 }
 
 /** The browser's login-form token: its cookie's when it has one, else a new one (set). */
@@ -145,6 +160,7 @@ export function googleUrl(google: GoogleSignIn | null, params: ValidParams): str
     q.set("code_challenge", params.code_challenge);
     q.set("code_challenge_method", "S256");
   }
+  if (params.resource) q.set("resource", params.resource);
   return `/oauth/google/start?${q}`;
 }
 
@@ -160,6 +176,7 @@ export async function redirectWithCode(
     client_id: p.client_id,
     redirect_uri: p.redirect_uri,
     code_challenge: p.code_challenge,
+    resource: p.resource ?? null,
   });
   const target = new URL(p.redirect_uri);
   target.searchParams.set("code", code);

@@ -12,6 +12,8 @@ import { mountDiscoveryRoutes } from "./discovery_routes.ts";
 import { GoogleSignIn } from "./google.ts";
 import { mountGoogleRoutes } from "./google_routes.ts";
 import { mountInternalRoutes } from "./internal_routes.ts";
+import { OAuthClients } from "./oauth_clients.ts";
+import { mountOAuthRoutes } from "./oauth_routes.ts";
 import { authJobHandlers, authJobSchema } from "./jobs.ts";
 import { closePasswordWorkers, dummyHash } from "./passwords.ts";
 import { mountSessionRoutes } from "./session_routes.ts";
@@ -69,8 +71,10 @@ export const createAuthService: ServiceFactory = async ({ env, base, logger }) =
   mountSetupRoutes(app, accounts);
   mountSessionRoutes(app, accounts);
   mountProfileRoutes(app, accounts);
-  mountAuthorizeRoutes(app, accounts, google);
-  mountGoogleRoutes(app, accounts, google);
+  const clients = new OAuthClients(store, config);
+  mountAuthorizeRoutes(app, accounts, clients, google);
+  mountGoogleRoutes(app, accounts, clients, google);
+  mountOAuthRoutes(app, accounts, clients);
   mountDiscoveryRoutes(app, accounts);
   mountNotificationRoutes(app, store, async (email, template, data) => {
     const op = kv.atomic();

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { AppError } from "../../shared/http/app_error.ts";
 import { internalBody } from "../../shared/http/internal_input.ts";
 import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
@@ -19,11 +18,13 @@ const notificationSchema = z.object({
   read_at: z.string().nullable(),
 }).openapi("Notification");
 
+const LIMIT_RULE = "limit must be a whole number from 1 to 100";
+
 const listQuery = z.object({
-  limit: z.string().optional().openapi({ description: "1 to 100 (default 50)" }),
-  cursor: z.string().optional().openapi({
-    description: "The `next_cursor` of the previous page",
-  }),
+  limit: z.coerce.number({ error: LIMIT_RULE }).int(LIMIT_RULE).min(1, LIMIT_RULE)
+    .max(100, LIMIT_RULE).default(50).openapi({ description: "1 to 100 (default 50)" }),
+  cursor: z.string().regex(NOTIFICATION_ID, "cursor is not a cursor this list gave").optional()
+    .openapi({ description: "The `next_cursor` of the previous page" }),
 });
 
 const readBody = z.union([
@@ -117,17 +118,7 @@ export function mountNotificationRoutes(
     }),
     async (c) => {
       const caller = requireCaller(c);
-      const query = c.req.valid("query");
-      const limit = query.limit === undefined ? 50 : Number(query.limit);
-      if (
-        !Number.isInteger(limit) || limit < 1 || limit > 100 || !/^\d+$/.test(query.limit ?? "50")
-      ) {
-        throw new AppError(400, "limit must be a whole number from 1 to 100");
-      }
-      const cursor = query.cursor ?? null;
-      if (cursor !== null && !NOTIFICATION_ID.test(cursor)) {
-        throw new AppError(400, "cursor is not a cursor this list gave");
-      }
+      const { limit, cursor = null } = c.req.valid("query");
       const [page, unread] = await Promise.all([
         store.notifications.page(caller.user_id, limit, cursor),
         store.notifications.unreadCount(caller.user_id),

@@ -222,9 +222,10 @@ export async function signIn(
 export async function refreshSession(
   accounts: Accounts,
   token: string,
+  client: SigningClient = FIRST_PARTY,
 ): Promise<{ kind: "refused" } | { kind: "refreshed"; tokens: SessionTokens }> {
   const { store, logger } = accounts.deps;
-  const rotated = await store.sessions.rotateRefreshToken(token);
+  const rotated = await store.sessions.rotateRefreshToken(token, registeredId(client));
   if (rotated.kind !== "rotated") {
     if (rotated.kind === "reused") logger.warn("refresh token reused; family revoked");
     return { kind: "refused" };
@@ -245,18 +246,34 @@ export async function refreshSession(
   return { kind: "refreshed", tokens: { ...tokens, refresh_token: rotated.refresh_token } };
 }
 
+/** The client a session is signed in through: the web app's own, or a registered one. */
+export interface SigningClient {
+  client_id: string | null;
+}
+/** The first-party client (the web app, `/api/auth/*`). */
+export const FIRST_PARTY: SigningClient = { client_id: null };
+const registeredId = (client: SigningClient) => client.client_id ?? undefined;
+
 /**
  * The hosted login's code for tokens and a new session: 400 when the code is unknown, used or
- * expired, its redirect_uri differs, or the PKCE verifier is missing or wrong (a code without a
- * challenge is never exchanged); 403 when the account is unusable.
+ * expired, was issued to another client, its redirect_uri differs, its resource differs from
+ * the one asked for, or the PKCE verifier is missing or wrong (a code without a challenge is
+ * never exchanged); 403 when the account is unusable.
  */
 export async function exchangeCode(
   accounts: Accounts,
-  body: z.infer<typeof callbackBodySchema>,
+  body: z.infer<typeof callbackBodySchema> & { resource?: string },
+  client: SigningClient = FIRST_PARTY,
 ): Promise<SessionTokens> {
-  const { store } = accounts.deps;
+  const { store, config } = accounts.deps;
   const record = await store.grants.consumeAuthCode(body.code);
   if (!record) throw new AppError(400, INVALID_AUTH_CODE);
+  if (record.client_id !== (client.client_id ?? config.clientId)) {
+    throw new AppError(400, INVALID_AUTH_CODE);
+  }
+  if (body.resource !== undefined && record.resource && record.resource !== body.resource) {
+    throw new AppError(400, "resource differs from the authorization request");
+  }
   if (record.redirect_uri !== body.redirect_uri) {
     throw new AppError(400, "redirect_uri does not match the authorization request");
   }
@@ -269,7 +286,7 @@ export async function exchangeCode(
   const user = await store.users.getUser(record.user_id);
   if (!user) throw new AppError(400, INVALID_AUTH_CODE);
   accounts.requireUsable(user);
-  const session = await store.sessions.issueRefreshToken(user.user_id);
+  const session = await store.sessions.issueRefreshToken(user.user_id, registeredId(client));
   const tokens = await accounts.tokensFor(user, session.family_id);
   return { ...tokens, refresh_token: session.token };
 }

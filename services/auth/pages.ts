@@ -31,9 +31,15 @@ export function pageHeaders(formRedirectOrigins: readonly string[] = []): Record
 /** The headers of a page without a form. */
 export const PAGE_HEADERS = pageHeaders();
 
-/** The origins of `redirectUris` other than `publicOrigin`, each once. */
+/**
+ * The `form-action` sources of `redirectUris` other than `publicOrigin`, each once: a web
+ * URI's origin, an app's own scheme (`com.example.app:`) as that scheme.
+ */
 export function redirectOrigins(redirectUris: readonly string[], publicOrigin: string): string[] {
-  const origins = new Set(redirectUris.map((uri) => new URL(uri).origin));
+  const origins = new Set(redirectUris.map((uri) => {
+    const url = new URL(uri);
+    return url.origin === "null" ? url.protocol : url.origin;
+  }));
   origins.delete(publicOrigin);
   return [...origins];
 }
@@ -52,6 +58,7 @@ border:0;border-radius:6px;background:#2450d6;color:#fff;font-size:1rem;cursor:p
 text-align:center;text-decoration:none}
 .google{background:#fff;color:#1f2328;border:1px solid #c9ccd1}
 .error{background:#fdecea;color:#a4161a;padding:.6rem .75rem;border-radius:6px;font-size:.9rem}
+.notice{background:#eef3fd;color:#1f2328;padding:.6rem .75rem;border-radius:6px;font-size:.9rem}
 .or{text-align:center;color:#6a737d;font-size:.85rem;margin-top:1.25rem}
 .links{display:flex;justify-content:space-between;flex-wrap:wrap;gap:.5rem;margin:1.25rem 0 0;
 font-size:.9rem}
@@ -83,6 +90,8 @@ export interface LoginPageOptions {
     redirect_uri: string;
     state: string | null;
     code_challenge: string | null;
+    /** the RFC 8707 resource asked for, or null */
+    resource?: string | null;
   };
   email?: string;
   error?: string;
@@ -90,6 +99,11 @@ export interface LoginPageOptions {
   googleUrl?: string | null;
   /** The login-form token bound to the browser's cookie (sent back as `csrf_token`). */
   csrfToken?: string;
+  /**
+   * A registered (not first-party) client asking: its name and where the sign-in sends the
+   * browser, said on the page, so nobody signs in for an application they did not mean.
+   */
+  requester?: { name: string | null; destination: string } | null;
 }
 
 export function loginPage(options: LoginPageOptions): Markup {
@@ -103,6 +117,7 @@ export function loginPage(options: LoginPageOptions): Markup {
   if (params.code_challenge !== null) {
     hidden.push(["code_challenge", params.code_challenge], ["code_challenge_method", "S256"]);
   }
+  if (params.resource) hidden.push(["resource", params.resource]);
   if (options.csrfToken) hidden.push(["csrf_token", options.csrfToken]);
   const fields = hidden.map(([name, value]) =>
     html`
@@ -110,6 +125,14 @@ export function loginPage(options: LoginPageOptions): Markup {
     `
   );
   const error = options.error ? html`<p class="error" role="alert">${options.error}</p>` : "";
+  const requester = options.requester
+    ? html`
+      <p
+        class="notice">Signing in gives <strong>${options.requester.name ??
+          "an application"}</strong> (${options.requester
+          .destination}) access to your Content Pipeline account: it will act as you.</p>
+    `
+    : "";
   const google = options.googleUrl
     ? html`<p class="or">or</p>
 <a class="button google" href="${options.googleUrl}">Sign in with Google</a>`
@@ -117,7 +140,7 @@ export function loginPage(options: LoginPageOptions): Markup {
   return layout(
     "Sign in - Content Pipeline",
     html`<h1>Sign in to Content Pipeline</h1>
-${error}
+${requester}${error}
 <form method="post" action="/oauth/authorize">
 ${fields}<label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${

@@ -6,7 +6,7 @@ import type { Accounts } from "./accounts.ts";
 import { setRefreshCookie } from "./cookies.ts";
 import { requirePasswordPolicy } from "./operations.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
-import { meSchema, tokenResponseSchema } from "./schemas.ts";
+import { meSchema, PASSWORD_POLICY_DOC, TIME_ZONE_DOC, tokenResponseSchema } from "./schemas.ts";
 import { meOf } from "./session_routes.ts";
 
 function isTimeZone(zone: string): boolean {
@@ -22,7 +22,8 @@ const profileBody = z.object({
   name: z.string({ error: "name must be a string" }).trim().min(1, "name must not be blank")
     .max(100, "name is longer than 100 characters").optional(),
   timezone: z.string({ error: "timezone must be an IANA time zone name" })
-    .refine(isTimeZone, "timezone is not a known IANA time zone").nullable().optional(),
+    .refine(isTimeZone, "timezone is not a known IANA time zone").openapi(TIME_ZONE_DOC)
+    .nullable().optional(),
 }).openapi("UpdateProfileRequest");
 
 const passwordBody = z.object({
@@ -33,7 +34,7 @@ const passwordBody = z.object({
   new_password: z.string({ error: "new_password is required" }).max(
     200,
     "new_password is too long",
-  ),
+  ).openapi(PASSWORD_POLICY_DOC),
 }).openapi("ChangePasswordRequest");
 
 /**

@@ -40,9 +40,46 @@ export const userRecordSchema = z.object({
 });
 export type UserRecord = z.infer<typeof userRecordSchema>;
 
+/**
+ * The password policy, one rule each, in the order a violation is named: what
+ * `passwordPolicyViolation` checks and what the document states of a new password.
+ */
+const PASSWORD_RULES: readonly (readonly [RegExp, string])[] = [
+  [/^[\s\S]{8,}$/, "Password must be at least 8 characters long"],
+  [/[a-z]/, "Password must contain a lowercase letter"],
+  [/[A-Z]/, "Password must contain an uppercase letter"],
+  [/[0-9]/, "Password must contain a digit"],
+  [/[^A-Za-z0-9]/, "Password must contain a symbol"],
+];
+
+/** The policy as one pattern (each rule a lookahead), for the document. */
+const PASSWORD_POLICY_PATTERN = "^" +
+  PASSWORD_RULES.map(([re]) =>
+    re.source.startsWith("^") ? `(?=${re.source})` : `(?=[\\s\\S]*${re.source})`
+  ).join("");
+
+/**
+ * A password being set (signup, reset, setup): the route names the broken rule of the policy
+ * (400); the document states the policy as a pattern.
+ */
+export const PASSWORD_POLICY_DOC = {
+  minLength: 8,
+  pattern: PASSWORD_POLICY_PATTERN,
+  description: "At least 8 characters with a lowercase and an uppercase letter, a digit and a " +
+    "symbol",
+};
+const newPasswordField = secretField("password", 256).openapi(PASSWORD_POLICY_DOC);
+
+/** How the document states an IANA time zone (the schema's refinement checks it). */
+export const TIME_ZONE_DOC = {
+  description: "An IANA time zone name (the tz database's, such as `Europe/Zurich`, " +
+    "`America/New_York` or `UTC`); any other value is refused",
+  examples: ["Europe/Zurich", "UTC"],
+};
+
 export const signupBodySchema = z.object({
   email: emailField,
-  password: secretField("password", 256),
+  password: newPasswordField,
   name: z.string().trim().min(1, "name is required").max(200, "name is too long"),
   recaptcha_token: secretField("recaptcha_token", 4096),
 }).openapi("SignupRequest");
@@ -63,14 +100,14 @@ export const forgotPasswordBodySchema = z.object({ email: emailField }).openapi(
 export const resetPasswordBodySchema = z.object({
   email: emailField,
   code: z.string().trim().min(1, "code is required").max(32, "code is too long"),
-  password: secretField("password", 256),
+  password: newPasswordField,
 }).openapi("ResetPasswordRequest");
 
 export const setupBodySchema = z.object({
   token: secretField("token", 256),
   email: emailField,
   name: z.string().trim().min(1, "name is required").max(200, "name is too long"),
-  password: secretField("password", 256),
+  password: newPasswordField,
 }).openapi("SetupRequest");
 
 export const setupStatusSchema = z.object({ needed: z.boolean() }).openapi("SetupStatus");
@@ -81,13 +118,17 @@ export const loginBodySchema = z.object({
 }).openapi("LoginRequest");
 
 export const refreshBodySchema = z.object({
-  refresh_token: secretField("refresh_token"),
+  refresh_token: secretField("refresh_token").openapi({
+    description: "When the body has none, the `cp_refresh` cookie's is used (the web app); " +
+      "one of the two is required",
+  }),
 }).openapi("RefreshRequest");
 
 export const callbackBodySchema = z.object({
   code: secretField("code"),
   redirect_uri: secretField("redirect_uri", 2000),
-  code_verifier: z.string().max(256, "code_verifier is too long").optional(),
+  // PKCE is required: every code has a challenge, so its verifier is always needed.
+  code_verifier: secretField("code_verifier", 256),
 }).openapi("CallbackRequest");
 
 export const tokenResponseSchema = z.object({
@@ -114,20 +155,51 @@ export const meSchema = z.object({
 
 export const ticketSchema = z.object({ ticket: z.string().uuid() }).openapi("WsTicket");
 
-/** The parameters of the hosted login page (query of GET, form of POST). */
+/** An S256 PKCE challenge: the base64url SHA-256 of the verifier (43 characters). */
+const PKCE_REQUIRED = "code_challenge is required (PKCE S256)";
+export const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/;
+
+const oauthParam = (field: string, max: number) =>
+  z.string({ error: `${field} is required` }).min(1, `${field} is required`).max(
+    max,
+    `${field} is too long`,
+  );
+
+/**
+ * The parameters of the hosted login (query of GET, form of POST): the authorization code flow
+ * with PKCE (S256 only). Whether the client and its redirect URI are registered is checked
+ * after these (login_flow.ts), and no refusal ever redirects.
+ */
 export const authorizeParamsSchema = z.object({
-  response_type: z.string().max(50).optional(),
-  client_id: z.string().max(200).optional(),
-  redirect_uri: z.string().max(2000).optional(),
-  state: z.string().max(1024).optional(),
-  code_challenge: z.string().max(256).optional(),
-  code_challenge_method: z.string().max(20).optional(),
+  client_id: oauthParam("client_id", 200),
+  redirect_uri: oauthParam("redirect_uri", 2000),
+  response_type: z.literal("code", { error: "response_type must be code" }),
+  state: z.string().max(1024, "state is too long").optional(),
+  code_challenge: z.string({ error: PKCE_REQUIRED }).min(1, PKCE_REQUIRED).regex(
+    PKCE_CHALLENGE,
+    "code_challenge must be a base64url S256 challenge",
+  ).openapi({ description: "PKCE is required" }),
+  code_challenge_method: z.literal("S256", { error: "code_challenge_method must be S256" }),
+  scope: z.string().max(1000, "scope is too long").optional().openapi({
+    description: "Accepted and ignored: a token grants what its account may do",
+  }),
+  resource: z.url({ error: "resource must be an absolute URL" }).max(2000, "resource is too long")
+    .optional().openapi({
+      description: "RFC 8707: an address of this service (such as `{PUBLIC_URL}/mcp`), which " +
+        "the token is for",
+    }),
 });
 export type AuthorizeParams = z.infer<typeof authorizeParamsSchema>;
 
 export const authorizeFormSchema = authorizeParamsSchema.extend({
-  email: z.string().max(320).optional(),
-  password: z.string().max(256).optional(),
+  email: z.string({ error: "Email and password are required" }).min(
+    1,
+    "Email and password are required",
+  ).max(320, "email is too long"),
+  password: z.string({ error: "Email and password are required" }).min(
+    1,
+    "Email and password are required",
+  ).max(256, "password is too long"),
 });
 
 export const userIdParam = z.object({ id: z.string().min(1).max(100) });
@@ -162,10 +234,5 @@ export function derivedStatus(user: UserRecord): "approved" | "pending" | "rejec
 
 /** The password policy: at least 8 characters, lowercase, uppercase, digit and symbol. */
 export function passwordPolicyViolation(password: string): string | null {
-  if (password.length < 8) return "Password must be at least 8 characters long";
-  if (!/[a-z]/.test(password)) return "Password must contain a lowercase letter";
-  if (!/[A-Z]/.test(password)) return "Password must contain an uppercase letter";
-  if (!/[0-9]/.test(password)) return "Password must contain a digit";
-  if (!/[^A-Za-z0-9]/.test(password)) return "Password must contain a symbol";
-  return null;
+  return PASSWORD_RULES.find(([rule]) => !rule.test(password))?.[1] ?? null;
 }

@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { AppError } from "../../shared/http/app_error.ts";
 import { bearer, body, err, json } from "../../shared/http/openapi.ts";
@@ -20,6 +20,12 @@ import {
 
 /** Refresh and logout: `refresh_token` in the body, or else the `cp_refresh` cookie. */
 const refreshOrCookieSchema = refreshBodySchema.partial().openapi("RefreshRequest");
+const refreshCookie = z.object({
+  cp_refresh: z.string().optional().openapi({
+    description: "The web app's refresh token (HttpOnly, Path=/api/auth), used when the body " +
+      "has no `refresh_token`",
+  }),
+});
 const refreshResponseSchema = tokenResponseSchema.partial({ refresh_token: true })
   .openapi("RefreshResponse");
 
@@ -83,10 +89,10 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
         "`cp_refresh` cookie; with the cookie the new token is set in the cookie, not the body. " +
         "The script-readable `cp_session=1` marker (Path=/) is set and cleared with " +
         "`cp_refresh`, so the web app only asks for a refresh when there is a cookie to use.",
-      request: body(refreshOrCookieSchema),
+      request: { ...body(refreshOrCookieSchema), cookies: refreshCookie },
       responses: {
         200: json(refreshResponseSchema, "New tokens and a new refresh token"),
-        400: err("refresh_token missing"),
+        400: err("refresh_token missing from both the body and the cookie"),
         401: err("Unknown, used or expired refresh token (a reused one revokes its family)"),
         403: err("Account disabled or rejected"),
       },
@@ -114,10 +120,10 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
         "The access tokens and " +
         "WebSocket tickets of that session (its refresh family) are refused within seconds; " +
         "the account's other sessions go on.",
-      request: body(refreshOrCookieSchema),
+      request: { ...body(refreshOrCookieSchema), cookies: refreshCookie },
       responses: {
         204: { description: "Revoked (also when the token was unknown)" },
-        400: err("refresh_token missing"),
+        400: err("refresh_token missing from both the body and the cookie"),
       },
     }),
     async (c) => {

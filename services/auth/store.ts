@@ -8,13 +8,15 @@ import { SessionStore } from "./store/sessions.ts";
 import { GrantStore } from "./store/grants.ts";
 import { SigningKeyStore } from "./store/signing_keys.ts";
 import { NotificationStore } from "./store/notifications.ts";
+import { ClientStore } from "./store/clients.ts";
 
 export * from "./store/common.ts";
+export type { OAuthClientRecord } from "./store/clients.ts";
 
 /**
  * The only code that touches the auth service's KV, one store per topic (each in store/):
  * users, codes, setup, login throttle, sessions, short-lived grants, signing keys and the
- * notifications kept for each user.
+ * notifications kept for each user and the dynamically registered OAuth clients.
  */
 export class AuthStore {
   readonly users: UserStore;
@@ -25,6 +27,7 @@ export class AuthStore {
   readonly grants: GrantStore;
   readonly signingKeys: SigningKeyStore;
   readonly notifications: NotificationStore;
+  readonly clients: ClientStore;
 
   constructor(kv: Deno.Kv, queue: ServiceQueue<AuthJob>) {
     this.users = new UserStore(kv, queue);
@@ -35,5 +38,6 @@ export class AuthStore {
     this.grants = new GrantStore(kv);
     this.signingKeys = new SigningKeyStore(kv);
     this.notifications = new NotificationStore(kv);
+    this.clients = new ClientStore(kv);
   }
 }

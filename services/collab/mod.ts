@@ -67,9 +67,12 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
     name: "collab",
     fetch: (req) => {
       // y-websocket appends "/<room name>" to its server URL, so /ws/<anything> is the socket
-      // too; docId and workspaceId come from the query either way.
+      // too; docId and workspaceId come from the query either way. The socket is a GET (HEAD
+      // too, as for every GET); any other method is the app's 405.
       const path = new URL(req.url).pathname;
-      const socket = path === "/ws" || path.startsWith("/ws/") || path === WS_ADMIT_PATH;
+      const upgrade = req.method === "GET" || req.method === "HEAD";
+      const socket = (upgrade && (path === "/ws" || path.startsWith("/ws/"))) ||
+        path === WS_ADMIT_PATH;
       return socket ? handleWs(req) : app.fetch(req);
     },
     start: () => {

@@ -19,6 +19,7 @@ import {
 } from "../../shared/http/client_address.ts";
 import { errorResponse } from "../../shared/http/service_app.ts";
 import { apiDocsRoutes } from "../../shared/http/api_docs.ts";
+import { bearerChallenge } from "../../shared/http/protected_resource.ts";
 import { refuseNonJsonBody, securityHeaders } from "../../shared/http/security_headers.ts";
 import { InternalClient } from "../../shared/service/internal_client.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -28,6 +29,7 @@ import type { GatewayConfig } from "./config.ts";
 import { resolveRoute, type RouteTarget } from "./routing.ts";
 import { TokenVerifier } from "./token_verifier.ts";
 import { createWebSocketProxy } from "./websocket_proxy.ts";
+import { crossOriginForClients } from "./cors.ts";
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -111,12 +113,20 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   const authenticate: Step = async (c, passage) => {
     const { target } = passage;
     if (target.access === "public") return null;
-    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+    const authorization = c.req.header("authorization");
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+    // Every 401 names the resource's metadata, where a client finds the authorization server.
+    const unauthorized = () =>
+      c.json({ error: "Unauthorized" }, 401, {
+        "www-authenticate": bearerChallenge(
+          config.base.publicUrl,
+          new URL(c.req.url).pathname,
+          authorization !== undefined,
+        ),
+      });
     const verified = match ? await verifier.verify(match[1]) : null;
-    if (!verified) return c.json({ error: "Unauthorized" }, 401);
-    if (target.access === "approved" && !verified.caller.approved) {
-      return c.json({ error: "Unauthorized" }, 401);
-    }
+    if (!verified) return unauthorized();
+    if (target.access === "approved" && !verified.caller.approved) return unauthorized();
     let callerHeader = verified.header;
     let caller = verified.caller;
     // An account unknown to auth (only after a wipe or a restore that remapped ids) keeps
@@ -129,7 +139,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       live = await access.get(caller.user_id, { sid, fetchedAfter: issuedAtMs(match![1]) });
     }
     if (live && (!live.active || !tokenSessionLive(live, { sid, iat: verified.iat }))) {
-      return c.json({ error: "Unauthorized" }, 401);
+      return unauthorized();
     }
     const role = live ? effectiveRole(caller.role, live.role) : caller.role;
     if (role !== caller.role) {
@@ -173,6 +183,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   const app = new Hono();
   app.onError((err, c) => errorResponse(err, c, logger));
   app.use("*", securityHeaders());
+  app.use("*", crossOriginForClients());
 
   app.get("/healthz", async (c) => {
     const ready = await allServicesReady(directory, config.base.internalSecret);
@@ -258,6 +269,12 @@ type OpenApiDoc = {
   components?: Record<string, Record<string, unknown>>;
 };
 
+const BEARER_CHALLENGE_HEADER = {
+  description: '`Bearer resource_metadata="<the resource\'s RFC 9728 metadata URL>"`, with ' +
+    '`error="invalid_token"` when a token was sent: where a client finds the authorization server',
+  schema: { type: "string" },
+};
+
 async function mergedOpenApi(
   directory: ServiceDirectory,
   internal: (name: ServiceName) => InternalClient,
@@ -296,13 +313,14 @@ async function mergedOpenApi(
     }
   }
   documentTokenRefusals(merged.paths);
+  documentBodyRefusals(merged.paths);
   return merged;
 }
 
 /**
  * Every operation that takes a bearer token lists the gateway's 401 (it refuses a missing,
  * invalid or expired token before any service sees the request), whether or not its service
- * wrote it down.
+ * wrote it down, with the `WWW-Authenticate` challenge that names the resource's metadata.
  */
 function documentTokenRefusals(paths: Record<string, unknown>) {
   for (const item of Object.values(paths)) {
@@ -314,9 +332,34 @@ function documentTokenRefusals(paths: Record<string, unknown>) {
       };
       if (!operation.security?.some((s) => "bearer" in s)) continue;
       operation.responses ??= {};
-      operation.responses["401"] ??= {
+      const refusal = (operation.responses["401"] ??= {
         description: "Missing, invalid or expired access token",
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      }) as { headers?: Record<string, unknown> };
+      refusal.headers ??= {};
+      refusal.headers["WWW-Authenticate"] = BEARER_CHALLENGE_HEADER;
+    }
+  }
+}
+
+/**
+ * Every operation that takes a body lists the refusals of any body: 413 beyond 1 MiB (every
+ * service's limit) and 415 for a media type the operation does not take (the gateway's
+ * JSON-only rule under `/api/`, the services' own elsewhere).
+ */
+function documentBodyRefusals(paths: Record<string, unknown>) {
+  const error = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item as Record<string, unknown>)) {
+      const operation = op as { requestBody?: unknown; responses?: Record<string, unknown> };
+      if (!operation?.requestBody || !operation.responses) continue;
+      operation.responses["413"] ??= {
+        description: "Request body is larger than 1 MiB",
+        content: error,
+      };
+      operation.responses["415"] ??= {
+        description: "The body's Content-Type is not the one the operation takes",
+        content: error,
       };
     }
   }

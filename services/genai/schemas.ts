@@ -60,9 +60,9 @@ export const generateBody = z.object({
   language: truncated("language", TRUNCATE.language),
   /** one of the six presets; any other value, of any type, is ignored without error */
   length: z.unknown().optional().transform((v) => typeof v === "string" ? v : undefined).openapi({
-    type: "string",
-    enum: ["very_short", "short", "medium", "long", "very_long", "extra_long"],
-    description: "Any other value is ignored: the prompt is then the one without `length`",
+    description: "One of `very_short`, `short`, `medium`, `long`, `very_long`, `extra_long`. " +
+      "Any other value, of any type, is ignored: the prompt is then the one without `length`",
+    examples: ["medium"],
   }),
 }).openapi("GenerateRequest");
 export type GenerateBody = z.infer<typeof generateBody>;
@@ -93,10 +93,10 @@ export type GenerateResponse = z.infer<typeof generateResponse>;
 export const iterateBody = z.object({
   workspace_id: requiredId("workspace_id"),
   post_id: requiredId("post_id"),
-  instruction: z.string({ error: "instruction is required" }).refine(
-    (v) => v.trim().length > 0,
-    "instruction is required",
-  ).transform((v) => v.slice(0, TRUNCATE.instruction)),
+  instruction: z.string({ error: "instruction is required" })
+    .min(1, "instruction is required")
+    .regex(/\S/, "instruction is required")
+    .transform((v) => v.slice(0, TRUNCATE.instruction)),
   current_content: truncated("current_content", TRUNCATE.current_content),
   prompt_id: optionalId("prompt_id"),
 }).openapi("IterateRequest");

@@ -59,9 +59,14 @@ export type IdeaPatch = Omit<z.infer<typeof updateIdeaBody>, "workspace_id">;
 
 export const statusBody = z.object({
   workspace_id: requiredId("workspace_id"),
-  status: z.string().trim().min(1, "status is required").refine(
-    (v) => (IDEA_STATUSES as readonly string[]).includes(v),
-    "status must be one of: converted, new",
+  status: z.preprocess(
+    (v) => (typeof v === "string" ? v.trim() : v),
+    z.enum(IDEA_STATUSES, {
+      error: (iss) =>
+        iss.input === undefined || iss.input === ""
+          ? "status is required"
+          : "status must be one of: converted, new",
+    }),
   ),
 }).openapi("IdeaStatusChange");
 

@@ -45,8 +45,11 @@ export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
       "stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` " +
       "and `Accept: application/json, text/event-stream`. Tools: " +
       `${Object.keys(toolInputs).join(", ")}; each returns its ` +
-      "JSON-encoded result in one text content item, and a refused call is a result with " +
-      "`isError` true. See docs/mcp.md.",
+      "JSON-encoded result in one text content item and the same object as " +
+      "`structuredContent` (the tool's `outputSchema`), and carries annotations (read-only, " +
+      "destructive, idempotent, open-world); a refused call is a result with `isError` true. " +
+      "A client with only this URL signs in by OAuth discovery: the 401 names the protected " +
+      "resource metadata (RFC 9728), which names the authorization server. See docs/mcp.md.",
     security: [{ bearer: [] }],
     request: {
       body: {
@@ -55,7 +58,15 @@ export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
           "application/json": {
             schema: {
               type: "object",
-              description: "A JSON-RPC request, notification or batch",
+              description: "A JSON-RPC 2.0 request (with `id`) or notification (without) of " +
+                "the Model Context Protocol, such as `initialize`, `tools/list` or `tools/call`",
+              properties: {
+                jsonrpc: { const: "2.0" },
+                id: { anyOf: [{ type: "string" }, { type: "integer" }] },
+                method: { type: "string" },
+                params: { type: "object" },
+              },
+              required: ["jsonrpc", "method"],
             },
           },
         },
@@ -65,8 +76,16 @@ export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
       200: { description: "The JSON-RPC response(s)" },
       202: { description: "Accepted (notifications and responses only)" },
       400: { description: "Not a valid JSON-RPC message" },
-      401: { description: "Missing or invalid token, or account not approved" },
-      406: { description: "The Accept header does not allow application/json" },
+      401: {
+        description: "Missing or invalid token, or account not approved. The " +
+          '`WWW-Authenticate: Bearer resource_metadata="..."` header names the protected ' +
+          "resource metadata (RFC 9728), from which an MCP client finds the authorization server",
+      },
+      406: {
+        description: "The Accept header does not allow both application/json and " +
+          "text/event-stream",
+      },
+      415: { description: "The body is not application/json" },
     },
   });
 }

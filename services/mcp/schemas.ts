@@ -1,4 +1,8 @@
 import { z } from "zod";
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { ideaSchema } from "../ideas/schemas.ts";
+import { postSchema } from "../posts/schemas.ts";
+import { workspaceRoleSchema } from "../workspaces/schemas.ts";
 
 /** Ids become KV key parts in the peers: an over-long one is refused here, never a 500 there. */
 export const ID_MAX = 200;
@@ -148,3 +152,104 @@ export const annotationSchema = z.object({
   suggestion: z.string(),
 });
 export type Annotation = z.infer<typeof annotationSchema>;
+
+const idea = ideaSchema.pick({
+  idea_id: true,
+  workspace_id: true,
+  title: true,
+  description: true,
+  status: true,
+  tags: true,
+  created_at: true,
+  updated_at: true,
+});
+
+/**
+ * What each tool answers, as `structuredContent` (and, JSON-encoded, its one text item): the
+ * callees' own schemas where the answer is theirs, so the two cannot drift.
+ */
+export const toolOutputs = {
+  list_workspaces: z.object({
+    workspaces: z.array(z.object({
+      workspace_id: z.string(),
+      name: z.string(),
+      member_role: workspaceRoleSchema,
+    })),
+  }),
+  list_ideas: z.object({ ideas: z.array(idea) }),
+  create_idea: idea.pick({
+    idea_id: true,
+    workspace_id: true,
+    title: true,
+    status: true,
+    created_at: true,
+  }),
+  update_idea: idea.pick({ idea_id: true, workspace_id: true, status: true, updated_at: true }),
+  generate_post: z.object({
+    post_id: z.string(),
+    workspace_id: z.string(),
+    idea_id: z.string(),
+    content: z.string(),
+  }),
+  iterate_post: z.object({ post_id: z.string(), content: z.string() }),
+  proofread_post: z.object({ post_id: z.string(), annotations: z.array(annotationSchema) }),
+  list_posts: z.object({
+    posts: z.array(postSchema.pick({ post_id: true, title: true, status: true, updated_at: true })),
+  }),
+  request_review: postSchema,
+  schedule_post: postSchema,
+} satisfies Record<ToolName, z.ZodObject>;
+
+/**
+ * What each tool does to the workspace, for a client deciding whether to ask before a call:
+ * reads change nothing; `destructiveHint` marks a tool that overwrites (tags, a post's text);
+ * `openWorldHint` one that reaches beyond the workspace (the AI model, LinkedIn).
+ */
+export const toolAnnotations: Record<ToolName, ToolAnnotations> = {
+  list_workspaces: { title: "List workspaces", readOnlyHint: true, openWorldHint: false },
+  list_ideas: { title: "List ideas", readOnlyHint: true, openWorldHint: false },
+  create_idea: {
+    title: "Create an idea",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  update_idea: {
+    title: "Update an idea",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  generate_post: {
+    title: "Draft a post from an idea",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  iterate_post: {
+    title: "Rewrite a post",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  proofread_post: { title: "Proofread a post", readOnlyHint: true, openWorldHint: true },
+  list_posts: { title: "List posts", readOnlyHint: true, openWorldHint: false },
+  request_review: {
+    title: "Request a review",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  schedule_post: {
+    title: "Schedule a post on LinkedIn",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+};

@@ -8,7 +8,14 @@ import { countMetric } from "../../shared/service/metrics.ts";
 import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsClient } from "../posts/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
-import { type Annotation, toolDescriptions, toolInputs, type ToolName } from "./schemas.ts";
+import {
+  type Annotation,
+  toolAnnotations,
+  toolDescriptions,
+  toolInputs,
+  type ToolName,
+  toolOutputs,
+} from "./schemas.ts";
 import { MESSAGES } from "../../shared/http/messages.ts";
 
 export const SERVER_INFO = { name: "content-pipeline", version: "1.0.0" } as const;
@@ -83,15 +90,21 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
   /** Membership first, as on every REST route: 403 `Not a workspace member`. */
   const member = (workspaceId: string) => workspaces.requireMember(workspaceId, caller.user_id);
 
-  /** A tool's answer as the spec gives it: its JSON in one text item; refusals as tool errors. */
+  /**
+   * A tool's answer as the spec gives it, its JSON in one text item, and the same object as
+   * `structuredContent` (its output schema's shape); refusals as tool errors.
+   */
   const run = (name: ToolName, body: () => Promise<unknown>) =>
   async (): Promise<
     CallToolResult
   > => {
     try {
-      const result = await body();
+      const result = toolOutputs[name].parse(await body()) as Record<string, unknown>;
       if (COUNTED.has(name)) countMetric("McpToolInvocation", 1, { tool_name: name });
-      return { content: [{ type: "text", text: JSON.stringify(result) }] };
+      return {
+        content: [{ type: "text", text: JSON.stringify(result) }],
+        structuredContent: result,
+      };
     } catch (err) {
       if (err instanceof AppError) {
         return { isError: true, content: [{ type: "text", text: err.message }] };
@@ -114,7 +127,13 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
   ) => {
     server.registerTool(
       name,
-      { description: toolDescriptions[name], inputSchema: toolInputs[name] },
+      {
+        title: toolAnnotations[name].title,
+        description: toolDescriptions[name],
+        inputSchema: toolInputs[name],
+        outputSchema: toolOutputs[name],
+        annotations: toolAnnotations[name],
+      },
       // deno-lint-ignore no-explicit-any
       ((args: any) => run(name, () => handler(args))()) as any,
     );

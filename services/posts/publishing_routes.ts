@@ -1,7 +1,7 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { AppError } from "../../shared/http/app_error.ts";
-import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
+import { bearer, body, err, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import {
   CONNECT_COOKIE,
@@ -79,12 +79,23 @@ export function mountPublishingRoutes(
       summary: "LinkedIn's redirect back (no JWT): stores the connection, then 302 to settings",
       request: {
         query: z.object({
-          code: z.string().optional(),
-          state: z.string().optional(),
+          code: z.string().max(2000, "code is too long").optional().openapi({
+            description: "Absent when LinkedIn reports an `error` instead",
+          }),
+          state: z.string({ error: "state is required" }).min(1, "state is required").max(
+            200,
+            "state is too long",
+          ),
           error: z.string().optional(),
         }),
       },
-      responses: { 302: { description: "To /workspaces/{id}/settings" }, ...errors(400, 403) },
+      responses: {
+        302: { description: "To /workspaces/{id}/settings" },
+        400: err(
+          "state unknown, used, expired or started in another browser; LinkedIn reported an error; or the exchange failed",
+        ),
+        403: err("The member who started the connection may no longer connect it"),
+      },
     }),
     async (c) => {
       const { code, state, error } = c.req.valid("query");

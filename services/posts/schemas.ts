@@ -47,19 +47,22 @@ export const tagsSchema = z.array(
   { error: "tags must be an array of strings" },
 ).max(TAGS_MAX, `tags: at most ${TAGS_MAX} tags`);
 
-/** An ISO 8601 date-time with an offset, stored in the wire form (`+00:00`, milliseconds). */
-const timestamp = z.string({ error: "scheduled_at must be a timestamp or null" }).refine(
-  (v) =>
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
-    Number.isFinite(Date.parse(v)),
-  "scheduled_at must be an ISO 8601 timestamp with an offset",
-).transform((v) => toIso(new Date(v)));
+/**
+ * An RFC 3339 date-time with an offset (`Z` or `+02:00`; the document's `format: date-time`),
+ * stored in the wire form (`+00:00`, milliseconds).
+ */
+const timestamp = (field: string) =>
+  z.iso.datetime({
+    offset: true,
+    error: `${field} must be an ISO 8601 timestamp with an offset`,
+  }).transform((v) => toIso(new Date(v)));
 
+/** Text that is not only whitespace: a missing, empty or blank one is `<field> is required`. */
 const nonBlank = (field: string, max: number) =>
-  z.string({ error: `${field} is required` }).refine(
-    (v) => v.trim().length > 0,
-    `${field} is required`,
-  ).refine((v) => v.length <= max, `${field} is longer than ${max} characters`);
+  z.string({ error: `${field} is required` })
+    .min(1, `${field} is required`)
+    .max(max, `${field} is longer than ${max} characters`)
+    .regex(/\S/, `${field} is required`);
 
 // ---------------------------------------------------------------- media
 
@@ -282,24 +285,29 @@ export const updatePostBody = z.object({
   title: title.optional(),
   content: content(CONTENT_MAX).optional(),
   tags: tagsSchema.optional(),
-  scheduled_at: timestamp.nullable().optional(),
+  scheduled_at: timestamp("scheduled_at").nullable().optional(),
   first_comment: z.string({ error: "first_comment must be a string or null" }).max(
     FIRST_COMMENT_MAX,
     `first_comment is longer than ${FIRST_COMMENT_MAX} characters`,
   ).nullable().optional(),
-  publish_as: z.string({ error: "publish_as must be a string" }).refine(
-    (v) => v === "member" || ORGANIZATION_URN.test(v),
+  publish_as: z.string({ error: "publish_as must be a string" }).regex(
+    new RegExp(`^(?:member|${ORGANIZATION_URN.source.slice(1, -1)})$`),
     'publish_as must be "member" or an organization URN (urn:li:organization:<id>)',
-  ).optional(),
+  ).openapi({
+    description: "`member`, or a page of the workspace's LinkedIn connection",
+    examples: ["member", "urn:li:organization:2414183"],
+  }).optional(),
 }).openapi("UpdatePostRequest");
 export type PostChanges = Omit<z.infer<typeof updatePostBody>, "workspace_id">;
 
 export const postStatusBody = z.object({
   workspace_id: requiredId("workspace_id"),
-  status: z.string({ error: "status is required" }).refine(
-    (v) => (POST_STATUSES as readonly string[]).includes(v),
-    `status must be one of: ${POST_STATUSES.join(", ")}`,
-  ).transform((v) => v as PostStatus),
+  status: z.enum(POST_STATUSES, {
+    error: (iss) =>
+      iss.input === undefined
+        ? "status is required"
+        : `status must be one of: ${POST_STATUSES.join(", ")}`,
+  }),
 }).openapi("PostStatusRequest");
 
 export const workspaceQuery = z.object({ workspaceId: requiredId("workspaceId") });
@@ -336,12 +344,7 @@ export const reviewDecisionBody = z.object({
 /** A timestamp in the future (checked by the route): when to publish. */
 export const scheduleBody = z.object({
   workspace_id: requiredId("workspace_id"),
-  at: z.string({ error: "at must be a timestamp" }).refine(
-    (v) =>
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) &&
-      Number.isFinite(Date.parse(v)),
-    "at must be an ISO 8601 timestamp with an offset",
-  ).transform((v) => toIso(new Date(v))).nullable().optional(),
+  at: timestamp("at").nullable().optional(),
 }).openapi("ScheduleRequest");
 
 /** An empty query value (`?status=`) is no filter at all. */
@@ -351,10 +354,8 @@ export const listPostsQuery = z.object({
   workspaceId: requiredId("workspaceId"),
   status: z.preprocess(
     emptyIsAbsent,
-    z.string().refine(
-      (v) => (POST_STATUSES as readonly string[]).includes(v),
-      `status must be one of: ${POST_STATUSES.join(", ")}`,
-    ).optional(),
+    z.enum(POST_STATUSES, { error: `status must be one of: ${POST_STATUSES.join(", ")}` })
+      .optional(),
   ),
   authorId: z.preprocess(
     emptyIsAbsent,
@@ -366,10 +367,15 @@ export const addMediaBody = z.object({
   workspace_id: requiredId("workspace_id"),
   filename: z.string({ error: "filename is required" }).trim().min(1, "filename is required")
     .max(MEDIA_FILENAME_MAX, `filename is longer than ${MEDIA_FILENAME_MAX} characters`),
-  contentType: z.string({ error: "contentType is required" }).trim().toLowerCase().refine(
-    (v) => (MEDIA_TYPES as readonly string[]).includes(v),
-    `contentType must be one of: ${MEDIA_TYPES.join(", ")}`,
-  ).transform((v) => v as MediaType),
+  contentType: z.preprocess(
+    (v) => (typeof v === "string" ? v.trim().toLowerCase() : v),
+    z.enum(MEDIA_TYPES, {
+      error: (iss) =>
+        iss.input === undefined
+          ? "contentType is required"
+          : `contentType must be one of: ${MEDIA_TYPES.join(", ")}`,
+    }),
+  ),
   size: z.number({ error: "size is required (bytes)" }).int("size must be a whole number")
     .min(1, "size must be at least 1 byte"),
 }).openapi("AddPostMediaRequest");

@@ -23,10 +23,10 @@ const requiredText = (field: string, max: number) =>
   z.string().trim().min(1, `${field} is required`).max(max, `${field} is too long`);
 
 /** A tone, stripped and checked against the five values. */
-const toneSchema = z.string({ message: TONE_MESSAGE }).trim().refine(
-  (v) => (TONES as readonly string[]).includes(v),
-  TONE_MESSAGE,
-).transform((v) => v as Tone);
+const toneSchema = z.preprocess(
+  (v) => (typeof v === "string" ? v.trim() : v),
+  z.enum(TONES, { error: TONE_MESSAGE }),
+);
 
 /** Coerced to a string and stripped (the spec's update rule for the text fields). */
 const coercedText = (field: string, max: number) =>

@@ -139,8 +139,8 @@ export const updateWorkspaceBodySchema = z.object({
     .nullable()
     .optional(),
   publishing_slots: z.array(
-    z.string().max(100, "must be at most 100 characters").refine(
-      (v) => SLOT_PATTERN.test(v),
+    z.string().max(100, "must be at most 100 characters").regex(
+      SLOT_PATTERN,
       'publishing_slots entries must look like "Mon 09:30" (Mon..Sun, 24-hour HH:MM)',
     ),
   )
@@ -154,6 +154,11 @@ export const updateWorkspaceBodySchema = z.object({
   timezone: z.string({ error: "timezone must be a string" })
     .max(100, "timezone must be at most 100 characters")
     .refine(isTimeZone, "timezone is not a known IANA time zone")
+    .openapi({
+      description: "An IANA time zone name (the tz database's, such as `Europe/Zurich`, " +
+        "`America/New_York` or `UTC`); any other value is refused",
+      examples: ["Europe/Zurich", "UTC"],
+    })
     .optional(),
   owner_id: z.string()
     .min(1, "owner_id must not be empty")
@@ -172,12 +177,12 @@ export const emailField = z.string()
 
 export const addMemberBodySchema = z.object({
   email: emailField,
-  role: z.enum(["owner", "editor", "viewer"], { message: "role must be editor or viewer" })
-    .default("viewer")
-    .refine(
-      (role) => role !== "owner",
-      "role cannot be owner: a workspace has exactly one owner, and ownership moves only by transfer",
-    ),
+  role: z.enum(["editor", "viewer"], {
+    error: (iss) =>
+      iss.input === "owner"
+        ? "role cannot be owner: a workspace has exactly one owner, and ownership moves only by transfer"
+        : "role must be editor or viewer",
+  }).default("viewer"),
 }).openapi("AddMemberRequest");
 
 export const idParamSchema = z.object({

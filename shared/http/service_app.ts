@@ -7,6 +7,7 @@ import { errorMessage, type Logger } from "../log.ts";
 import { timingSafeEqual } from "../crypto/ids.ts";
 import { AppError } from "./app_error.ts";
 import { rejectMalformedStrings } from "./input_guard.ts";
+import { documentedMethods, serviceOpenApiDocument } from "./openapi_document.ts";
 import { exportKv, importKv, readLineChunks } from "../archive/kv_backup.ts";
 import type { KeyFamilies } from "../kv/kv_keys.ts";
 import {
@@ -46,6 +47,8 @@ export function describeZodError(error: ZodError): string {
 export function errorResponse(err: unknown, c: Context, logger: Logger): Response {
   if (err instanceof AppError) return c.json({ error: err.message }, err.status);
   if (err instanceof HTTPException) {
+    // A refusal in another format than `{"error"}` (OAuth's) carries its own response.
+    if (err.res) return err.getResponse();
     const status = err.status;
     const message = status === 413 ? "Request body is larger than 1 MiB" : err.message ||
       "Bad request";
@@ -123,7 +126,17 @@ export function createServiceApp(
   // Before any schema: strings that are not well-formed UTF-16 are a 400 naming the field.
   app.use("*", (c, next) => callerFirst.has(c.req.path) ? next() : malformedStringsCheck(c, next));
   app.onError((err, c) => errorResponse(err, c, logger));
-  app.notFound((c) => c.json({ error: `No route for ${c.req.method} ${c.req.path}` }, 404));
+  // A documented path asked with a method it does not have: 405 naming the ones it has.
+  const methodsOf = documentedMethods(app);
+  app.notFound((c) => {
+    const allowed = methodsOf(c.req.path);
+    if (allowed) {
+      return c.json({ error: `Method ${c.req.method} not allowed on ${c.req.path}` }, 405, {
+        allow: allowed.join(", "),
+      });
+    }
+    return c.json({ error: `No route for ${c.req.method} ${c.req.path}` }, 404);
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
     scheme: "bearer",
@@ -210,11 +223,7 @@ export function mountServiceInternals(
     "/internal/health",
     (c) => isReady() ? c.json({ status: "ok" }) : c.json({ status: "starting" }, 503),
   );
-  app.get("/internal/openapi.json", (c) =>
-    c.json(app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: { title: "Content Pipeline Service", version: "1.0.0" },
-    })));
+  app.get("/internal/openapi.json", (c) => c.json(serviceOpenApiDocument(app)));
   if (!keyspace) return;
   const options = keyspace;
   app.get(BACKUP_EXPORT_PATH, () =>

@@ -87,6 +87,11 @@ export interface RefreshFamilyRecord {
   revoked: boolean;
   /** When the sign-in that started the family happened (ms); absent on older families. */
   created_at?: number;
+  /**
+   * The OAuth client the session was signed in through, whose refresh tokens only it may use;
+   * absent for the first-party client (the web app, `/api/auth/login`).
+   */
+  client_id?: string;
 }
 
 export interface AuthCodeRecord {
@@ -94,6 +99,8 @@ export interface AuthCodeRecord {
   client_id: string;
   redirect_uri: string;
   code_challenge: string | null;
+  /** The RFC 8707 resource the authorization asked for; absent on older codes. */
+  resource?: string | null;
   expires_at: number;
 }
 
@@ -116,6 +123,7 @@ export interface GoogleStateRecord {
     redirect_uri: string;
     state: string | null;
     code_challenge: string | null;
+    resource?: string | null;
   };
   expires_at: number;
 }

@@ -19,10 +19,18 @@ export class SessionStore {
    * A new refresh token starting a new family (a new session), and the family's id (the
    * access tokens of the session carry it as `sid`); rotation continues one.
    */
-  async issueRefreshToken(userId: string): Promise<{ token: string; family_id: string }> {
+  async issueRefreshToken(
+    userId: string,
+    clientId?: string,
+  ): Promise<{ token: string; family_id: string }> {
     const token = randomToken(32);
     const familyId = newId();
-    const family: RefreshFamilyRecord = { user_id: userId, revoked: false, created_at: Date.now() };
+    const family: RefreshFamilyRecord = {
+      user_id: userId,
+      revoked: false,
+      created_at: Date.now(),
+      ...(clientId ? { client_id: clientId } : {}),
+    };
     const res = await this.kv.atomic()
       .set(refreshFamilyKey(familyId), family, { expireIn: SESSION_MAX_AGE_MS })
       .set(
@@ -54,9 +62,10 @@ export class SessionStore {
    * Rotation: a valid token is marked used and replaced by a new one of the same family. A
    * token presented a second time revokes its whole family. A family ends SESSION_MAX_AGE_MS
    * after its sign-in however often it rotates: rotation never extends it (a family stored
-   * before `created_at` existed counts from its first rotation since).
+   * before `created_at` existed counts from its first rotation since). `clientId` is the
+   * registered client presenting it (none for the first-party client).
    */
-  async rotateRefreshToken(token: string): Promise<RotateResult> {
+  async rotateRefreshToken(token: string, clientId?: string): Promise<RotateResult> {
     const hash = await sha256Hex(token);
     const next = randomToken(32);
     const nextHash = await sha256Hex(next);
@@ -68,6 +77,11 @@ export class SessionStore {
         refreshFamilyKey(record.family_id),
       );
       if (!familyEntry.value || familyEntry.value.revoked) {
+        return { ok: true, value: { kind: "invalid" } };
+      }
+      // A session's refresh tokens belong to the client it was signed in through: another
+      // client's presenting one changes nothing.
+      if (familyEntry.value.client_id !== clientId) {
         return { ok: true, value: { kind: "invalid" } };
       }
       if (record.used_at !== null) {

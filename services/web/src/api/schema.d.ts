@@ -55,6 +55,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description This signup replaces an unconfirmed account, and its code mails are used up */
                 429: {
                     headers: {
@@ -125,6 +143,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description More than 10 wrong codes or unknown emails from this client address in 15 minutes */
                 429: {
                     headers: {
@@ -179,6 +215,24 @@ export interface paths {
                 };
                 /** @description email missing or invalid */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -247,6 +301,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Over the limit for this email or client address; nothing was sent */
                 429: {
                     headers: {
@@ -301,6 +373,24 @@ export interface paths {
                 };
                 /** @description A field is missing, the code is wrong, used or expired, or the password breaks the policy */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -398,6 +488,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -465,6 +573,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many login tries in 15 minutes for this account from this address (10, or 3 once the account has had 100 tries from all addresses), or from this address (50) */
                 429: {
                     headers: {
@@ -509,9 +635,12 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path?: never;
-                cookie?: never;
+                cookie?: {
+                    /** @description The web app's refresh token (HttpOnly, Path=/api/auth), used when the body has no `refresh_token` */
+                    cp_refresh?: string;
+                };
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["RefreshRequest"];
                 };
@@ -526,7 +655,7 @@ export interface paths {
                         "application/json": components["schemas"]["RefreshResponse"];
                     };
                 };
-                /** @description refresh_token missing */
+                /** @description refresh_token missing from both the body and the cookie */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -546,6 +675,24 @@ export interface paths {
                 };
                 /** @description Account disabled or rejected */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -579,9 +726,12 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path?: never;
-                cookie?: never;
+                cookie?: {
+                    /** @description The web app's refresh token (HttpOnly, Path=/api/auth), used when the body has no `refresh_token` */
+                    cp_refresh?: string;
+                };
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["RefreshRequest"];
                 };
@@ -594,8 +744,26 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description refresh_token missing */
+                /** @description refresh_token missing from both the body and the cookie */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -662,6 +830,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -699,6 +885,8 @@ export interface paths {
                 /** @description No sub in the token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -729,7 +917,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["UpdateProfileRequest"];
                 };
@@ -755,6 +943,26 @@ export interface paths {
                 };
                 /** @description No sub in the token */
                 401: {
+                    headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -800,6 +1008,8 @@ export interface paths {
                 /** @description No sub in the token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -861,6 +1071,8 @@ export interface paths {
                 /** @description No sub in the token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -869,6 +1081,24 @@ export interface paths {
                 };
                 /** @description Current password is incorrect */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -894,13 +1124,18 @@ export interface paths {
         /** The hosted login page */
         get: {
             parameters: {
-                query?: {
-                    response_type?: string;
-                    client_id?: string;
-                    redirect_uri?: string;
+                query: {
+                    client_id: string;
+                    redirect_uri: string;
+                    response_type: "code";
                     state?: string;
-                    code_challenge?: string;
-                    code_challenge_method?: string;
+                    /** @description PKCE is required */
+                    code_challenge: string;
+                    code_challenge_method: "S256";
+                    /** @description Accepted and ignored: a token grants what its account may do */
+                    scope?: string;
+                    /** @description RFC 8707: an address of this service (such as `{PUBLIC_URL}/mcp`), which the token is for */
+                    resource?: string;
                 };
                 header?: never;
                 path?: never;
@@ -937,17 +1172,27 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/x-www-form-urlencoded": {
-                        response_type?: string;
-                        client_id?: string;
-                        redirect_uri?: string;
+                        client_id: string;
+                        redirect_uri: string;
+                        /** @enum {string} */
+                        response_type: "code";
                         state?: string;
-                        code_challenge?: string;
-                        code_challenge_method?: string;
-                        email?: string;
-                        password?: string;
+                        /** @description PKCE is required */
+                        code_challenge: string;
+                        /** @enum {string} */
+                        code_challenge_method: "S256";
+                        /** @description Accepted and ignored: a token grants what its account may do */
+                        scope?: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 8707: an address of this service (such as `{PUBLIC_URL}/mcp`), which the token is for
+                         */
+                        resource?: string;
+                        email: string;
+                        password: string;
                     };
                 };
             };
@@ -959,7 +1204,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad parameters (PKCE S256 is required) */
+                /** @description Bad parameters (PKCE S256 is required), or email or password missing */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -984,6 +1229,24 @@ export interface paths {
                     };
                     content: {
                         "text/html": string;
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Too many login tries for this account or from this address */
@@ -1022,13 +1285,18 @@ export interface paths {
         /** Start Google sign-in from the hosted login page */
         get: {
             parameters: {
-                query?: {
-                    response_type?: string;
-                    client_id?: string;
-                    redirect_uri?: string;
+                query: {
+                    client_id: string;
+                    redirect_uri: string;
+                    response_type: "code";
                     state?: string;
-                    code_challenge?: string;
-                    code_challenge_method?: string;
+                    /** @description PKCE is required */
+                    code_challenge: string;
+                    code_challenge_method: "S256";
+                    /** @description Accepted and ignored: a token grants what its account may do */
+                    scope?: string;
+                    /** @description RFC 8707: an address of this service (such as `{PUBLIC_URL}/mcp`), which the token is for */
+                    resource?: string;
                 };
                 header?: never;
                 path?: never;
@@ -1126,10 +1394,177 @@ export interface paths {
                         "text/html": string;
                     };
                 };
+                /** @description Google sign-in is not configured */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
             };
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an OAuth client (RFC 7591 dynamic registration; public clients only)
+         * @description Every client registered here is public: no secret, `token_endpoint_auth_method` `none`, PKCE S256 on every authorization. A registration that completes no sign-in within 24 hours is dropped. At most 20 registrations an hour from one address.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClientRegistrationRequest"];
+                };
+            };
+            responses: {
+                /** @description The registered client */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RegisteredClient"];
+                    };
+                };
+                /** @description `invalid_redirect_uri` or `invalid_client_metadata` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many registrations from this address */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The token endpoint (RFC 6749): a code with its PKCE verifier, or a refresh token
+         * @description Form-encoded. `authorization_code` exchanges a code of the hosted login (`/oauth/authorize`) once, with the `redirect_uri` and `client_id` it was issued for and the PKCE verifier of its challenge; `refresh_token` rotates a refresh token (the old one stops working; one used twice ends its session). A session's refresh tokens are good only for the client it was signed in through.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"];
+                };
+            };
+            responses: {
+                /** @description Tokens */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthToken"];
+                    };
+                };
+                /** @description `invalid_request`, `unsupported_grant_type`, `invalid_grant` (code or refresh token unknown, used, expired, or issued to another client or redirect URI; PKCE mismatch; account disabled or rejected) or `invalid_target` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description `invalid_client`: the client_id is neither ours nor registered */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1214,6 +1649,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.0 authorization server metadata (RFC 8414) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The authorization server's endpoints: the hosted login, the token endpoint and dynamic client registration; public clients with PKCE S256 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected resource metadata of the API (RFC 9728) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The API as a protected resource, and the authorization server of its tokens */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected resource metadata of the MCP tool interface (RFC 9728) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `/mcp` as a protected resource: the `resource_metadata` that its 401 names */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notifications": {
         parameters: {
             query?: never;
@@ -1226,7 +1775,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description 1 to 100 (default 50) */
-                    limit?: string;
+                    limit?: number;
                     /** @description The `next_cursor` of the previous page */
                     cursor?: string;
                 };
@@ -1257,6 +1806,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1319,6 +1870,26 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
                         [name: string]: unknown;
                     };
                     content: {
@@ -1362,6 +1933,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1406,6 +1979,26 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
                         [name: string]: unknown;
                     };
                     content: {
@@ -1448,9 +2041,20 @@ export interface paths {
                         "application/json": components["schemas"]["WorkspaceDetail"];
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1487,7 +2091,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": components["schemas"]["UpdateWorkspaceRequest"];
                 };
@@ -1514,6 +2118,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1531,6 +2137,24 @@ export interface paths {
                 };
                 /** @description Workspace missing or soft-deleted (checked after the role) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1560,9 +2184,20 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1622,9 +2257,20 @@ export interface paths {
                         "application/json": components["schemas"]["WorkspaceMemberList"];
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1692,6 +2338,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1718,6 +2366,24 @@ export interface paths {
                 };
                 /** @description Already a member */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1764,9 +2430,20 @@ export interface paths {
                         "application/json": components["schemas"]["PendingInviteList"];
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1846,6 +2523,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1919,6 +2598,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1990,6 +2671,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2051,6 +2734,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2068,6 +2753,24 @@ export interface paths {
                 };
                 /** @description Workspace soft-deleted */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2124,6 +2827,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2185,6 +2890,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2202,6 +2909,24 @@ export interface paths {
                 };
                 /** @description Workspace soft-deleted */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2262,6 +2987,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2315,6 +3042,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2323,6 +3052,24 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2380,6 +3127,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2443,6 +3192,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2460,6 +3211,24 @@ export interface paths {
                 };
                 /** @description Idea not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2508,6 +3277,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2584,6 +3355,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2610,6 +3383,24 @@ export interface paths {
                 };
                 /** @description Transition from '<current>' to '<new>' is not allowed */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2690,6 +3481,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many captures with this token in this minute */
                 429: {
                     headers: {
@@ -2751,6 +3560,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2759,6 +3570,24 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2788,6 +3617,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2833,6 +3664,8 @@ export interface paths {
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2883,9 +3716,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No caller identity */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2951,6 +3795,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3004,6 +3850,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3012,6 +3860,24 @@ export interface paths {
                 };
                 /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3069,6 +3935,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3132,6 +4000,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3149,6 +4019,24 @@ export interface paths {
                 };
                 /** @description No such action in the workspace */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3192,6 +4080,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3268,6 +4158,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3285,6 +4177,24 @@ export interface paths {
                 };
                 /** @description No such action in the workspace */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3346,6 +4256,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3363,6 +4275,24 @@ export interface paths {
                 };
                 /** @description No such action in the workspace */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3421,6 +4351,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3497,6 +4429,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3514,6 +4448,24 @@ export interface paths {
                 };
                 /** @description No such action in the workspace */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3571,6 +4523,8 @@ export interface paths {
                 /** @description No valid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3651,6 +4605,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3704,6 +4660,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3712,6 +4670,24 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3769,6 +4745,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3832,6 +4810,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3849,6 +4829,24 @@ export interface paths {
                 };
                 /** @description Prompt not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3897,6 +4895,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3982,6 +4982,8 @@ export interface paths {
                 /** @description Missing, invalid or expired access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3999,6 +5001,24 @@ export interface paths {
                 };
                 /** @description Prompt not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4027,7 +5047,7 @@ export interface paths {
             parameters: {
                 query: {
                     workspaceId: string;
-                    status?: string;
+                    status?: "draft" | "in_review" | "approved" | "scheduled" | "published";
                     authorId?: string;
                 };
                 header?: never;
@@ -4057,6 +5077,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4110,6 +5132,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4136,6 +5160,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4193,6 +5235,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4259,6 +5303,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4276,6 +5322,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4321,6 +5385,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4397,6 +5463,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4423,6 +5491,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4484,6 +5570,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4501,6 +5589,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4550,6 +5656,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4567,6 +5675,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4635,6 +5761,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4701,6 +5829,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4718,6 +5848,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4774,6 +5922,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4845,6 +5995,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4871,6 +6023,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4930,6 +6100,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4990,6 +6162,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ReviewLinkView"];
+                    };
+                };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Error */
@@ -5087,6 +6268,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error */
                 429: {
                     headers: {
@@ -5150,6 +6349,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5226,6 +6427,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5290,6 +6493,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5307,6 +6512,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5365,6 +6588,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5446,6 +6671,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5463,6 +6690,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5524,6 +6769,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5550,6 +6797,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5607,6 +6872,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5671,6 +6938,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5697,6 +6966,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5745,9 +7032,20 @@ export interface paths {
                         "application/json": components["schemas"]["LinkedInConnect"];
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5799,9 +7097,10 @@ export interface paths {
         /** LinkedIn's redirect back (no JWT): stores the connection, then 302 to settings */
         get: {
             parameters: {
-                query?: {
+                query: {
+                    /** @description Absent when LinkedIn reports an `error` instead */
                     code?: string;
-                    state?: string;
+                    state: string;
                     error?: string;
                 };
                 header?: never;
@@ -5817,7 +7116,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error */
+                /** @description state unknown, used, expired or started in another browser; LinkedIn reported an error; or the exchange failed */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5826,7 +7125,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error */
+                /** @description The member who started the connection may no longer connect it */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5873,9 +7172,20 @@ export interface paths {
                         "application/json": components["schemas"]["LinkedInConnection"];
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5923,9 +7233,20 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6003,6 +7324,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6029,6 +7352,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6073,6 +7414,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6159,6 +7502,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6185,6 +7530,24 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6242,6 +7605,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6306,6 +7671,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6323,6 +7690,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6384,6 +7769,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6462,6 +7849,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6479,6 +7868,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6541,6 +7948,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6558,6 +7967,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6620,6 +8047,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6691,6 +8120,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6744,6 +8175,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6752,6 +8185,24 @@ export interface paths {
                 };
                 /** @description Error */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6809,6 +8260,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6872,6 +8325,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6889,6 +8344,24 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6934,6 +8407,8 @@ export interface paths {
                 /** @description Error */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7012,6 +8487,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7029,6 +8506,24 @@ export interface paths {
                 };
                 /** @description Idea not found, or `prompt_id` given but no such prompt */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7118,6 +8613,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7135,6 +8632,24 @@ export interface paths {
                 };
                 /** @description Post not found (none with post_id in workspace_id) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7224,6 +8739,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7241,6 +8758,24 @@ export interface paths {
                 };
                 /** @description Post not found (none with post_id in workspace_id) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7390,9 +8925,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description A parameter or body field is missing or invalid (the message names it) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7455,6 +9001,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7524,6 +9072,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7607,6 +9157,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7624,6 +9176,24 @@ export interface paths {
                 };
                 /** @description User not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7690,6 +9260,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7707,6 +9279,24 @@ export interface paths {
                 };
                 /** @description User not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7754,6 +9344,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7825,6 +9417,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7904,6 +9498,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7964,6 +9560,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8018,6 +9616,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8067,6 +9667,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8109,9 +9711,9 @@ export interface paths {
         /** A presigned GET URL for a backup (valid 1 hour) */
         get: {
             parameters: {
-                query?: {
+                query: {
                     /** @description `_backups/<name>.zip` */
-                    key?: string;
+                    key: string;
                 };
                 header?: never;
                 path?: never;
@@ -8142,6 +9744,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8210,6 +9814,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8291,6 +9897,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8299,6 +9907,24 @@ export interface paths {
                 };
                 /** @description Admin access required */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body's Content-Type is not the one the operation takes */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8354,6 +9980,8 @@ export interface paths {
                 /** @description Missing or invalid access token */
                 401: {
                     headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8399,7 +10027,7 @@ export interface paths {
         put?: never;
         /**
          * Tool interface for AI clients (Model Context Protocol, Streamable HTTP)
-         * @description JSON-RPC 2.0 messages of the Model Context Protocol over Streamable HTTP, stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` and `Accept: application/json, text/event-stream`. Tools: list_workspaces, list_ideas, create_idea, update_idea, generate_post, iterate_post, proofread_post, list_posts, request_review, schedule_post; each returns its JSON-encoded result in one text content item, and a refused call is a result with `isError` true. See docs/mcp.md.
+         * @description JSON-RPC 2.0 messages of the Model Context Protocol over Streamable HTTP, stateless, answered as `application/json`. Send `Authorization: Bearer <access token>` and `Accept: application/json, text/event-stream`. Tools: list_workspaces, list_ideas, create_idea, update_idea, generate_post, iterate_post, proofread_post, list_posts, request_review, schedule_post; each returns its JSON-encoded result in one text content item and the same object as `structuredContent` (the tool's `outputSchema`), and carries annotations (read-only, destructive, idempotent, open-world); a refused call is a result with `isError` true. A client with only this URL signs in by OAuth discovery: the 401 names the protected resource metadata (RFC 9728), which names the authorization server. See docs/mcp.md.
          */
         post: {
             parameters: {
@@ -8410,7 +10038,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id?: string | number;
+                        method: string;
+                        params?: Record<string, never>;
+                    };
                 };
             };
             responses: {
@@ -8435,15 +10069,33 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Missing or invalid token, or account not approved */
+                /** @description Missing or invalid token, or account not approved. The `WWW-Authenticate: Bearer resource_metadata="..."` header names the protected resource metadata (RFC 9728), from which an MCP client finds the authorization server */
                 401: {
+                    headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The Accept header does not allow both application/json and text/event-stream */
+                406: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description The Accept header does not allow application/json */
-                406: {
+                /** @description Request body is larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not application/json */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8468,24 +10120,31 @@ export interface components {
             error: string;
         };
         SignupRequest: {
+            /** Format: email */
             email: string;
+            /** @description At least 8 characters with a lowercase and an uppercase letter, a digit and a symbol */
             password: string;
             name: string;
             recaptcha_token: string;
         };
         ConfirmRequest: {
+            /** Format: email */
             email: string;
             code: string;
         };
         ResendRequest: {
+            /** Format: email */
             email: string;
         };
         ForgotPasswordRequest: {
+            /** Format: email */
             email: string;
         };
         ResetPasswordRequest: {
+            /** Format: email */
             email: string;
             code: string;
+            /** @description At least 8 characters with a lowercase and an uppercase letter, a digit and a symbol */
             password: string;
         };
         SetupStatus: {
@@ -8493,8 +10152,10 @@ export interface components {
         };
         SetupRequest: {
             token: string;
+            /** Format: email */
             email: string;
             name: string;
+            /** @description At least 8 characters with a lowercase and an uppercase letter, a digit and a symbol */
             password: string;
         };
         TokenResponse: {
@@ -8506,6 +10167,7 @@ export interface components {
             token_type: "Bearer";
         };
         LoginRequest: {
+            /** Format: email */
             email: string;
             password: string;
         };
@@ -8518,6 +10180,7 @@ export interface components {
             token_type: "Bearer";
         };
         RefreshRequest: {
+            /** @description When the body has none, the `cp_refresh` cookie's is used (the web app); one of the two is required */
             refresh_token?: string;
         };
         CallbackResponse: {
@@ -8530,7 +10193,7 @@ export interface components {
         CallbackRequest: {
             code: string;
             redirect_uri: string;
-            code_verifier?: string;
+            code_verifier: string;
         };
         Me: {
             user_id: string;
@@ -8550,11 +10213,81 @@ export interface components {
         };
         UpdateProfileRequest: {
             name?: string;
+            /**
+             * @description An IANA time zone name (the tz database's, such as `Europe/Zurich`, `America/New_York` or `UTC`); any other value is refused
+             * @example Europe/Zurich
+             * @example UTC
+             */
             timezone?: string | null;
         };
         ChangePasswordRequest: {
             current_password: string;
+            /** @description At least 8 characters with a lowercase and an uppercase letter, a digit and a symbol */
             new_password: string;
+        };
+        RegisteredClient: {
+            client_id: string;
+            client_id_issued_at: number;
+            client_name?: string;
+            redirect_uris: string[];
+            grant_types: ("authorization_code" | "refresh_token")[];
+            response_types: "code"[];
+            /** @enum {string} */
+            token_endpoint_auth_method: "none";
+            scope?: string;
+        };
+        OAuthError: {
+            /** @description The OAuth error code (`invalid_grant`...) */
+            error: string;
+            error_description: string;
+        };
+        ClientRegistrationRequest: {
+            redirect_uris: string[];
+            client_name?: string;
+            /** @description Registered as `none` whatever is asked: every client is public and proves its codes with PKCE */
+            token_endpoint_auth_method?: string;
+            grant_types?: ("authorization_code" | "refresh_token")[];
+            response_types?: "code"[];
+            scope?: string;
+        };
+        OAuthToken: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            expires_in: number;
+            refresh_token: string;
+            /** @description Only for the first-party client */
+            id_token?: string;
+        };
+        AuthorizationCodeGrant: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "authorization_code";
+            code: string;
+            redirect_uri: string;
+            code_verifier: string;
+            client_id: string;
+            /**
+             * Format: uri
+             * @description RFC 8707: the address of this service the token is for
+             */
+            resource?: string;
+        };
+        RefreshTokenGrant: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "refresh_token";
+            refresh_token: string;
+            client_id: string;
+            /**
+             * Format: uri
+             * @description RFC 8707: the address of this service the token is for
+             */
+            resource?: string;
         };
         NotificationPage: {
             items: components["schemas"]["Notification"][];
@@ -8615,6 +10348,11 @@ export interface components {
             publishing_slots?: string[];
             approval_required?: boolean;
             approvals_required?: number;
+            /**
+             * @description An IANA time zone name (the tz database's, such as `Europe/Zurich`, `America/New_York` or `UTC`); any other value is refused
+             * @example Europe/Zurich
+             * @example UTC
+             */
             timezone?: string;
             owner_id?: string;
         };
@@ -8632,12 +10370,13 @@ export interface components {
             role: "editor" | "viewer";
         };
         AddMemberRequest: {
+            /** Format: email */
             email: string;
             /**
              * @default viewer
              * @enum {string}
              */
-            role: "owner" | "editor" | "viewer";
+            role: "editor" | "viewer";
         };
         WorkspaceMemberList: {
             members: components["schemas"]["WorkspaceMemberWithProfile"][];
@@ -8708,7 +10447,8 @@ export interface components {
         };
         IdeaStatusChange: {
             workspace_id: string;
-            status: string;
+            /** @enum {string} */
+            status: "new" | "converted";
         };
         QuickCaptureResult: {
             idea_id: string;
@@ -8807,7 +10547,12 @@ export interface components {
         };
         AddAttachmentRequest: {
             workspace_id: string;
+            /** @example photo.png */
             filename: string;
+            /**
+             * @description The filename extension's own type (`image/png` for a `.png`...), in any case and without parameters; the extension's type when left out
+             * @example image/png
+             */
             contentType?: string;
         };
         AttachmentList: {
@@ -8836,8 +10581,11 @@ export interface components {
             name: string;
             system_instruction: string;
             user_template: string;
-            /** @default professional */
-            tone: string;
+            /**
+             * @default professional
+             * @enum {string}
+             */
+            tone: "casual" | "educational" | "professional" | "provocative" | "storytelling";
             default_audience?: string | null;
             default_language?: string | null;
         };
@@ -8850,7 +10598,8 @@ export interface components {
             name?: string | number | boolean;
             system_instruction?: string | number | boolean;
             user_template?: string | number | boolean;
-            tone?: string;
+            /** @enum {string} */
+            tone?: "casual" | "educational" | "professional" | "provocative" | "storytelling";
             default_audience?: string | null;
             default_language?: string | null;
         };
@@ -8928,13 +10677,20 @@ export interface components {
             title?: string;
             content?: string;
             tags?: string[];
+            /** Format: date-time */
             scheduled_at?: string | null;
             first_comment?: string | null;
+            /**
+             * @description `member`, or a page of the workspace's LinkedIn connection
+             * @example member
+             * @example urn:li:organization:2414183
+             */
             publish_as?: string;
         };
         PostStatusRequest: {
             workspace_id: string;
-            status: string;
+            /** @enum {string} */
+            status: "draft" | "in_review" | "approved" | "scheduled" | "published";
         };
         Deleted: {
             /** @enum {boolean} */
@@ -8948,7 +10704,8 @@ export interface components {
         AddPostMediaRequest: {
             workspace_id: string;
             filename: string;
-            contentType: string;
+            /** @enum {string} */
+            contentType: "image/jpeg" | "image/png" | "image/gif" | "application/pdf";
             size: number;
         };
         UpdatePostMediaRequest: {
@@ -9072,6 +10829,7 @@ export interface components {
         };
         ScheduleRequest: {
             workspace_id: string;
+            /** Format: date-time */
             at?: string | null;
         };
         Comment: {
@@ -9153,10 +10911,10 @@ export interface components {
             tone?: string | null;
             language?: string | null;
             /**
-             * @description Any other value is ignored: the prompt is then the one without `length`
-             * @enum {string}
+             * @description One of `very_short`, `short`, `medium`, `long`, `very_long`, `extra_long`. Any other value, of any type, is ignored: the prompt is then the one without `length`
+             * @example medium
              */
-            length?: "very_short" | "short" | "medium" | "long" | "very_long" | "extra_long";
+            length?: unknown;
         };
         IterateResponse: {
             suggestion: string;
@@ -9259,7 +11017,7 @@ export interface components {
         };
         RestoreBody: {
             /** @description `_backups/<name>.zip` */
-            key?: string;
+            key: string;
         };
         RestoreJob: {
             job_id: string;

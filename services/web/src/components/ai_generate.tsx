@@ -5,7 +5,6 @@
  * cursor.
  */
 import { useState } from "preact/hooks";
-import type { Schemas } from "../state/api.ts";
 import { generatePost } from "../state/genai.ts";
 import { getIdea } from "../state/ideas.ts";
 import { loadList, loadPrompts } from "../state/prompts.ts";
@@ -16,7 +15,8 @@ import { Link } from "../router.tsx";
 import { AiError, BusyLabel } from "./ai_error.tsx";
 import { useAiChoices } from "./use_ai_choices.ts";
 
-type Length = NonNullable<Schemas["GenerateRequest"]["length"]>;
+/** The lengths generation knows; the API takes any value and ignores the others. */
+type Length = "very_short" | "short" | "medium" | "long" | "very_long" | "extra_long";
 
 const TONES = ["casual", "educational", "professional", "provocative", "storytelling"] as const;
 const LENGTHS: [Length, string][] = [
