@@ -149,7 +149,7 @@ Deno.test("MCP tools: bearer auth, the list and each tool's answers", e2e, async
       },
     );
 
-    await t.step("the ten tools are listed, each input field described", async () => {
+    await t.step("the eleven tools are listed, each input field described", async () => {
       const tools: Tool[] = (await mcp.listTools()).tools;
       const names = tools.map((tool) => tool.name).sort();
       assert.deepEqual(names, [
@@ -162,6 +162,7 @@ Deno.test("MCP tools: bearer auth, the list and each tool's answers", e2e, async
         "proofread_post",
         "request_review",
         "schedule_post",
+        "set_first_comment",
         "update_idea",
       ]);
       for (const tool of tools) {

@@ -297,17 +297,36 @@ Deno.test("the publish job: exactly once, exactly what was approved", e2e, async
       });
       assert.equal(listed.posts.length, 2);
       assert.deepEqual(Object.keys(listed.posts[0]).sort(), [
+        "media_count",
         "post_id",
+        "publish_as",
         "status",
         "title",
         "updated_at",
       ]);
+      assert.deepEqual([listed.posts[0].media_count, listed.posts[0].publish_as], [0, "member"]);
       assert.ok(listed.posts.every((p: { status: string }) => p.status === "published"));
       const draft = await api(stack, "POST", "/api/posts", {
         token: author.access_token,
         body: { workspace_id: wsId, title: "Via MCP", content: "Agent text" },
       });
       const id = draft.body.post_id;
+      const comment = await mcpCall(stack, author, "set_first_comment", {
+        workspace_id: wsId,
+        post_id: id,
+        first_comment: "More in the comments",
+      });
+      assert.deepEqual(comment, {
+        post_id: id,
+        first_comment: "More in the comments",
+        status: "draft",
+      });
+      const tooLong = await mcpCall(stack, author, "set_first_comment", {
+        workspace_id: wsId,
+        post_id: id,
+        first_comment: "x".repeat(1251),
+      });
+      assert.ok(tooLong.error, "a first comment over 1,250 characters is refused");
       const self = await mcpCall(stack, author, "request_review", {
         workspace_id: wsId,
         post_id: id,
@@ -335,6 +354,7 @@ Deno.test("the publish job: exactly once, exactly what was approved", e2e, async
         post_id: id,
       });
       assert.equal(scheduled.status, "scheduled");
+      assert.deepEqual([scheduled.media_count, scheduled.publish_as], [0, "member"]);
       assert.equal(
         Date.parse(scheduled.scheduled_at),
         nextFreeSlot(["Mon 09:00", "Wed 14:30"], "Europe/Zurich", Date.now()),

@@ -114,6 +114,15 @@ export const toolInputs = {
         "workspace's next free publishing slot",
     ),
   },
+  set_first_comment: {
+    workspace_id: workspaceId(),
+    post_id: id("post_id", "The post whose first comment to set"),
+    first_comment: z.string().max(1_250, "first_comment is at most 1,250 characters").nullable()
+      .describe(
+        "Posted once as the post's first comment right after it is published; null for none. " +
+          "Like any change, it withdraws an approval that covered another first comment.",
+      ),
+  },
 } as const;
 
 export type ToolName = keyof typeof toolInputs;
@@ -137,12 +146,16 @@ export const toolDescriptions: Record<ToolName, string> = {
   proofread_post: "Proofread a post's current text. Returns `{post_id, annotations: [{range: " +
     "[start, end], type: grammar|tone|suggestion, message, suggestion}]}`; nothing is changed.",
   list_posts: "List a workspace's posts, newest first, optionally of one status. Returns " +
-    "`{posts: [{post_id, title, status, updated_at}]}`.",
+    "`{posts: [{post_id, title, status, updated_at, media_count, publish_as}]}` (`publish_as`: " +
+    "`member` or the organization page's URN).",
   request_review: "Send a post for review to 1 to 10 owners or editors of the workspace (never " +
     "its author); it becomes `in_review` and each reviewer gets a direct message. Returns the post.",
   schedule_post: "Schedule an (approved, when the workspace requires approval) post for " +
     "publishing on the workspace's connected LinkedIn account, at `at` or in the next free " +
-    "publishing slot. Returns the post with `status: scheduled` and `scheduled_at`.",
+    "publishing slot. Returns the post with `status: scheduled`, `scheduled_at`, " +
+    "`media_count` and `publish_as`.",
+  set_first_comment: "Set (or clear with null) the comment posted once under a post right " +
+    "after it is published on LinkedIn. Returns `{post_id, first_comment, status}`.",
 };
 
 export const annotationSchema = z.object({
@@ -194,10 +207,19 @@ export const toolOutputs = {
   iterate_post: z.object({ post_id: z.string(), content: z.string() }),
   proofread_post: z.object({ post_id: z.string(), annotations: z.array(annotationSchema) }),
   list_posts: z.object({
-    posts: z.array(postSchema.pick({ post_id: true, title: true, status: true, updated_at: true })),
+    posts: z.array(
+      postSchema.pick({
+        post_id: true,
+        title: true,
+        status: true,
+        updated_at: true,
+        publish_as: true,
+      }).extend({ media_count: z.number().int() }),
+    ),
   }),
   request_review: postSchema,
-  schedule_post: postSchema,
+  schedule_post: postSchema.extend({ media_count: z.number().int() }),
+  set_first_comment: postSchema.pick({ post_id: true, first_comment: true, status: true }),
 } satisfies Record<ToolName, z.ZodObject>;
 
 /**
@@ -243,6 +265,13 @@ export const toolAnnotations: Record<ToolName, ToolAnnotations> = {
     readOnlyHint: false,
     destructiveHint: false,
     idempotentHint: false,
+    openWorldHint: false,
+  },
+  set_first_comment: {
+    title: "Set a post's first comment",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
     openWorldHint: false,
   },
   schedule_post: {

@@ -257,6 +257,8 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
         title: p.title,
         status: p.status,
         updated_at: p.updated_at,
+        media_count: p.media?.length ?? 0,
+        publish_as: p.publish_as ?? "member",
       })),
     };
   });
@@ -268,7 +270,14 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
 
   register("schedule_post", async ({ workspace_id, post_id, at }) => {
     await member(workspace_id);
-    return await posts.schedule(caller, post_id, { workspace_id, ...(at ? { at } : {}) });
+    const post = await posts.schedule(caller, post_id, { workspace_id, ...(at ? { at } : {}) });
+    return { ...post, media_count: post.media.length };
+  });
+
+  register("set_first_comment", async ({ workspace_id, post_id, first_comment }) => {
+    await member(workspace_id);
+    const post = await posts.setFirstComment(post_id, workspace_id, first_comment);
+    return { post_id: post.post_id, first_comment: post.first_comment, status: post.status };
   });
 
   return server;

@@ -108,6 +108,17 @@ export class PostsClient {
     });
   }
 
+  /** Sets a post's first comment (MCP set_first_comment); 404 unless in `workspaceId`. */
+  async setFirstComment(
+    postId: string,
+    workspaceId: string,
+    firstComment: string | null,
+  ): Promise<Post> {
+    return await this.#post("PUT", `/internal/posts/${enc(postId)}/first-comment`, {
+      body: { workspace_id: workspaceId, first_comment: firstComment },
+    });
+  }
+
   /** A workspace's posts, newest first, optionally of one status (MCP list_posts). */
   async listPosts(workspaceId: string, status?: string): Promise<PostRecord[]> {
     const query = `workspaceId=${enc(workspaceId)}${status ? `&status=${enc(status)}` : ""}`;

@@ -8,6 +8,7 @@ import type { ReviewOperations } from "./review.ts";
 import {
   ID_MAX,
   internalContentBody,
+  internalFirstCommentBody,
   internalCreatePostBody,
   listPostsQuery,
   POST_NOT_FOUND,
@@ -112,6 +113,17 @@ export function mountPostsInternal(
       throw notFound(POST_NOT_FOUND);
     }
     return c.json(await posts.update(record.workspace_id, id, { content: input.content }));
+  });
+
+  /** MCP set_first_comment: the comment posted once right after the post (null: none). */
+  app.put("/internal/posts/:id/first-comment", async (c) => {
+    const id = postId(c.req.param("id"));
+    const input = await internalBody(c, internalFirstCommentBody);
+    const record = await store.findPost(id);
+    if (!record || record.workspace_id !== input.workspace_id) throw notFound(POST_NOT_FOUND);
+    await posts.update(record.workspace_id, id, { first_comment: input.first_comment });
+    const sentBack = await review.extrasChanged(record.workspace_id, id);
+    return c.json(sentBack ?? await posts.read((await store.findPost(id))!));
   });
 
   /** The workspace's example posts (genai). */

@@ -503,6 +503,14 @@ export const internalCreatePostBody = z.object({
     .optional(),
 });
 
+export const internalFirstCommentBody = z.object({
+  workspace_id: requiredId("workspace_id"),
+  first_comment: z.string().max(
+    FIRST_COMMENT_MAX,
+    `first_comment is longer than ${FIRST_COMMENT_MAX} characters`,
+  ).nullable(),
+});
+
 export const internalContentBody = z.object({
   content: content(CONTENT_MAX),
   workspace_id: z.string().max(ID_MAX, "workspace_id is too long").optional(),
