@@ -8,8 +8,8 @@ import type { ReviewOperations } from "./review.ts";
 import {
   ID_MAX,
   internalContentBody,
-  internalFirstCommentBody,
   internalCreatePostBody,
+  internalFirstCommentBody,
   listPostsQuery,
   POST_NOT_FOUND,
   reviewRequestBody,
