@@ -9,6 +9,9 @@
  *   or a peer (the live text is the collab service's document; this copy never loses the text
  *   when collab is absent). Chunked so a long text never exceeds one KV value.
  * - `["posts_by_published_at", publishedAt, postId]` → workspaceId, while the post is published
+ * - `["posts_by_status", workspaceId, status, postId]`, `["posts_by_author", workspaceId,
+ *   authorId, postId]` → true: the paged list's indexes, written with the post (derived: built
+ *   at start-up and after a restore, with the marker `["index_builds", "post_lists"]`)
  * - `["post_counters", "total"]` → KvU64, the number of posts
  * - `["approved_texts", postId]` → ApprovedText, while the post is approved or scheduled with a
  *   review's fingerprint (the live texts compared against it; written with the post)
@@ -31,6 +34,7 @@
  * the same atomic commit as the write that causes it.
  */
 import { retryCommit } from "../../shared/kv/kv.ts";
+import { indexChanges } from "../../shared/kv/kv_pages.ts";
 import type { Post, PostRecord, PostStatus, Review } from "./schemas.ts";
 import {
   approvedTextKey,
@@ -38,6 +42,7 @@ import {
   postContentKey,
   postContentPrefix,
   postCountKey,
+  postIndexKeys,
   postKey,
   postReviewsPrefix,
   postWorkspaceKey,
@@ -49,6 +54,7 @@ import { ExampleStore } from "./store/examples.ts";
 import { MediaUploadStore } from "./store/media_uploads.ts";
 import { VersionStore } from "./store/versions.ts";
 import { ReviewLinkStore } from "./store/review_links.ts";
+import { PostListStore } from "./store/post_lists.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
@@ -141,7 +147,8 @@ function writeContent(
   return chunks.length;
 }
 
-function publicRecord(stored: StoredPost): PostRecord {
+/** The post as answered: the record without its private publishing fields. */
+export function publicRecord(stored: StoredPost): PostRecord {
   const {
     content_chunks: _chunks,
     approved_fingerprint: _fp,
@@ -198,6 +205,8 @@ export class PostsStore {
   readonly versions: VersionStore;
   /** Review links for reviewers without an account (store/review_links.ts). */
   readonly reviewLinks: ReviewLinkStore;
+  /** pages of the posts list and its indexes, in store/post_lists.ts */
+  readonly lists: PostListStore;
 
   constructor(private readonly kv: Deno.Kv) {
     this.comments = new CommentStore(kv);
@@ -205,6 +214,7 @@ export class PostsStore {
     this.mediaUploads = new MediaUploadStore(kv);
     this.versions = new VersionStore(kv);
     this.reviewLinks = new ReviewLinkStore(kv);
+    this.lists = new PostListStore(kv);
   }
 
   // ------------------------------------------------------------ posts
@@ -248,6 +258,7 @@ export class PostsStore {
         if (!next) return { ok: true, value: { before, after: before, changed: false } };
         op.set(key, next);
         indexApproval(op, postId, next);
+        indexChanges(op, postIndexKeys(before), postIndexKeys(next));
         const res = await op.commit();
         return res.ok ? { ok: true, value: { before, after: next, changed: true } } : {
           ok: false,
@@ -347,6 +358,7 @@ export class PostsStore {
     op.set(key, { ...record, content_chunks: chunks } satisfies StoredPost)
       .set(postWorkspaceKey(record.post_id), record.workspace_id)
       .sum(postCountKey(), 1n);
+    indexChanges(op, [], postIndexKeys(record));
     also?.(op);
     const res = await op.commit();
     if (!res.ok) throw new Error(`Post ${record.post_id} already exists`);
@@ -401,6 +413,7 @@ export class PostsStore {
         }
         op.set(key, after);
         indexApproval(op, postId, after);
+        indexChanges(op, postIndexKeys(before), postIndexKeys(after));
         const res = await op.commit();
         return res.ok
           ? { ok: true, value: { before: publicRecord(before), after: publicRecord(after) } }
@@ -423,6 +436,7 @@ export class PostsStore {
         .delete(approvedTextKey(postId))
         .sum(postCountKey(), U64_WRAP - 1n);
       for (let n = 0; n < post.content_chunks; n++) op.delete(postContentKey(postId, n));
+      indexChanges(op, postIndexKeys(post), []);
       also?.(op);
       const res = await op.commit();
       return res.ok ? { ok: true, value: publicRecord(post) } : { ok: false };

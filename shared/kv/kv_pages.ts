@@ -114,8 +114,10 @@ const keyId = (key: Deno.KvKey) => JSON.stringify(key);
 
 /**
  * Adds to `op` what takes a record's index entries from `before` (its keys as stored; empty
- * for a new record) to `after` (its keys now; empty for a deleted one). Entries in both are
- * left alone.
+ * for a new record) to `after` (its keys now; empty for a deleted one): the entries of
+ * `before` that `after` lacks are deleted, and every entry of `after` is written, so a record
+ * written before its indexes were built (or restored without them) is whole again after any
+ * change.
  */
 export function indexChanges(
   op: Deno.AtomicOperation,
@@ -123,9 +125,8 @@ export function indexChanges(
   after: readonly Deno.KvKey[],
 ): void {
   const now = new Set(after.map(keyId));
-  const was = new Set(before.map(keyId));
   for (const key of before) if (!now.has(keyId(key))) op.delete(key);
-  for (const key of after) if (!was.has(keyId(key))) op.set(key, INDEXED);
+  for (const key of after) op.set(key, INDEXED);
 }
 
 /** How a service's records are indexed: for building the indexes from the records. */
