@@ -17,6 +17,8 @@ export interface PagedList<T> {
   loading: boolean;
   /** the first page has come */
   loaded: boolean;
+  /** how many pages have come */
+  pages: number;
   /** why the last page failed; a retry (`more`, or `load` again) clears it */
   error: unknown;
 }
@@ -68,6 +70,7 @@ export function pagedBoard<T, Q>(
         nextCursor: page.next_cursor ?? null,
         loading: false,
         loaded: true,
+        pages: current.pages + 1,
         error: null,
       };
     } catch (error) {
@@ -88,6 +91,7 @@ export function pagedBoard<T, Q>(
         nextCursor: null,
         loading: true,
         loaded: false,
+        pages: 0,
         error: null,
       };
       return fetchInto(undefined, gen);
