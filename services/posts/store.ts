@@ -9,9 +9,7 @@
  *   or a peer (the live text is the collab service's document; this copy never loses the text
  *   when collab is absent). Chunked so a long text never exceeds one KV value.
  * - `["posts_by_published_at", publishedAt, postId]` → workspaceId, while the post is published
- * - `["posts_by_status", workspaceId, status, postId]`, `["posts_by_author", workspaceId,
- *   authorId, postId]` → true: the paged list's indexes, written with the post (derived: built
- *   at start-up and after a restore, with the marker `["index_builds", "post_lists"]`)
+ * - `["posts_by_status" | "posts_by_author", ...]`: the list's indexes (store/post_lists.ts)
  * - `["post_counters", "total"]` → KvU64, the number of posts
  * - `["approved_texts", postId]` → ApprovedText, while the post is approved or scheduled with a
  *   review's fingerprint (the live texts compared against it; written with the post)

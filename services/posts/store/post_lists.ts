@@ -18,6 +18,10 @@ import { publicRecord, type StoredPost } from "../store.ts";
 /**
  * The posts list a page at a time, from the indexes `PostsStore` writes with each post
  * (`postIndexKeys`): one range read and the page's posts, whatever the workspace holds.
+ *
+ * Keys: `["posts_by_status", workspaceId, status, postId]` and `["posts_by_author", workspaceId,
+ * authorId, postId]` → true, written in the post's own commits (derived: built at start-up and
+ * after a restore, then `["index_builds", "post_lists"]` is set).
  */
 export class PostListStore {
   constructor(private readonly kv: Deno.Kv) {}
