@@ -8,7 +8,6 @@ import { call, client, type JsonBody, type Schemas } from "./api.ts";
 import { BOARD_PAGE, pagedBoard } from "./paged.ts";
 
 export type Idea = Schemas["Idea"];
-export type IdeaList = Schemas["IdeaList"];
 
 export interface IdeaQuery {
   workspaceId: string;
