@@ -5,20 +5,35 @@
  * the whole unpaged list. Ideas are added through the API with 16 requests in flight; one in
  * five is converted. Each figure is the p50 (and p99) of requests made one after another.
  *
+ * With BENCH_REFERENCE=<another checkout of this repository> (main, say), that checkout's
+ * service runs beside this one with the same ideas, and every request goes to both in turn, so
+ * both columns see the same machine load. A checkout without paging answers the whole list to
+ * `limit`: its page rows say so.
+ *
  * Targets: a page of 50 at 10,000 ideas has a p50 of at most 15 ms and within 1.5x of the same
- * page at 1,000 ideas (a page costs the same however long the list is). The unpaged list is
- * reported beside it: run this on a commit without paging for the reference (its "page" rows
- * then say the whole list came back).
+ * page at 1,000 ideas (a page costs the same however long the list is).
  */
 const SIZES = [1_000, 5_000, 10_000];
 const PAGE = 50;
 const PAGE_RUNS = Number(Deno.env.get("BENCH_PAGE_RUNS") ?? "300");
 const WHOLE_RUNS = Number(Deno.env.get("BENCH_WHOLE_RUNS") ?? "20");
 const CONCURRENCY = 16;
+const REFERENCE = Deno.env.get("BENCH_REFERENCE");
 
-async function startService() {
+interface Target {
+  name: string;
+  child: Deno.ChildProcess;
+  url: string;
+  headers: Record<string, string>;
+  ws: string;
+  made: number;
+}
+
+/** The service of the checkout at `root` (this one by default), ready, with a workspace. */
+async function startService(name: string, root: URL): Promise<Target> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("./api_server.ts", import.meta.url).pathname],
+    args: ["run", "-A", new URL("infra/bench/api_server.ts", root).pathname],
+    cwd: root.pathname,
     stdout: "piped",
     stderr: "inherit",
     env: { LOG_LEVEL: "warn" },
@@ -27,47 +42,45 @@ async function startService() {
   let buffered = "";
   while (!buffered.includes("\n")) {
     const { value, done } = await reader.read();
-    if (done) throw new Error("the service exited before it was ready");
+    if (done) throw new Error(`the ${name} service exited before it was ready`);
     buffered += value;
   }
   reader.releaseLock();
   const info = JSON.parse(buffered.split("\n")[0]);
   return {
+    name,
     child,
     url: `http://127.0.0.1:${info.port}`,
-    token: info.token as string,
+    headers: { authorization: `Bearer ${info.token}`, "content-type": "application/json" },
     ws: String(info.path).split("/").pop()!,
+    made: 0,
   };
 }
 
-const service = await startService();
-const headers = { authorization: `Bearer ${service.token}`, "content-type": "application/json" };
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(service.url + path, {
+async function call(t: Target, method: string, path: string, body?: unknown) {
+  const res = await fetch(t.url + path, {
     method,
-    headers,
+    headers: t.headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+  if (!res.ok) throw new Error(`${t.name}: ${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
   return text ? JSON.parse(text) : null;
 }
 
-let made = 0;
 /** Adds ideas until the workspace holds `total`, CONCURRENCY requests at a time. */
-async function populate(total: number) {
+async function populate(t: Target, total: number) {
   const worker = async () => {
-    while (made < total) {
-      const n = made++;
-      const idea = await call("POST", "/api/ideas", {
-        workspace_id: service.ws,
+    while (t.made < total) {
+      const n = t.made++;
+      const idea = await call(t, "POST", "/api/ideas", {
+        workspace_id: t.ws,
         title: `Idea ${n}: what paging a long list of ideas taught us about latency`,
         tags: [`t${n % 10}`, n % 3 ? "odd-thirds" : "thirds"],
       });
       if (n % 5 === 0) {
-        await call("PUT", `/api/ideas/${idea.idea_id}/status`, {
-          workspace_id: service.ws,
+        await call(t, "PUT", `/api/ideas/${idea.idea_id}/status`, {
+          workspace_id: t.ws,
           status: "converted",
         });
       }
@@ -83,32 +96,56 @@ interface Timing {
   paged: boolean;
 }
 
-/** `runs` requests of `path` one after another (after a warm-up); their p50 and p99. */
-async function measure(path: string, runs: number): Promise<Timing> {
-  let items = 0;
-  let paged = false;
-  for (let i = 0; i < Math.min(10, runs); i++) await call("GET", path);
-  const ms: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    const res = await fetch(service.url + path, { headers });
-    const body = await res.json();
-    ms.push(performance.now() - started);
-    if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
-    items = body.items.length;
-    paged = "next_cursor" in body;
+/**
+ * `runs` requests of each target's path (after a warm-up); the p50 and p99 of each. With
+ * `interleave` the targets take turns request by request (the whole list: both see the same
+ * moment's load), else each runs alone in turn (a page: its few milliseconds are not measured
+ * while the other process is still collecting the garbage of a whole list). A target whose path
+ * is null is skipped.
+ */
+async function measure(
+  targets: Target[],
+  pathOf: (t: Target) => string | null,
+  runs: number,
+  interleave: boolean,
+): Promise<(Timing | null)[]> {
+  if (!interleave && targets.length > 1) {
+    const alone = [];
+    for (const t of targets) alone.push((await measure([t], pathOf, runs, true))[0]);
+    return alone;
   }
-  ms.sort((a, b) => a - b);
-  const pct = (p: number) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))];
-  return { p50: pct(0.5), p99: pct(0.99), items, paged };
+  const ms = targets.map(() => [] as number[]);
+  const seen = targets.map(() => ({ items: 0, paged: false }));
+  // A build without paging answers the whole list to `limit`: WHOLE_RUNS of those say enough.
+  const cap = targets.map(() => runs);
+  for (let i = -Math.min(10, runs); i < runs; i++) {
+    for (const [k, t] of targets.entries()) {
+      const path = pathOf(t);
+      if (path === null || ms[k].length >= cap[k]) continue;
+      const started = performance.now();
+      const res = await fetch(t.url + path, { headers: t.headers });
+      const body = await res.json();
+      const took = performance.now() - started;
+      if (!res.ok) throw new Error(`${t.name}: GET ${path}: ${res.status}`);
+      if (i >= 0) ms[k].push(took);
+      seen[k] = { items: body.items.length, paged: "next_cursor" in body };
+      if (path.includes("limit=") && !seen[k].paged) cap[k] = Math.min(runs, WHOLE_RUNS);
+    }
+  }
+  return ms.map((list, k) => {
+    if (list.length === 0) return null;
+    list.sort((a, b) => a - b);
+    const pct = (p: number) => list[Math.min(list.length - 1, Math.floor(p * list.length))];
+    return { p50: pct(0.5), p99: pct(0.99), ...seen[k] };
+  });
 }
 
 /** The cursor of the page that starts half-way down the list (walked there 200 at a time). */
-async function middleCursor(total: number): Promise<string | null> {
+async function middleCursor(t: Target, total: number): Promise<string | null> {
   let cursor: string | null = null;
   for (let seen = 0; seen < total / 2;) {
-    const q = `/api/ideas?workspaceId=${service.ws}&limit=200${cursor ? `&cursor=${cursor}` : ""}`;
-    const page = await call("GET", q);
+    const q = `/api/ideas?workspaceId=${t.ws}&limit=200${cursor ? `&cursor=${cursor}` : ""}`;
+    const page = await call(t, "GET", q);
     if (!("next_cursor" in page)) return null;
     seen += page.items.length;
     cursor = page.next_cursor;
@@ -116,62 +153,65 @@ async function middleCursor(total: number): Promise<string | null> {
   return cursor;
 }
 
-const list = `/api/ideas?workspaceId=${service.ws}`;
-const rows: { size: number; what: string; t: Timing }[] = [];
+const targets = [await startService("this", new URL("../../", import.meta.url))];
+if (REFERENCE) {
+  targets.push(
+    await startService("reference", new URL(`${REFERENCE.replace(/\/?$/, "/")}`, "file:///")),
+  );
+}
+const list = (t: Target) => `/api/ideas?workspaceId=${t.ws}`;
+const rows: { size: number; what: string; t: (Timing | null)[] }[] = [];
 try {
   for (const size of SIZES) {
     const started = performance.now();
-    await populate(size);
-    console.error(
-      `${size} ideas in the workspace (added in ${
-        ((performance.now() - started) / 1000).toFixed(1)
-      } s)`,
-    );
-    const middle = await middleCursor(size);
-    const cases: [string, string, number][] = [
-      [`page of ${PAGE}, first`, `${list}&limit=${PAGE}`, PAGE_RUNS],
-      ...(middle
-        ? [
-          [`page of ${PAGE}, mid-list`, `${list}&limit=${PAGE}&cursor=${middle}`, PAGE_RUNS] as [
-            string,
-            string,
-            number,
-          ],
-        ]
-        : []),
-      [`page of ${PAGE}, tags=t3`, `${list}&limit=${PAGE}&tags=t3`, PAGE_RUNS],
-      [`page of ${PAGE}, status=converted`, `${list}&limit=${PAGE}&status=converted`, PAGE_RUNS],
+    await Promise.all(targets.map((t) => populate(t, size)));
+    const took = ((performance.now() - started) / 1000).toFixed(1);
+    console.error(`${size} ideas in the workspace (added in ${took} s)`);
+    const middle = new Map<Target, string | null>();
+    for (const t of targets) middle.set(t, await middleCursor(t, size));
+    const cases: [string, (t: Target) => string | null, number][] = [
+      [`page of ${PAGE}, first`, (t) => `${list(t)}&limit=${PAGE}`, PAGE_RUNS],
+      [`page of ${PAGE}, mid-list`, (t) => {
+        const cursor = middle.get(t);
+        return cursor ? `${list(t)}&limit=${PAGE}&cursor=${cursor}` : null;
+      }, PAGE_RUNS],
+      [`page of ${PAGE}, tags=t3`, (t) => `${list(t)}&limit=${PAGE}&tags=t3`, PAGE_RUNS],
+      [
+        `page of ${PAGE}, status=converted`,
+        (t) => `${list(t)}&limit=${PAGE}&status=converted`,
+        PAGE_RUNS,
+      ],
       ["whole list (no limit)", list, WHOLE_RUNS],
     ];
-    for (const [what, path, runs] of cases) rows.push({ size, what, t: await measure(path, runs) });
+    for (const [what, pathOf, runs] of cases) {
+      const whole = !what.startsWith("page");
+      rows.push({ size, what, t: await measure(targets, pathOf, runs, whole) });
+    }
   }
 
-  console.log(`GET /api/ideas over HTTP through the gateway; p50 / p99 of requests one at a time`);
+  const cell = (t: Timing | null) =>
+    t === null
+      ? "—".padStart(8) + "  " + "—".padStart(8) + "  " + "—".padStart(6)
+      : [t.p50.toFixed(2).padStart(8), t.p99.toFixed(2).padStart(8), String(t.items).padStart(6)]
+        .join("  ") + (t.paged ? " " : "*");
+  console.log(
+    "GET /api/ideas over HTTP through the gateway; p50 / p99 ms of requests one at a time",
+  );
   console.log(
     [
       "ideas".padStart(6),
       "request".padEnd(30),
-      "p50 ms".padStart(8),
-      "p99 ms".padStart(8),
-      "items".padStart(7),
-    ]
-      .join("  "),
+      ...targets.map((t) => `${t.name}: p50 ms    p99 ms   items`.padStart(35)),
+    ].join("  "),
   );
   for (const { size, what, t } of rows) {
-    const note = what.startsWith("page") && !t.paged
-      ? "  (no paging here: the whole list came back)"
-      : "";
     console.log(
-      [
-        String(size).padStart(6),
-        what.padEnd(30),
-        t.p50.toFixed(2).padStart(8),
-        t.p99.toFixed(2).padStart(8),
-        String(t.items).padStart(7),
-      ].join("  ") + note,
+      [String(size).padStart(6), what.padEnd(30), ...t.map((x) => cell(x).padStart(35))].join("  "),
     );
   }
-  const first = (size: number) => rows.find((r) => r.size === size && r.what.endsWith("first"))!.t;
+  console.log("* no paging in that build: the whole (filtered) list came back for `limit`");
+  const first = (size: number) =>
+    rows.find((r) => r.size === size && r.what.endsWith("first"))!.t[0]!;
   const small = first(SIZES[0]);
   const large = first(SIZES[SIZES.length - 1]);
   if (!large.paged) {
@@ -188,6 +228,8 @@ try {
     if (!met) Deno.exitCode = 1;
   }
 } finally {
-  service.child.kill("SIGTERM");
-  await service.child.status;
+  for (const t of targets) {
+    t.child.kill("SIGTERM");
+    await t.child.status;
+  }
 }
