@@ -33,7 +33,7 @@
  */
 import { retryCommit } from "../../shared/kv/kv.ts";
 import { indexChanges } from "../../shared/kv/kv_pages.ts";
-import type { Post, PostRecord, PostStatus, Review } from "./schemas.ts";
+import type { PostRecord, PostStatus, Review } from "./schemas.ts";
 import {
   approvedTextKey,
   linkedinPublicationsPrefix,
@@ -46,13 +46,15 @@ import {
   postWorkspaceKey,
   workspacePostsPrefix,
 } from "./keys.ts";
-import { approvalKey, textFingerprintSync } from "./fingerprints.ts";
 import { CommentStore } from "./store/comments.ts";
 import { ExampleStore } from "./store/examples.ts";
 import { MediaUploadStore } from "./store/media_uploads.ts";
 import { VersionStore } from "./store/versions.ts";
 import { ReviewLinkStore } from "./store/review_links.ts";
 import { PostListStore } from "./store/post_lists.ts";
+import { publicRecord, upgraded } from "./store/records.ts";
+
+export { publicRecord, withContent } from "./store/records.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
@@ -143,43 +145,6 @@ function writeContent(
   chunks.forEach((chunk, n) => op.set(postContentKey(postId, n), chunk));
   for (let n = chunks.length; n < previousChunks; n++) op.delete(postContentKey(postId, n));
   return chunks.length;
-}
-
-/** The post as answered: the record without its private publishing fields. */
-export function publicRecord(stored: StoredPost): PostRecord {
-  const {
-    content_chunks: _chunks,
-    approved_fingerprint: _fp,
-    scheduled_by: _by,
-    scheduled_by_name: _byName,
-    schedule_id: _sid,
-    publish_attempt: _attempt,
-    publish_first_try: _first,
-    publish_retries: _retries,
-    approved_extras_fingerprint: _extras,
-    first_comment_attempt: _commentAttempt,
-    first_comment_retries: _commentRetries,
-    ...record
-  } = stored;
-  return {
-    ...record,
-    media: record.media ?? [],
-    first_comment: record.first_comment ?? null,
-    publish_as: record.publish_as ?? "member",
-    linkedin_first_comment_urn: record.linkedin_first_comment_urn ?? null,
-    first_comment_error: record.first_comment_error ?? null,
-    reviewer_ids: record.reviewer_ids ?? [],
-    approved_by: record.approved_by ?? null,
-    approved_at: record.approved_at ?? null,
-    linkedin_post_urn: record.linkedin_post_urn ?? null,
-    linkedin_post_url: record.linkedin_post_url ?? null,
-    publish_error: record.publish_error ?? null,
-  };
-}
-
-/** A stored post with the review and publishing fields an older record lacks. */
-function upgraded(stored: StoredPost): StoredPost {
-  return { ...stored, ...publicRecord(stored) };
 }
 
 export interface PostUpdate {
@@ -474,42 +439,4 @@ export class PostsStore {
   get kvHandle(): Deno.Kv {
     return this.kv;
   }
-}
-
-/** A post as the wire shows it: the record with its text. */
-export function withContent(record: PostRecord, content: string): Post {
-  return {
-    post_id: record.post_id,
-    workspace_id: record.workspace_id,
-    title: record.title,
-    content,
-    status: record.status,
-    author_id: record.author_id,
-    author_name: record.author_name,
-    source_idea_id: record.source_idea_id,
-    tags: record.tags,
-    scheduled_at: record.scheduled_at,
-    published_at: record.published_at,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-    reviewer_ids: record.reviewer_ids ?? [],
-    approved_by: record.approved_by ?? null,
-    approved_at: record.approved_at ?? null,
-    linkedin_post_urn: record.linkedin_post_urn ?? null,
-    linkedin_post_url: record.linkedin_post_url ?? null,
-    publish_error: record.publish_error ?? null,
-    media: record.media ?? [],
-    first_comment: record.first_comment ?? null,
-    publish_as: record.publish_as ?? "member",
-    linkedin_first_comment_urn: record.linkedin_first_comment_urn ?? null,
-    first_comment_error: record.first_comment_error ?? null,
-    approvals: currentApprovals(record, content),
-  };
-}
-
-/** The approvals of `record` that hold for `content` and its media and first comment. */
-function currentApprovals(record: PostRecord, content: string) {
-  if (!record.approvals?.length) return [];
-  const holds = approvalKey(textFingerprintSync(content), record);
-  return record.approvals.filter((a) => a.content === holds).map(({ content: _, ...a }) => a);
 }

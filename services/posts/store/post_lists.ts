@@ -13,7 +13,8 @@ import {
   postsByStatus,
   workspacePostsPrefix,
 } from "../keys.ts";
-import { publicRecord, type StoredPost } from "../store.ts";
+import type { StoredPost } from "../store.ts";
+import { publicRecord } from "./records.ts";
 
 /**
  * The posts list a page at a time, from the indexes `PostsStore` writes with each post
