@@ -282,16 +282,16 @@ Deno.test("docs/architecture.md lists each service's key families by backup clas
   const doc = await Deno.readTextFile(new URL("../docs/architecture.md", import.meta.url));
   const cells = (line: string) => line.split("|").slice(1, -1).map((c) => c.trim());
   const rows = doc.split("\n").filter((l) => l.startsWith("|")).map(cells);
-  const header = rows.findIndex((r) => r.join(",") === "service,data,session,local");
+  const header = rows.findIndex((r) => r.join(",") === "service,data,session,derived,local");
   assert.ok(header >= 0, "the table of backup classes is in the document");
   const documented: Record<string, string[]> = {};
   for (const row of rows.slice(header + 2)) {
-    if (!Object.hasOwn(DECLARED, row[0]) || row.length !== 4) break;
+    if (!Object.hasOwn(DECLARED, row[0]) || row.length !== 5) break;
     documented[row[0]] = row.slice(1);
   }
   const expected: Record<string, string[]> = {};
   for (const [service, families] of Object.entries(DECLARED)) {
-    expected[service] = (["data", "session", "local"] as const).map((backup) =>
+    expected[service] = (["data", "session", "derived", "local"] as const).map((backup) =>
       Object.keys(families).filter((f) => families[f] === backup).map((f) => `\`${f}\``)
         .join(", ") || "none"
     );

@@ -27,6 +27,8 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
   if (!assets) logger.warn("ASSETS_URL is empty: attachment routes will answer 500");
   const kv = await openServiceKv(base.dataDir, "actions");
   const store = new ActionStore(kv);
+  // Migration: actions stored before the paged list's indexes existed are indexed once, here.
+  await store.buildListIndexes();
   const queue = new ServiceQueue(queueDriver(kv, logger), actionsJobSchema, logger);
   const deliverer = createDeliverer({
     kv,
@@ -58,7 +60,12 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
   mountActionRoutes(app, actions);
   mountAttachmentRoutes(app, attachments);
   let ready = false;
-  mountServiceInternals(app, () => ready, { kv, keys: KEY_FAMILIES });
+  // A restore leaves the list's indexes out (derived): they are built again from the actions.
+  mountServiceInternals(app, () => ready, {
+    kv,
+    keys: KEY_FAMILIES,
+    afterImport: async () => void await store.buildListIndexes(),
+  });
   return {
     name: "actions",
     fetch: app.fetch,

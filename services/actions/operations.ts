@@ -4,6 +4,7 @@ import { buildMessage, type TemplateName } from "../../shared/delivery/mod.ts";
 import { badRequest, forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import { newId } from "../../shared/crypto/ids.ts";
+import type { KvPage } from "../../shared/kv/kv_pages.ts";
 import { countMetric, recordMetric } from "../../shared/service/metrics.ts";
 import type { ServiceQueue } from "../../shared/queue/queue.ts";
 import { nowIso } from "../../shared/time.ts";
@@ -17,7 +18,12 @@ import type {
   listQuery,
   updateActionBody,
 } from "./schemas.ts";
-import type { ActionStore, UpdateOutcome } from "./store.ts";
+import {
+  type ActionListFilters,
+  type ActionStore,
+  matchesFilters,
+  type UpdateOutcome,
+} from "./store.ts";
 
 export const ACTION_NOT_FOUND = "Action not found";
 const NOT_ASSIGNEE = "Only the assignee can respond to this action";
@@ -26,6 +32,17 @@ const NOT_MEMBER_ASSIGNEE = "assignee_id is not a member of the workspace";
 export type NewAction = z.infer<typeof createActionBody>;
 export type ActionChanges = Omit<z.infer<typeof updateActionBody>, "workspace_id">;
 export type ActionFilters = z.infer<typeof listQuery>;
+
+/** The query's filters; a blank one is no filter (as an absent one), not a match on "". */
+function listFilters(query: ActionFilters): ActionListFilters {
+  const value = (v: string | undefined) => v?.trim() || undefined;
+  return {
+    status: value(query.status),
+    assigneeId: value(query.assigneeId),
+    linkedPostId: value(query.linkedPostId),
+    createdBy: value(query.createdBy),
+  };
+}
 
 /** The action a write left: 404 when it was deleted before the write. */
 export function written(outcome: UpdateOutcome): Action {
@@ -98,17 +115,22 @@ export class ActionOperations {
   }
 
   /** The workspace's actions, newest first, by exact status, assignee and linked post. */
-  async list(caller: Caller, filters: ActionFilters): Promise<Action[]> {
-    await this.deps.workspaces.requireMember(filters.workspaceId, caller.user_id);
-    // A blank filter is no filter (as an absent one), not a match on the empty string.
-    const status = filters.status?.trim() || undefined;
-    const assigneeId = filters.assigneeId?.trim() || undefined;
-    const linkedPostId = filters.linkedPostId?.trim() || undefined;
-    return (await this.deps.store.list(filters.workspaceId)).filter((a) =>
-      (status === undefined || a.status === status) &&
-      (assigneeId === undefined || a.assignee_id === assigneeId) &&
-      (linkedPostId === undefined || a.linked_post_id === linkedPostId)
+  async list(caller: Caller, query: ActionFilters): Promise<Action[]> {
+    await this.deps.workspaces.requireMember(query.workspaceId, caller.user_id);
+    const filters = listFilters(query);
+    return (await this.deps.store.list(query.workspaceId)).filter((a) =>
+      matchesFilters(a, filters)
     );
+  }
+
+  /** One page of the list, newest first, after the action `after`. */
+  async listPage(
+    caller: Caller,
+    query: ActionFilters,
+    page: { limit: number; after?: string },
+  ): Promise<KvPage<Action>> {
+    await this.deps.workspaces.requireMember(query.workspaceId, caller.user_id);
+    return await this.deps.store.listPage(query.workspaceId, listFilters(query), page);
   }
 
   /** Applies the changes given; a new assignee gets `action_assigned` and a pending response. */

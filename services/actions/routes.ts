@@ -1,10 +1,12 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { bearer, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import { encodeCursor, pageRequest } from "../../shared/http/page_query.ts";
 import type { ActionOperations } from "./operations.ts";
 import {
   actionIdParam,
   actionListSchema,
+  ACTIONS_LIST,
   actionSchema,
   createActionBody,
   listQuery,
@@ -44,12 +46,27 @@ export function mountActionRoutes(app: ServiceApp, actions: ActionOperations): v
       ...secured,
       method: "get",
       path: "/api/actions",
-      summary: "List a workspace's actions (exact-match filters)",
+      summary: "List a workspace's actions, newest first (exact-match filters); " +
+        "with `limit`, one page at a time",
       request: { query: listQuery },
-      responses: { 200: json(actionListSchema, "The actions"), ...refusals },
+      responses: {
+        200: json(actionListSchema, "The actions (with `limit`: one page, and `next_cursor`)"),
+        ...refusals,
+      },
     }),
     async (c) => {
-      const items = await actions.list(requireCaller(c), c.req.valid("query"));
+      const caller = requireCaller(c);
+      const query = c.req.valid("query");
+      const page = pageRequest(ACTIONS_LIST, query);
+      if (page) {
+        const { items, next } = await actions.listPage(caller, query, {
+          limit: page.limit,
+          after: page.after?.[0],
+        });
+        const next_cursor = next === null ? null : encodeCursor(ACTIONS_LIST, [next]);
+        return c.json({ items, count: items.length, next_cursor }, 200);
+      }
+      const items = await actions.list(caller, query);
       return c.json({ items, count: items.length }, 200);
     },
   );

@@ -1,5 +1,6 @@
 import { UPLOAD_ID } from "../../shared/assets/upload_urls.ts";
 import { z } from "@hono/zod-openapi";
+import { nextCursorField, pageQueryFields } from "../../shared/http/page_query.ts";
 
 export const ACTION_STATUSES = ["open", "in_progress", "completed", "cancelled"] as const;
 export type ActionStatus = typeof ACTION_STATUSES[number];
@@ -126,11 +127,18 @@ export const workspaceQuery = z.object({
   workspaceId: id("workspaceId"),
 });
 
+/** The name the actions list's cursors carry (a cursor of another list is refused). */
+export const ACTIONS_LIST = "actions";
+
 export const listQuery = z.object({
   workspaceId: id("workspaceId"),
   status: z.string().optional(),
   assigneeId: z.string().optional(),
   linkedPostId: z.string().optional(),
+  createdBy: z.string().optional().openapi({
+    description: "the creator's user id: the actions they created",
+  }),
+  ...pageQueryFields(ACTIONS_LIST),
 });
 
 export const deleteAttachmentQuery = z.object({
@@ -160,7 +168,8 @@ export const attachmentListSchema = z.object({
 
 export const actionListSchema = z.object({
   items: z.array(actionSchema),
-  count: z.number().int(),
+  count: z.number().int().openapi({ description: "the number of items (on this page)" }),
+  next_cursor: nextCursorField,
 }).openapi("ActionList");
 
 export const deletedSchema = z.object({ deleted: z.literal(true) });

@@ -4,6 +4,9 @@
  * Keys:
  * - `["actions", workspaceId, actionId]` → Action (attachments inline; ULID ids, so a prefix
  *   list is in creation order and one list answers the workspace's action list)
+ * - `["actions_by_status" | "actions_by_assignee" | "actions_by_post" | "actions_by_creator",
+ *   workspaceId, value, actionId]` → true: the paged list's indexes, written with the action
+ *   (derived: built at start-up and after a restore, with `["index_builds", "action_lists"]`)
  * - `["attachment_uploads", uploadId]` → UploadGrant: one handed-out upload URL, claimed at most
  *   once, expiring with its URL (a one-time secret: never exported, cleared by a restore)
  *
@@ -11,8 +14,41 @@
  * is enqueued in the same atomic commit as the write.
  */
 import { retryCommit } from "../../shared/kv/kv.ts";
+import {
+  buildIndexes,
+  getValues,
+  indexChanges,
+  type KvPage,
+  readRangePage,
+} from "../../shared/kv/kv_pages.ts";
 import type { Action } from "./schemas.ts";
-import { actionKey, uploadGrantKey, workspaceActionsPrefix } from "./keys.ts";
+import {
+  ACTION_INDEXES_BUILT,
+  actionIndexKeys,
+  actionKey,
+  actionsBy,
+  uploadGrantKey,
+  workspaceActionsPrefix,
+} from "./keys.ts";
+
+/** Exact-match filters of the list (absent: no filter). */
+export interface ActionListFilters {
+  status?: string;
+  assigneeId?: string;
+  linkedPostId?: string;
+  createdBy?: string;
+}
+
+/** Whether `action` passes every filter given. */
+export function matchesFilters(action: Action, f: ActionListFilters): boolean {
+  return (f.status === undefined || action.status === f.status) &&
+    (f.assigneeId === undefined || action.assignee_id === f.assigneeId) &&
+    (f.linkedPostId === undefined || action.linked_post_id === f.linkedPostId) &&
+    (f.createdBy === undefined || action.created_by === f.createdBy);
+}
+
+/** No stored value is longer (ids are at most 100 characters): a longer filter matches nothing. */
+const FILTER_VALUE_MAX = 200;
 
 /** What a read-modify-write of one action came to. */
 export type UpdateOutcome =
@@ -64,10 +100,49 @@ export class ActionStore {
     return out;
   }
 
+  /**
+   * One page of the workspace's actions, newest first, after the action `after`: read from the
+   * index of the most telling filter given (linked post, then assignee, then creator, then
+   * status), the others checked on each action; without a filter, from the actions themselves.
+   */
+  async listPage(
+    workspaceId: string,
+    filters: ActionListFilters,
+    page: { limit: number; after?: string },
+  ): Promise<KvPage<Action>> {
+    if (Object.values(filters).some((v) => v !== undefined && v.length > FILTER_VALUE_MAX)) {
+      return { items: [], next: null };
+    }
+    const by = (["linkedPostId", "assigneeId", "createdBy", "status"] as const)
+      .find((f) => filters[f] !== undefined);
+    const prefix = by ? actionsBy(workspaceId, by, filters[by]!) : null;
+    return await readRangePage<Action>(this.kv, {
+      prefix: prefix ?? workspaceActionsPrefix(workspaceId),
+      reverse: true,
+      limit: page.limit,
+      after: page.after,
+      load: prefix
+        ? (ids) => getValues(this.kv, ids.map((id) => actionKey(workspaceId, id)))
+        : undefined,
+      keep: (a) => matchesFilters(a, filters),
+    });
+  }
+
+  /**
+   * Puts every action into the paged list's indexes unless that was done: actions stored before
+   * the indexes existed (at start-up), or restored from a backup (the indexes are not in it).
+   */
+  buildListIndexes(): Promise<number> {
+    return buildIndexes<Action>(this.kv, ACTION_INDEXES_BUILT, [
+      { records: ["actions"], indexKeys: actionIndexKeys },
+    ]);
+  }
+
   /** Stores a new action (its id must be new); `also` adds the messages it causes. */
   async create(action: Action, also?: (op: Deno.AtomicOperation) => void): Promise<Action> {
     const key = actionKey(action.workspace_id, action.action_id);
     const op = this.kv.atomic().check({ key, versionstamp: null }).set(key, action);
+    indexChanges(op, [], actionIndexKeys(action));
     also?.(op);
     const res = await op.commit();
     if (!res.ok) throw new Error(`Action ${action.action_id} already exists`);
@@ -94,6 +169,7 @@ export class ActionStore {
       const after = change(structuredClone(before));
       if (!after) return { ok: true, value: { kind: "unchanged", action: before } };
       const op = this.kv.atomic().check(entry).set(key, after);
+      indexChanges(op, actionIndexKeys(before), actionIndexKeys(after));
       also?.(op, before, after);
       const res = await op.commit();
       return res.ok ? { ok: true, value: { kind: "updated", before, after } } : { ok: false };
@@ -111,6 +187,7 @@ export class ActionStore {
       const entry = await this.kv.get<Action>(key);
       if (!entry.value) return { ok: true, value: null };
       const op = this.kv.atomic().check(entry).delete(key);
+      indexChanges(op, actionIndexKeys(entry.value), []);
       also?.(op, entry.value);
       const res = await op.commit();
       return res.ok ? { ok: true, value: entry.value } : { ok: false };

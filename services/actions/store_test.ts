@@ -136,3 +136,62 @@ Deno.test("an action at every size limit still fits in one KV value", async () =
   await store.create(action);
   assert.deepEqual(await store.get(action.workspace_id, action.action_id), action);
 });
+
+Deno.test("action pages give the whole filtered list once, newest first, following changes and deletes", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const store = new ActionStore(kv);
+  const made: Action[] = [];
+  const statuses = ["open", "in_progress", "completed"] as const;
+  for (let n = 0; n < 14; n++) {
+    made.push(
+      await store.create(makeAction("w1", {
+        status: statuses[n % 3],
+        assignee_id: n % 2 ? "u2" : "u3",
+        created_by: n % 4 ? "u1" : "u4",
+        linked_post_id: n % 5 ? null : "p1",
+      })),
+    );
+  }
+  await store.create(makeAction("w2"));
+  await store.update(
+    "w1",
+    made[0].action_id,
+    (a) => ({ ...a, status: "cancelled", linked_post_id: null }),
+  );
+  await store.update("w1", made[1].action_id, (a) => ({ ...a, assignee_id: "u3" }));
+  await store.delete("w1", made[2].action_id);
+  const all = await store.list("w1");
+  const pages = async (filters: Parameters<ActionStore["listPage"]>[1]) => {
+    const ids: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.listPage("w1", filters, { limit: 3, after });
+      assert.ok(page.items.length <= 3);
+      ids.push(...page.items.map((a) => a.action_id));
+      if (page.next === null) return ids;
+      after = page.next;
+    }
+  };
+  for (
+    const f of [
+      {},
+      { status: "open" },
+      { status: "cancelled" },
+      { assigneeId: "u3" },
+      { linkedPostId: "p1" },
+      { createdBy: "u4" },
+      { assigneeId: "u2", status: "in_progress" },
+      { status: "nonsense" },
+      { assigneeId: "x".repeat(500) },
+    ]
+  ) {
+    const expected = all.filter((a) =>
+      (f.status === undefined || a.status === f.status) &&
+      (f.assigneeId === undefined || a.assignee_id === f.assigneeId) &&
+      (f.linkedPostId === undefined || a.linked_post_id === f.linkedPostId) &&
+      (f.createdBy === undefined || a.created_by === f.createdBy)
+    ).map((a) => a.action_id);
+    assert.deepEqual(await pages(f), expected, JSON.stringify(f).slice(0, 80));
+  }
+  assert.deepEqual(await pages({ status: "cancelled" }), [made[0].action_id]);
+});

@@ -61,6 +61,21 @@ export class AdminOperations {
     return users.map(adminUser);
   }
 
+  /**
+   * One page of the users, oldest first, after the user `after`; `pending` or `approved` keeps
+   * those, any other filter keeps all.
+   */
+  async listUsersPage(
+    status: string | undefined,
+    page: { limit: number; after?: string },
+  ): Promise<{ users: AdminUser[]; next: string | null }> {
+    const found = await this.peers.auth.listUsersPage({
+      ...page,
+      status: status === "pending" || status === "approved" ? status : undefined,
+    });
+    return { users: found.users.map(adminUser), next: found.next_after };
+  }
+
   /** Approve (approved, enabled, `user_approved` DM) or reject (disabled, no message). */
   async decide(userId: string, decision: "approve" | "reject"): Promise<UserDecided> {
     const { auth } = this.peers;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { nextCursorField, pageQueryFields } from "../../shared/http/page_query.ts";
 import { workspaceRecordSchema } from "../workspaces/client.ts";
 import { MESSAGES } from "../../shared/http/messages.ts";
 
@@ -25,15 +26,25 @@ export const adminUserSchema = z.object({
   last_login: z.string().nullable(),
 }).openapi("AdminUser");
 
+/** The name the users list's cursors carry (a cursor of another list is refused). */
+export const USERS_LIST = "users";
+
 export const userListQuerySchema = z.object({
   status: z.string().max(100).optional().openapi({
     description: "`pending` or `approved`; any other value or none lists every user",
   }),
+  ...pageQueryFields(USERS_LIST),
 });
 
 export const userIdParamSchema = z.object({ id: z.string() });
 
-export const userListSchema = z.object({ users: z.array(adminUserSchema) });
+export const userListSchema = z.object({
+  users: z.array(adminUserSchema),
+  count: z.number().int().optional().openapi({
+    description: "with `limit`: the number of users on this page",
+  }),
+  next_cursor: nextCursorField,
+});
 /** What approve (`approved`) and reject (`rejected`) answer. */
 export const userDecidedSchema = <S extends "approved" | "rejected">(status: S) =>
   z.object({ status: z.literal(status), user_id: z.string() });

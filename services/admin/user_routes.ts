@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { body, err, json } from "../../shared/http/openapi.ts";
 import type { ServiceApp } from "../../shared/http/service_app.ts";
+import { encodeCursor, pageRequest } from "../../shared/http/page_query.ts";
 import { adminRoute, guardResponses } from "./guard.ts";
 import type { AdminOperations } from "./operations.ts";
 import {
@@ -12,6 +13,7 @@ import {
   userIdParamSchema,
   userListQuerySchema,
   userListSchema,
+  USERS_LIST,
 } from "./schemas.ts";
 
 const userNotFound = err("User not found");
@@ -38,11 +40,28 @@ export function mountUserRoutes(app: ServiceApp, admin: AdminOperations): void {
       ...adminRoute,
       method: "get",
       path: "/api/admin/users",
-      summary: "List users with their derived status and last login",
+      summary: "List users with their derived status and last login, oldest first; " +
+        "with `limit`, one page at a time",
       request: { query: userListQuerySchema },
-      responses: { 200: json(userListSchema, "The users"), ...guardResponses },
+      responses: {
+        200: json(userListSchema, "The users (with `limit`: one page, `count` and `next_cursor`)"),
+        400: err("limit not 1 to 200, or cursor malformed"),
+        ...guardResponses,
+      },
     }),
-    async (c) => c.json({ users: await admin.listUsers(c.req.valid("query").status) }, 200),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageRequest(USERS_LIST, query);
+      if (page) {
+        const { users, next } = await admin.listUsersPage(query.status, {
+          limit: page.limit,
+          after: page.after?.[0],
+        });
+        const next_cursor = next === null ? null : encodeCursor(USERS_LIST, [next]);
+        return c.json({ users, count: users.length, next_cursor }, 200);
+      }
+      return c.json({ users: await admin.listUsers(query.status) }, 200);
+    },
   );
 
   for (const { decision, status, summary, description } of DECISIONS) {

@@ -98,6 +98,23 @@ export class AuthClient {
   }
 
   /**
+   * One page of the admin list: at most `limit` users, oldest first, after the user `after`;
+   * with `status`, only those whose derived status it is. `next_after` is null on the last page.
+   */
+  async listUsersPage(
+    page: { limit: number; after?: string; status?: "pending" | "approved" },
+  ): Promise<{ users: UserProfile[]; next_after: string | null }> {
+    const query = new URLSearchParams({ limit: String(page.limit) });
+    if (page.after !== undefined) query.set("after", page.after);
+    if (page.status !== undefined) query.set("status", page.status);
+    return await this.#client.call(
+      z.object({ users: z.array(userProfileSchema), next_after: z.string().nullable() }),
+      "GET",
+      `/internal/users?${query}`,
+    );
+  }
+
+  /**
    * The user's live access state (`active` false for a disabled or rejected account), or null
    * for an unknown user; with `sid`, also whether that session still stands (`session_live`).
    * Callers on a hot path wrap it in `AccessCache` (shared/http/access_cache.ts).

@@ -2,7 +2,11 @@ import type { Context } from "hono";
 import { effectiveRole, type UserAccess } from "../../shared/http/access_cache.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import { internalBody } from "../../shared/http/internal_input.ts";
-import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
+import {
+  describeZodError,
+  type ServiceApp,
+  type ServiceEnv,
+} from "../../shared/http/service_app.ts";
 import { toIso } from "../../shared/time.ts";
 import { type Accounts, sessionOutlivedRevocation } from "./accounts.ts";
 import {
@@ -11,6 +15,7 @@ import {
   normalizeEmail,
   roleBodySchema,
   toProfile,
+  userPageQuerySchema,
   type UserRecord,
 } from "./schemas.ts";
 import type { WsTicketRecord } from "./store.ts";
@@ -49,6 +54,13 @@ export function mountInternalRoutes(
   const { store, buildMessage, config } = accounts.deps;
 
   app.get("/internal/users", async (c) => {
+    const query = userPageQuerySchema.safeParse(c.req.query());
+    if (!query.success) throw new AppError(400, describeZodError(query.error));
+    const { limit, after, status } = query.data;
+    if (limit !== undefined) {
+      const page = await store.users.listUsersPage(status, { limit, after });
+      return c.json({ users: page.items.map(toProfile), next_after: page.next });
+    }
     const users = await store.users.listUsers();
     return c.json({ users: users.map(toProfile) });
   });

@@ -2,6 +2,7 @@ import { DELIVERY_KEYS } from "../../shared/delivery/mod.ts";
 import { declareKeys } from "../../shared/kv/kv_keys.ts";
 import { QUEUE_KEYS } from "../../shared/queue/queue.ts";
 import type { LOGIN_LIMITS, MailKind } from "./store.ts";
+import { derivedStatus, type UserRecord } from "./schemas.ts";
 
 // Key builders: the only place the auth KV layout is spelled out (store.ts uses them).
 export const userKey = (userId: string) => ["users", userId];
@@ -43,6 +44,17 @@ export const oauthClientKey = (clientId: string) => ["oauth_clients", clientId];
 export const adminKey = (userId: string) => ["users_by_role", "admin", userId];
 export const ADMINS_PREFIX = ["users_by_role", "admin"];
 export const SETUP_TOKEN_KEY = ["setup_token"];
+/**
+ * The admin list's index by derived status (`pending`, `approved`, `rejected`); each entry's
+ * key ends in the user id, so a range of one is oldest first, like `["users"]` itself.
+ */
+export const usersByStatus = (status: string): Deno.KvKey => ["users_by_status", status];
+/** The index entries of one account. */
+export const userIndexKeys = (user: UserRecord): Deno.KvKey[] => [
+  [...usersByStatus(derivedStatus(user)), user.user_id],
+];
+/** Set once every account is in the index above (start-up, and after a restore). */
+export const USER_INDEXES_BUILT: Deno.KvKey = ["index_builds", "user_lists"];
 export const CURRENT_SIGNING_KEY = ["signing_key_current"];
 /** A notification kept for its recipient (store/notifications.ts), newest last by id */
 export const notificationKey = (userId: string, id: string) => ["notifications", userId, id];
@@ -75,6 +87,9 @@ export const KEY_FAMILIES = declareKeys(
     notification_counts: "data",
     // OAuth clients registered dynamically (public, no secret): they outlive sessions
     oauth_clients: "data",
+    // the admin list's index, built from the accounts (start-up and after a restore)
+    users_by_status: "derived",
+    index_builds: "derived",
     // sessions and one-time secrets: after a restore everyone signs in again (the signing keys
     // stay, so access tokens already issued run out their hour)
     refresh_tokens: "session",

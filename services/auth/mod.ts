@@ -34,6 +34,8 @@ export const createAuthService: ServiceFactory = async ({ env, base, logger }) =
   const kv = await openServiceKv(base.dataDir, "auth");
   const queue = new ServiceQueue(queueDriver(kv, logger), authJobSchema, logger);
   const store = new AuthStore(kv, queue);
+  // Migration: accounts stored before the admin list's index existed are indexed once, here.
+  await store.users.buildListIndexes();
   const deliverer = createDeliverer({
     kv,
     logger,
@@ -62,6 +64,8 @@ export const createAuthService: ServiceFactory = async ({ env, base, logger }) =
     kv,
     keys: KEY_FAMILIES,
     afterImport: async () => {
+      // The admin list's index is derived (not in the archive): built from the accounts.
+      await store.users.buildListIndexes();
       await accounts.bootstrapAdmin();
       await accounts.prepareFirstRun();
     },

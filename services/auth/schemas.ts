@@ -226,6 +226,16 @@ export function toProfile(user: UserRecord) {
   };
 }
 
+/**
+ * A page of the admin list (peers only): at most `limit` accounts, oldest first, after the
+ * account `after`, with `status` only those.
+ */
+export const userPageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  after: z.string().max(200).optional(),
+  status: z.enum(["pending", "approved"]).optional(),
+});
+
 /** The spec's derived status: stored `rejected` wins, then `approved`, else `pending`. */
 export function derivedStatus(user: UserRecord): "approved" | "pending" | "rejected" {
   if (user.status === "rejected") return "rejected";

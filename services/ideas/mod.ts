@@ -40,12 +40,18 @@ export const createIdeasService: ServiceFactory = async ({ env, base, directory,
   });
   mountIdeasInternal(app, store);
   // Tokens stored before they had ids are indexed under their user, so their owner can list
-  // and revoke them; an archive restored from before then gets the same.
+  // and revoke them; an archive restored from before then gets the same. A restore leaves the
+  // list's indexes out (derived), so they are built again from the restored ideas.
   mountServiceInternals(app, () => ready, {
     kv,
     keys: KEY_FAMILIES,
-    afterImport: async () => void await store.indexCaptureTokens(),
+    afterImport: async () => {
+      await store.buildListIndexes();
+      await store.indexCaptureTokens();
+    },
   });
+  // Migration: ideas stored before the paged list's indexes existed are indexed once, here.
+  await store.buildListIndexes();
   await store.indexCaptureTokens();
   return {
     name: "ideas",

@@ -3,11 +3,13 @@ import { conflict, notFound } from "../../shared/http/app_error.ts";
 import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import { countMetric } from "../../shared/service/metrics.ts";
+import { encodeCursor, pageRequest } from "../../shared/http/page_query.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import {
   createIdeaBody,
   deletedSchema,
   ideaListSchema,
+  IDEAS_LIST,
   ideaSchema,
   idParam,
   listQuery,
@@ -53,11 +55,12 @@ const listIdeas = createRoute({
   path: "/api/ideas",
   tags,
   security,
-  summary: "List a workspace's ideas, newest first; filters are ANDed",
+  summary: "List a workspace's ideas, newest first; filters are ANDed; " +
+    "with `limit`, one page at a time",
   request: { query: listQuery },
   responses: {
-    200: json(ideaListSchema, "The ideas"),
-    400: err("workspaceId missing or a filter invalid"),
+    200: json(ideaListSchema, "The ideas (with `limit`: one page, and `next_cursor`)"),
+    400: err("workspaceId missing, a filter invalid, limit not 1 to 200, or cursor malformed"),
     403: err(MESSAGES.notMember),
   },
 });
@@ -154,13 +157,19 @@ export function mountIdeaRoutes(
   app.openapi(listIdeas, async (c) => {
     const caller = requireCaller(c);
     const q = c.req.valid("query");
+    const page = pageRequest(IDEAS_LIST, q);
     await workspaces.requireMember(q.workspaceId, caller.user_id);
     const tagFilter = q.tags?.split(",").map((t) => t.trim()).filter((t) => t.length > 0);
-    const items = await store.list(q.workspaceId, {
-      status: q.status,
-      authorId: q.authorId || undefined,
-      tags: tagFilter,
-    });
+    const filters = { status: q.status, authorId: q.authorId || undefined, tags: tagFilter };
+    if (page) {
+      const { items, next } = await store.listPage(q.workspaceId, filters, {
+        limit: page.limit,
+        after: page.after?.[0],
+      });
+      const next_cursor = next === null ? null : encodeCursor(IDEAS_LIST, [next]);
+      return c.json({ items, count: items.length, next_cursor }, 200);
+    }
+    const items = await store.list(q.workspaceId, filters);
     return c.json({ items, count: items.length }, 200);
   });
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { nextCursorField, pageQueryFields } from "../../shared/http/page_query.ts";
 
 /** Ids end up in KV keys (2 KiB at most), so they are length-checked first. */
 export const ID_MAX = 200;
@@ -74,6 +75,9 @@ export const workspaceQuery = z.object({
   workspaceId: requiredId("workspaceId"),
 });
 
+/** The name the ideas list's cursors carry (a cursor of another list is refused). */
+export const IDEAS_LIST = "ideas";
+
 export const listQuery = z.object({
   workspaceId: requiredId("workspaceId"),
   /** A blank `status` is no filter, as a blank `authorId` is. */
@@ -85,13 +89,15 @@ export const listQuery = z.object({
     description: "comma-separated; keeps ideas carrying every listed tag",
   }),
   authorId: z.string().max(ID_MAX, "authorId is too long").optional(),
+  ...pageQueryFields(IDEAS_LIST),
 });
 
 export const idParam = z.object({ id: requiredId("id") });
 
 export const ideaListSchema = z.object({
   items: z.array(ideaSchema),
-  count: z.number().int(),
+  count: z.number().int().openapi({ description: "the number of items (on this page)" }),
+  next_cursor: nextCursorField,
 }).openapi("IdeaList");
 
 export const deletedSchema = z.object({ deleted: z.literal(true) });

@@ -1,6 +1,13 @@
 import { AppError } from "../../shared/http/app_error.ts";
 import { newId } from "../../shared/crypto/ids.ts";
 import { retryCommit } from "../../shared/kv/kv.ts";
+import {
+  buildIndexes,
+  getValues,
+  indexChanges,
+  type KvPage,
+  readRangePage,
+} from "../../shared/kv/kv_pages.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { CaptureToken, Idea, IdeaPatch, IdeaStatus } from "./schemas.ts";
 import {
@@ -9,9 +16,14 @@ import {
   captureRateKey,
   captureTokenKey,
   captureTokensPrefix,
+  ideaIndexKeys,
   ideaKey,
+  ideasByAuthor,
+  ideasByStatus,
+  ideasByTag,
   ideasOfWorkspace,
   ideaWorkspaceKey,
+  LIST_INDEXES_BUILT,
   tokenByUserKey,
   tokensOfUser,
   totalIdeasKey,
@@ -65,6 +77,13 @@ export interface IdeaFilters {
   authorId?: string;
 }
 
+/** Whether `idea` passes the list's filters (status, author, every listed tag). */
+export function matchesFilters(idea: Idea, filters: IdeaFilters): boolean {
+  if (filters.status && idea.status !== filters.status) return false;
+  if (filters.authorId && idea.created_by !== filters.authorId) return false;
+  return (filters.tags ?? []).every((t) => idea.tags.includes(t));
+}
+
 export type StatusChange =
   | { kind: "changed"; idea: Idea }
   | { kind: "not_found" }
@@ -89,12 +108,13 @@ export class IdeasStore {
       updated_at: now,
     };
     checkSize(idea);
-    const res = await this.kv.atomic()
+    const op = this.kv.atomic()
       .check({ key: ideaKey(idea.workspace_id, idea.idea_id), versionstamp: null })
       .set(ideaKey(idea.workspace_id, idea.idea_id), idea)
       .set(ideaWorkspaceKey(idea.idea_id), idea.workspace_id)
-      .sum(totalIdeasKey(), ONE.value)
-      .commit();
+      .sum(totalIdeasKey(), ONE.value);
+    indexChanges(op, [], ideaIndexKeys(idea));
+    const res = await op.commit();
     if (!res.ok) throw new Error("idea id collision");
     return idea;
   }
@@ -112,19 +132,55 @@ export class IdeasStore {
   /** The workspace's ideas, newest first (ULID ids sort by creation), filters ANDed. */
   async list(workspaceId: string, filters: IdeaFilters = {}): Promise<Idea[]> {
     const out: Idea[] = [];
-    const wanted = filters.tags ?? [];
     for await (
       const entry of this.kv.list<Idea>({ prefix: ideasOfWorkspace(workspaceId) }, {
         reverse: true,
       })
     ) {
-      const idea = entry.value;
-      if (filters.status && idea.status !== filters.status) continue;
-      if (filters.authorId && idea.created_by !== filters.authorId) continue;
-      if (wanted.some((t) => !idea.tags.includes(t))) continue;
-      out.push(idea);
+      if (matchesFilters(entry.value, filters)) out.push(entry.value);
     }
     return out;
+  }
+
+  /**
+   * One page of the workspace's ideas in the list's order (newest first), after the idea
+   * `after`, filters ANDed. The range read is the one index its filters name (a tag's first,
+   * else the author's, else the status'), or the ideas themselves without a filter; the other
+   * filters are checked on the ideas read.
+   */
+  async listPage(
+    workspaceId: string,
+    filters: IdeaFilters,
+    page: { limit: number; after?: string },
+  ): Promise<KvPage<Idea>> {
+    const tag = filters.tags?.[0];
+    const prefix = tag !== undefined
+      ? ideasByTag(workspaceId, tag)
+      : filters.authorId
+      ? ideasByAuthor(workspaceId, filters.authorId)
+      : filters.status
+      ? ideasByStatus(workspaceId, filters.status)
+      : null;
+    return await readRangePage<Idea>(this.kv, {
+      prefix: prefix ?? ideasOfWorkspace(workspaceId),
+      reverse: true,
+      limit: page.limit,
+      after: page.after,
+      load: prefix
+        ? (ids) => getValues(this.kv, ids.map((id) => ideaKey(workspaceId, id)))
+        : undefined,
+      keep: (idea) => matchesFilters(idea, filters),
+    });
+  }
+
+  /**
+   * Puts every idea into the paged list's indexes unless that was done: ideas stored before the
+   * indexes existed (at start-up), or restored from a backup (the indexes are not in it).
+   */
+  buildListIndexes(): Promise<number> {
+    return buildIndexes<Idea>(this.kv, LIST_INDEXES_BUILT, [
+      { records: ["ideas"], indexKeys: ideaIndexKeys },
+    ]);
   }
 
   /** Applies `change` to the stored idea in one checked commit; null when it is unknown. */
@@ -139,7 +195,9 @@ export class IdeasStore {
       if (!entry.value) return { ok: true, value: null };
       const next = change(entry.value);
       checkSize(next);
-      const res = await this.kv.atomic().check(entry).set(key, next).commit();
+      const op = this.kv.atomic().check(entry).set(key, next);
+      indexChanges(op, ideaIndexKeys(entry.value), ideaIndexKeys(next));
+      const res = await op.commit();
       return res.ok ? { ok: true, value: next } : { ok: false };
     });
   }
@@ -175,12 +233,13 @@ export class IdeasStore {
     return await retryCommit<boolean>(async () => {
       const entry = await this.kv.get<Idea>(key);
       if (!entry.value) return { ok: true, value: false };
-      const res = await this.kv.atomic()
+      const op = this.kv.atomic()
         .check(entry)
         .delete(key)
         .delete(ideaWorkspaceKey(ideaId))
-        .sum(totalIdeasKey(), MINUS_ONE.value)
-        .commit();
+        .sum(totalIdeasKey(), MINUS_ONE.value);
+      indexChanges(op, ideaIndexKeys(entry.value), []);
+      const res = await op.commit();
       return res.ok ? { ok: true, value: true } : { ok: false };
     });
   }
@@ -215,7 +274,9 @@ export class IdeasStore {
         ...(postId ? { linked_post_id: postId } : {}),
         updated_at: nowIso(),
       };
-      const res = await this.kv.atomic().check(entry).set(key, next).commit();
+      const op = this.kv.atomic().check(entry).set(key, next);
+      indexChanges(op, ideaIndexKeys(idea), ideaIndexKeys(next));
+      const res = await op.commit();
       return res.ok ? { ok: true, value: { kind: "changed", idea: next } } : { ok: false };
     });
   }

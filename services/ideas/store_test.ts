@@ -157,3 +157,89 @@ Deno.test("tokens stored before token ids get one and can be listed and revoked"
     kv.close();
   }
 });
+
+/** Every page of a filtered list, `limit` at a time. */
+async function allPages(
+  store: IdeasStore,
+  filters: Parameters<IdeasStore["list"]>[1],
+  limit: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.listPage("ws1", filters ?? {}, { limit, after });
+    assert.ok(page.items.length <= limit);
+    ids.push(...page.items.map((i) => i.idea_id));
+    if (page.next === null) return ids;
+    after = page.next;
+  }
+}
+
+Deno.test("ideas store pages give the whole filtered list once, in order, for every filter", async () => {
+  await withStore(async (store) => {
+    for (let n = 0; n < 30; n++) {
+      const idea = await store.create(input({
+        tags: [n % 2 ? "odd" : "even", ...(n % 3 ? [] : ["three"])],
+        created_by: n % 4 ? "u1" : "u2",
+      }));
+      if (n % 5 === 0) await store.convert("ws1", idea.idea_id);
+    }
+    await store.create(input({ workspace_id: "ws2", tags: ["odd"] }));
+    const cases = [
+      {},
+      { status: "new" as const },
+      { status: "converted" as const },
+      { authorId: "u2" },
+      { tags: ["odd"] },
+      { tags: ["three", "even"] },
+      { tags: ["odd"], status: "converted" as const, authorId: "u1" },
+      { tags: ["missing"] },
+    ];
+    for (const filters of cases) {
+      const whole = (await store.list("ws1", filters)).map((i) => i.idea_id);
+      for (const limit of [1, 4, 200]) {
+        assert.deepEqual(await allPages(store, filters, limit), whole, JSON.stringify(filters));
+      }
+    }
+  });
+});
+
+Deno.test("ideas store indexes follow updates, conversions and deletes", async () => {
+  await withStore(async (store) => {
+    const a = await store.create(input({ tags: ["x"] }));
+    const b = await store.create(input({ tags: ["x"] }));
+    await store.update("ws1", a.idea_id, { tags: ["y"] });
+    await store.convert("ws1", b.idea_id, "post1");
+    assert.deepEqual(await allPages(store, { tags: ["x"] }, 5), [b.idea_id]);
+    assert.deepEqual(await allPages(store, { tags: ["y"] }, 5), [a.idea_id]);
+    assert.deepEqual(await allPages(store, { status: "new" }, 5), [a.idea_id]);
+    await store.delete("ws1", b.idea_id);
+    assert.deepEqual(await allPages(store, { status: "converted" }, 5), []);
+    await store.mcpUpdate("ws1", a.idea_id, { status: "converted", tags: [] });
+    assert.deepEqual(await allPages(store, { tags: ["y"] }, 5), []);
+    assert.deepEqual(await allPages(store, { status: "converted" }, 5), [a.idea_id]);
+  });
+});
+
+Deno.test("ideas stored before the list's indexes existed are paged once the indexes are built", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new IdeasStore(kv);
+    const made = [];
+    for (let n = 0; n < 5; n++) made.push(await store.create(input({ tags: ["t"] })));
+    // as an older version stored them: the ideas alone
+    for await (const e of kv.list({ prefix: [] })) {
+      if (String(e.key[0]).startsWith("ideas_by_") || e.key[0] === "index_builds") {
+        await kv.delete(e.key);
+      }
+    }
+    assert.deepEqual(await allPages(store, { tags: ["t"] }, 2), []);
+    assert.equal(await store.buildListIndexes(), 5);
+    const newest = made.map((i) => i.idea_id).reverse();
+    assert.deepEqual(await allPages(store, { tags: ["t"] }, 2), newest);
+    assert.deepEqual(await allPages(store, { status: "new", authorId: "u1" }, 2), newest);
+    assert.equal(await store.buildListIndexes(), 0, "built once");
+  } finally {
+    kv.close();
+  }
+});

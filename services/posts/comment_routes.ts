@@ -1,14 +1,17 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import { encodeCursor, pageRequest } from "../../shared/http/page_query.ts";
 import { type CommentDeps, CommentOperations } from "./comments.ts";
 import {
   commentListSchema,
   commentParams,
+  COMMENTS_LIST,
   commentSchema,
   createCommentBody,
   createReplyBody,
   deletedSchema,
+  listCommentsQuery,
   replyParams,
   workspaceBody,
   workspaceQuery,
@@ -41,14 +44,28 @@ export function mountCommentRoutes(app: ServiceApp, deps: CommentDeps): void {
       ...commentsTag,
       method: "get",
       path: "/api/posts/{id}/comments",
-      summary: "List a post's comments with their replies, in insertion order",
-      request: { params: commentParams.pick({ id: true }), query: workspaceQuery },
-      responses: { 200: json(commentListSchema, "The comments"), ...errors(400, 401, 403, 404) },
+      summary: "List a post's comments with their replies, in insertion order; " +
+        "with `limit`, one page at a time",
+      request: { params: commentParams.pick({ id: true }), query: listCommentsQuery },
+      responses: {
+        200: json(commentListSchema, "The comments (with `limit`: one page, and `next_cursor`)"),
+        ...errors(400, 401, 403, 404),
+      },
     }),
     async (c) => {
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
-      const { workspaceId } = c.req.valid("query");
+      const query = c.req.valid("query");
+      const { workspaceId } = query;
+      const page = pageRequest(COMMENTS_LIST, query);
+      if (page) {
+        const { items, next } = await comments.listPage(caller, workspaceId, id, {
+          limit: page.limit,
+          after: page.after?.[0],
+        });
+        const next_cursor = next === null ? null : encodeCursor(COMMENTS_LIST, [next]);
+        return c.json({ items, count: items.length, next_cursor }, 200);
+      }
       const items = await comments.list(caller, workspaceId, id);
       return c.json({ items, count: items.length }, 200);
     },

@@ -2,6 +2,7 @@ import { buildMessage, type TemplateName } from "../../shared/delivery/mod.ts";
 import { badRequest, forbidden, notFound } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import { newId } from "../../shared/crypto/ids.ts";
+import type { KvPage } from "../../shared/kv/kv_pages.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { ServiceQueue } from "../../shared/queue/queue.ts";
 import { nowIso } from "../../shared/time.ts";
@@ -94,6 +95,17 @@ export class CommentOperations {
   async list(caller: Caller, workspaceId: string, postId: string): Promise<Comment[]> {
     await this.#access(caller, workspaceId, postId);
     return await this.deps.store.comments.listComments(postId);
+  }
+
+  /** One page of the comments, in insertion order, after the comment `after`. */
+  async listPage(
+    caller: Caller,
+    workspaceId: string,
+    postId: string,
+    page: { limit: number; after?: string },
+  ): Promise<KvPage<Comment>> {
+    await this.#access(caller, workspaceId, postId);
+    return await this.deps.store.comments.listCommentsPage(postId, page);
   }
 
   /** Deletes a comment and its replies (author or privileged); broadcasts `deleted`. */

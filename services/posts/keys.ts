@@ -10,6 +10,26 @@ export function postKey(workspaceId: string, postId: string): Deno.KvKey {
 export function workspacePostsPrefix(workspaceId: string): Deno.KvKey {
   return ["posts", workspaceId];
 }
+// The indexes of the paged list, one per filter; each entry's key ends in the post's id, so a
+// range of one is newest first read backwards, like `["posts", ws]` itself.
+export function postsByStatus(workspaceId: string, status: string): Deno.KvKey {
+  return ["posts_by_status", workspaceId, status];
+}
+export function postsByAuthor(workspaceId: string, authorId: string): Deno.KvKey {
+  return ["posts_by_author", workspaceId, authorId];
+}
+/** The index entries of one post. */
+export function postIndexKeys(
+  post: { workspace_id: string; post_id: string; status: string; author_id: string },
+): Deno.KvKey[] {
+  return [
+    [...postsByStatus(post.workspace_id, post.status), post.post_id],
+    [...postsByAuthor(post.workspace_id, post.author_id), post.post_id],
+  ];
+}
+/** Set once every post is in the indexes above (start-up, and after a restore). */
+export const POST_INDEXES_BUILT: Deno.KvKey = ["index_builds", "post_lists"];
+
 /** An approved or scheduled post's approved fingerprint: what posts compares live texts with. */
 export function approvedTextKey(postId: string): Deno.KvKey {
   return ["approved_texts", postId];
@@ -124,6 +144,10 @@ export const KEY_FAMILIES = declareKeys(
     linkedin_states: "session",
     // a single-use upload URL of a post's media: an hour at most, useless after a restore
     media_uploads: "session",
+    // the paged list's indexes, built from the posts (start-up and after a restore)
+    posts_by_status: "derived",
+    posts_by_author: "derived",
+    index_builds: "derived",
   },
   QUEUE_KEYS,
   DELIVERY_KEYS,

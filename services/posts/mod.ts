@@ -45,6 +45,8 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   const config = parsePostsConfig(env, base);
   const kv = await openServiceKv(base.dataDir, "posts");
   const store = new PostsStore(kv);
+  // Migration: posts stored before the paged list's indexes existed are indexed once, here.
+  await store.lists.build();
   const queue = new ServiceQueue(queueDriver(kv, logger), postsJobSchema, logger);
   const deliverer = createDeliverer({
     kv,
@@ -148,6 +150,8 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     kv,
     keys: KEY_FAMILIES,
     afterImport: async (startedAt) => {
+      // The list's indexes are derived (not in the archive): built first, from the posts.
+      await store.lists.build();
       await scheduling.afterRestore(startedAt);
       await store.indexApprovedTexts(true);
       await tellCollabWorkspaces(store, liveDocs, logger);

@@ -2,6 +2,7 @@ import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { badRequest, forbidden, notFound } from "../../shared/http/app_error.ts";
 import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
+import { encodeCursor, pageRequest } from "../../shared/http/page_query.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import type { LinkedInConnections } from "./linkedin_connections.ts";
 import type { MediaOperations } from "./media.ts";
@@ -14,12 +15,14 @@ import {
   listPostsQuery,
   postIdParam,
   postListSchema,
+  POSTS_LIST,
   postSchema,
   postStatusBody,
   updatePostBody,
   workspaceQuery,
 } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
+import type { PostStatus } from "./schemas.ts";
 import { MESSAGES } from "../../shared/http/messages.ts";
 
 export interface PostsRouteDeps {
@@ -67,14 +70,27 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       ...postsTag,
       method: "get",
       path: "/api/posts",
-      summary: "List a workspace's posts, newest first",
+      summary: "List a workspace's posts, newest first; with `limit`, one page at a time",
       request: { query: listPostsQuery },
-      responses: { 200: json(postListSchema, "The posts"), ...errors(400, 401, 403) },
+      responses: {
+        200: json(postListSchema, "The posts (with `limit`: one page, and `next_cursor`)"),
+        ...errors(400, 401, 403),
+      },
     }),
     async (c) => {
       const caller = requireCaller(c);
       const query = c.req.valid("query");
+      const page = pageRequest(POSTS_LIST, query);
       await workspaces.requireMember(query.workspaceId, caller.user_id);
+      if (page) {
+        const { items, next } = await store.lists.page(query.workspaceId, {
+          status: query.status as PostStatus | undefined,
+          authorId: query.authorId,
+        }, { limit: page.limit, after: page.after?.[0] });
+        const withText = await posts.withLiveContent(items);
+        const next_cursor = next === null ? null : encodeCursor(POSTS_LIST, [next]);
+        return c.json({ items: withText, count: withText.length, next_cursor }, 200);
+      }
       const records = (await store.listPosts(query.workspaceId)).filter((p) =>
         (query.status === undefined || p.status === query.status) &&
         (query.authorId === undefined || p.author_id === query.authorId)

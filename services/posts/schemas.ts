@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { toIso } from "../../shared/time.ts";
 import { MESSAGES } from "../../shared/http/messages.ts";
+import { nextCursorField, pageQueryFields } from "../../shared/http/page_query.ts";
 
 /** Ids end up in KV keys (2 KiB at most), so they are length-checked before anything else. */
 export const ID_MAX = 200;
@@ -312,6 +313,11 @@ export const postStatusBody = z.object({
 
 export const workspaceQuery = z.object({ workspaceId: requiredId("workspaceId") });
 
+/** The names the paged lists' cursors carry (a cursor of another list is refused). */
+export const POSTS_LIST = "posts";
+export const COMMENTS_LIST = "comments";
+export const listCommentsQuery = workspaceQuery.extend(pageQueryFields(COMMENTS_LIST));
+
 export const NOTE_MAX = 2_000;
 const note = z.string({ error: "note must be a string" }).max(
   NOTE_MAX,
@@ -361,6 +367,7 @@ export const listPostsQuery = z.object({
     emptyIsAbsent,
     z.string().max(ID_MAX, `authorId is longer than ${ID_MAX} characters`).optional(),
   ),
+  ...pageQueryFields(POSTS_LIST),
 });
 
 export const addMediaBody = z.object({
@@ -520,7 +527,8 @@ export const internalContentBody = z.object({
 
 export const postListSchema = z.object({
   items: z.array(postSchema),
-  count: z.number().int(),
+  count: z.number().int().openapi({ description: "the number of items (on this page)" }),
+  next_cursor: nextCursorField,
 }).openapi("PostList");
 export const exampleListSchema = z.object({
   items: z.array(exampleSchema),
@@ -528,6 +536,7 @@ export const exampleListSchema = z.object({
 }).openapi("ExamplePostList");
 export const commentListSchema = z.object({
   items: z.array(commentSchema),
-  count: z.number().int(),
+  count: z.number().int().openapi({ description: "the number of items (on this page)" }),
+  next_cursor: nextCursorField,
 }).openapi("CommentList");
 export const deletedSchema = z.object({ deleted: z.literal(true) }).openapi("Deleted");

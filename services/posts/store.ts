@@ -9,6 +9,7 @@
  *   or a peer (the live text is the collab service's document; this copy never loses the text
  *   when collab is absent). Chunked so a long text never exceeds one KV value.
  * - `["posts_by_published_at", publishedAt, postId]` → workspaceId, while the post is published
+ * - `["posts_by_status" | "posts_by_author", ...]`: the list's indexes (store/post_lists.ts)
  * - `["post_counters", "total"]` → KvU64, the number of posts
  * - `["approved_texts", postId]` → ApprovedText, while the post is approved or scheduled with a
  *   review's fingerprint (the live texts compared against it; written with the post)
@@ -31,24 +32,29 @@
  * the same atomic commit as the write that causes it.
  */
 import { retryCommit } from "../../shared/kv/kv.ts";
-import type { Post, PostRecord, PostStatus, Review } from "./schemas.ts";
+import { indexChanges } from "../../shared/kv/kv_pages.ts";
+import type { PostRecord, PostStatus, Review } from "./schemas.ts";
 import {
   approvedTextKey,
   linkedinPublicationsPrefix,
   postContentKey,
   postContentPrefix,
   postCountKey,
+  postIndexKeys,
   postKey,
   postReviewsPrefix,
   postWorkspaceKey,
   workspacePostsPrefix,
 } from "./keys.ts";
-import { approvalKey, textFingerprintSync } from "./fingerprints.ts";
 import { CommentStore } from "./store/comments.ts";
 import { ExampleStore } from "./store/examples.ts";
 import { MediaUploadStore } from "./store/media_uploads.ts";
 import { VersionStore } from "./store/versions.ts";
 import { ReviewLinkStore } from "./store/review_links.ts";
+import { PostListStore } from "./store/post_lists.ts";
+import { publicRecord, upgraded } from "./store/records.ts";
+
+export { publicRecord, withContent } from "./store/records.ts";
 
 /** Characters per text chunk: at most 32 KiB even when V8 stores the string two bytes a char. */
 export const CONTENT_CHUNK = 16_000;
@@ -141,42 +147,6 @@ function writeContent(
   return chunks.length;
 }
 
-function publicRecord(stored: StoredPost): PostRecord {
-  const {
-    content_chunks: _chunks,
-    approved_fingerprint: _fp,
-    scheduled_by: _by,
-    scheduled_by_name: _byName,
-    schedule_id: _sid,
-    publish_attempt: _attempt,
-    publish_first_try: _first,
-    publish_retries: _retries,
-    approved_extras_fingerprint: _extras,
-    first_comment_attempt: _commentAttempt,
-    first_comment_retries: _commentRetries,
-    ...record
-  } = stored;
-  return {
-    ...record,
-    media: record.media ?? [],
-    first_comment: record.first_comment ?? null,
-    publish_as: record.publish_as ?? "member",
-    linkedin_first_comment_urn: record.linkedin_first_comment_urn ?? null,
-    first_comment_error: record.first_comment_error ?? null,
-    reviewer_ids: record.reviewer_ids ?? [],
-    approved_by: record.approved_by ?? null,
-    approved_at: record.approved_at ?? null,
-    linkedin_post_urn: record.linkedin_post_urn ?? null,
-    linkedin_post_url: record.linkedin_post_url ?? null,
-    publish_error: record.publish_error ?? null,
-  };
-}
-
-/** A stored post with the review and publishing fields an older record lacks. */
-function upgraded(stored: StoredPost): StoredPost {
-  return { ...stored, ...publicRecord(stored) };
-}
-
 export interface PostUpdate {
   title?: string;
   tags?: string[];
@@ -198,6 +168,8 @@ export class PostsStore {
   readonly versions: VersionStore;
   /** Review links for reviewers without an account (store/review_links.ts). */
   readonly reviewLinks: ReviewLinkStore;
+  /** pages of the posts list and its indexes, in store/post_lists.ts */
+  readonly lists: PostListStore;
 
   constructor(private readonly kv: Deno.Kv) {
     this.comments = new CommentStore(kv);
@@ -205,6 +177,7 @@ export class PostsStore {
     this.mediaUploads = new MediaUploadStore(kv);
     this.versions = new VersionStore(kv);
     this.reviewLinks = new ReviewLinkStore(kv);
+    this.lists = new PostListStore(kv);
   }
 
   // ------------------------------------------------------------ posts
@@ -248,6 +221,7 @@ export class PostsStore {
         if (!next) return { ok: true, value: { before, after: before, changed: false } };
         op.set(key, next);
         indexApproval(op, postId, next);
+        indexChanges(op, postIndexKeys(before), postIndexKeys(next));
         const res = await op.commit();
         return res.ok ? { ok: true, value: { before, after: next, changed: true } } : {
           ok: false,
@@ -347,6 +321,7 @@ export class PostsStore {
     op.set(key, { ...record, content_chunks: chunks } satisfies StoredPost)
       .set(postWorkspaceKey(record.post_id), record.workspace_id)
       .sum(postCountKey(), 1n);
+    indexChanges(op, [], postIndexKeys(record));
     also?.(op);
     const res = await op.commit();
     if (!res.ok) throw new Error(`Post ${record.post_id} already exists`);
@@ -401,6 +376,7 @@ export class PostsStore {
         }
         op.set(key, after);
         indexApproval(op, postId, after);
+        indexChanges(op, postIndexKeys(before), postIndexKeys(after));
         const res = await op.commit();
         return res.ok
           ? { ok: true, value: { before: publicRecord(before), after: publicRecord(after) } }
@@ -423,6 +399,7 @@ export class PostsStore {
         .delete(approvedTextKey(postId))
         .sum(postCountKey(), U64_WRAP - 1n);
       for (let n = 0; n < post.content_chunks; n++) op.delete(postContentKey(postId, n));
+      indexChanges(op, postIndexKeys(post), []);
       also?.(op);
       const res = await op.commit();
       return res.ok ? { ok: true, value: publicRecord(post) } : { ok: false };
@@ -462,42 +439,4 @@ export class PostsStore {
   get kvHandle(): Deno.Kv {
     return this.kv;
   }
-}
-
-/** A post as the wire shows it: the record with its text. */
-export function withContent(record: PostRecord, content: string): Post {
-  return {
-    post_id: record.post_id,
-    workspace_id: record.workspace_id,
-    title: record.title,
-    content,
-    status: record.status,
-    author_id: record.author_id,
-    author_name: record.author_name,
-    source_idea_id: record.source_idea_id,
-    tags: record.tags,
-    scheduled_at: record.scheduled_at,
-    published_at: record.published_at,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-    reviewer_ids: record.reviewer_ids ?? [],
-    approved_by: record.approved_by ?? null,
-    approved_at: record.approved_at ?? null,
-    linkedin_post_urn: record.linkedin_post_urn ?? null,
-    linkedin_post_url: record.linkedin_post_url ?? null,
-    publish_error: record.publish_error ?? null,
-    media: record.media ?? [],
-    first_comment: record.first_comment ?? null,
-    publish_as: record.publish_as ?? "member",
-    linkedin_first_comment_urn: record.linkedin_first_comment_urn ?? null,
-    first_comment_error: record.first_comment_error ?? null,
-    approvals: currentApprovals(record, content),
-  };
-}
-
-/** The approvals of `record` that hold for `content` and its media and first comment. */
-function currentApprovals(record: PostRecord, content: string) {
-  if (!record.approvals?.length) return [];
-  const holds = approvalKey(textFingerprintSync(content), record);
-  return record.approvals.filter((a) => a.content === holds).map(({ content: _, ...a }) => a);
 }

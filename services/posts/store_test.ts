@@ -161,3 +161,96 @@ Deno.test("comments keep insertion order, replies group under them, purges remov
     kv.close();
   }
 });
+
+Deno.test("post pages give the whole filtered list once, newest first, and follow status moves and deletes", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new PostsStore(kv);
+    const statuses = ["draft", "in_review", "approved"] as const;
+    const made = [];
+    for (let n = 0; n < 17; n++) {
+      const post = record("w1", { status: statuses[n % 3], author_id: n % 2 ? "u1" : "u2" });
+      await store.createPost(post, `text ${n}`);
+      made.push(post);
+    }
+    await store.createPost(record("w2"), "elsewhere");
+    await store.updatePost("w1", made[0].post_id, { status: "published" }, made[0].created_at);
+    await store.modifyPost("w1", made[1].post_id, (p) => ({ ...p, status: "scheduled" }));
+    await store.deletePost("w1", made[2].post_id);
+    const all = await store.listPosts("w1");
+    const pages = async (
+      filters: { status?: (typeof all)[number]["status"]; authorId?: string },
+    ) => {
+      const ids: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await store.lists.page("w1", filters, { limit: 4, after });
+        assert.ok(page.items.length <= 4);
+        ids.push(...page.items.map((p) => p.post_id));
+        if (page.next === null) return ids;
+        after = page.next;
+      }
+    };
+    for (
+      const filters of [
+        {},
+        { status: "draft" as const },
+        { status: "published" as const },
+        { status: "scheduled" as const },
+        { authorId: "u1" },
+        { status: "in_review" as const, authorId: "u2" },
+      ]
+    ) {
+      const expected = all.filter((p) =>
+        (!filters.status || p.status === filters.status) &&
+        (!filters.authorId || p.author_id === filters.authorId)
+      ).map((p) => p.post_id);
+      assert.deepEqual(await pages(filters), expected, JSON.stringify(filters));
+    }
+    assert.deepEqual(await pages({ status: "published" }), [made[0].post_id]);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("comment pages hold each comment once, oldest first, with its own replies", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new PostsStore(kv);
+    const post = record("w1");
+    await store.createPost(post, "text");
+    const ids: string[] = [];
+    for (let n = 0; n < 7; n++) {
+      const c = await store.comments.addComment("w1", comment(post.post_id));
+      ids.push(c!.comment_id);
+    }
+    const reply = (n: number) => ({
+      reply_id: newId(),
+      body: `reply to ${n}`,
+      created_by: "u1",
+      created_by_name: "U",
+      created_at: "2026-01-01T00:00:00.000+00:00",
+    });
+    await store.comments.addReply(post.post_id, ids[2], reply(2));
+    await store.comments.addReply(post.post_id, ids[3], reply(3));
+    await store.comments.addReply(post.post_id, ids[3], reply(3));
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.comments.listCommentsPage(post.post_id, { limit: 3, after });
+      for (const c of page.items) {
+        seen.push(c.comment_id);
+        const n = ids.indexOf(c.comment_id);
+        assert.deepEqual(
+          c.replies.map((r) => r.body),
+          n === 2 ? ["reply to 2"] : n === 3 ? ["reply to 3", "reply to 3"] : [],
+        );
+      }
+      if (page.next === null) break;
+      after = page.next;
+    }
+    assert.deepEqual(seen, ids);
+  } finally {
+    kv.close();
+  }
+});

@@ -6,10 +6,13 @@ import type { BackupClass, KeyFamilies } from "../kv/kv_keys.ts";
  * (`{"$t": "u8", "v": "<base64>"}` and so on). Export streams straight from `kv.list`; import
  * wipes the keyspace and writes the lines in commits that respect KV's limits, so running it
  * again with the same lines gives the same end state. What happens to each key family (data,
- * session, local) is the service's own declaration (see kv_keys.ts).
+ * session, derived, local) is the service's own declaration (see kv_keys.ts).
  */
 
-/** What a backup does with a key: export it, drop it (session), or leave it alone (local). */
+/**
+ * What a backup does with a key: export it (data), drop it (session, derived: wiped by a
+ * restore and never written from an archive), or leave it alone (local).
+ */
 type Treatment = (key: Deno.KvKey) => BackupClass;
 
 const treatments = new WeakMap<KeyFamilies, Treatment>();
@@ -303,7 +306,7 @@ export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGener
 const EXPORT_CHUNK = 64 * 1024;
 
 /**
- * The keyspace's data (every key `families` does not class session or local) as an NDJSON
+ * The keyspace's data (every key `families` classes neither session, derived nor local) as an NDJSON
  * byte stream, page by page. Each line is encoded into the chunk's bytes as soon as it is
  * made, so no text of a chunk stays alive while the next entries are read.
  */
@@ -450,8 +453,8 @@ export async function wipeKv(kv: Deno.Kv, families: KeyFamilies) {
 
 /**
  * Replaces the keyspace (less its local families) with the entries of `lines`: wipes first
- * (sessions included), then writes in commits within KV's limits, skipping lines of a local
- * or session family. `lines` gives lines one by one or a chunk's lines at a time
+ * (sessions and derived families included), then writes in commits within KV's limits, skipping
+ * lines of a local, session or derived family. `lines` gives lines one by one or a chunk's lines at a time
  * (`readLineChunks`), which are then written without a promise per line. Every line is decoded
  * before it is written; a malformed line throws (a TypeError) with the line number. Answers how
  * many lines were read.

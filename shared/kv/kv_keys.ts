@@ -6,6 +6,9 @@
  * - `data`: exported by a backup, wiped and written back by a restore;
  * - `session`: sessions and one-time secrets, never exported, wiped by a restore (and dropped
  *   from an archive being restored), so after a restore everyone signs in again;
+ * - `derived`: what the service builds from its data (the secondary indexes paged lists read,
+ *   and the marker saying they are built): never exported, wiped by a restore like a session,
+ *   and built again from the restored data by the service (`buildIndexes` in `kv_pages.ts`);
  * - `local`: this deployment's own state (queue entries, delivery markers, dead letters, the
  *   read cache's counter, signing keys, throttles and rate-limit windows), neither exported
  *   nor wiped nor written by a restore.
@@ -15,7 +18,7 @@
  * and restore read, and a test lists every key the running services wrote against it.
  */
 
-export type BackupClass = "data" | "session" | "local";
+export type BackupClass = "data" | "session" | "derived" | "local";
 
 /** A keyspace's families: first key part to backup class. */
 export type KeyFamilies = Readonly<Record<string, BackupClass>>;

@@ -683,7 +683,7 @@ Deno.test(
   },
 );
 
-Deno.test("posts: tabs by status with counts; a post shows under its status", e2e, async () => {
+Deno.test("posts: tabs by status; a post shows under its status", e2e, async () => {
   const web = await startWebTest();
   try {
     const user = await createUser(web.stack, { name: "Robin Writer" });
@@ -713,10 +713,10 @@ Deno.test("posts: tabs by status with counts; a post shows under its status", e2
 
     await page.reload();
     const tabs = page.getByRole("navigation", { name: "Post status" });
-    await tabs.getByRole("link", { name: /^All 2$/ }).waitFor();
-    await tabs.getByRole("link", { name: /^In review 1$/ }).waitFor();
-    await tabs.getByRole("link", { name: /^Drafts 1$/ }).waitFor();
+    await tabs.getByRole("link", { name: "All", exact: true }).waitFor();
     const list = page.getByRole("list", { name: "All posts" });
+    await list.getByRole("listitem").nth(1).waitFor();
+    assert.equal(await list.getByRole("listitem").count(), 2);
     const firstRow = list.getByRole("listitem").filter({ hasText: "First line of a draft" });
     assert.match(await firstRow.innerText(), /Robin Writer/);
     assert.match(await firstRow.innerText(), /edited just now/);

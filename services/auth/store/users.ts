@@ -1,8 +1,15 @@
 import { getManyBatched, retryCommit } from "../../../shared/kv/kv.ts";
+import {
+  buildIndexes,
+  getValues,
+  indexChanges,
+  type KvPage,
+  readRangePage,
+} from "../../../shared/kv/kv_pages.ts";
 import type { OutgoingMessage } from "../../../shared/delivery/message.ts";
 import { newId, sha256Hex } from "../../../shared/crypto/ids.ts";
 import { nowIso } from "../../../shared/time.ts";
-import { type UserRecord } from "../schemas.ts";
+import { derivedStatus, type UserRecord } from "../schemas.ts";
 import {
   activityDayKey,
   adminKey,
@@ -11,7 +18,10 @@ import {
   COUNT_TOTAL_KEY,
   emailKey,
   googleKey,
+  USER_INDEXES_BUILT,
+  userIndexKeys,
   userKey,
+  usersByStatus,
 } from "../keys.ts";
 import {
   ACTIVITY_DAYS,
@@ -62,6 +72,34 @@ export class UserStore {
   }
 
   /**
+   * One page of the accounts, oldest first, after the account `after`; with `status`, only
+   * those whose derived status it is (read from their index).
+   */
+  async listUsersPage(
+    status: "pending" | "approved" | undefined,
+    page: { limit: number; after?: string },
+  ): Promise<KvPage<UserRecord>> {
+    return await readRangePage<UserRecord>(this.kv, {
+      prefix: status ? usersByStatus(status) : ["users"],
+      reverse: false,
+      limit: page.limit,
+      after: page.after,
+      load: status ? (ids) => getValues(this.kv, ids.map(userKey)) : undefined,
+      keep: (u) => status === undefined || derivedStatus(u) === status,
+    });
+  }
+
+  /**
+   * Puts every account into the admin list's index unless that was done: accounts stored before
+   * the index existed (at start-up), or restored from a backup (the index is not in it).
+   */
+  buildListIndexes(): Promise<number> {
+    return buildIndexes<UserRecord>(this.kv, USER_INDEXES_BUILT, [
+      { records: ["users"], indexKeys: userIndexKeys },
+    ]);
+  }
+
+  /**
    * Creates an account unless its email (or Google subject) is taken: the index keys are
    * checked empty in the same commit, so of two concurrent signups exactly one wins. A
    * confirmation code and an outgoing message commit with it.
@@ -89,6 +127,7 @@ export class UserStore {
         .set(userKey(user.user_id), user)
         .set(emailKey(user.email), user.user_id)
         .sum(COUNT_TOTAL_KEY, ONE.value);
+      indexChanges(op, [], userIndexKeys(user));
       if (user.google_sub) {
         op.check({ key: googleKey(user.google_sub), versionstamp: null })
           .set(googleKey(user.google_sub), user.user_id);
@@ -130,6 +169,7 @@ export class UserStore {
       if (!changed) return { ok: true, value: { before, after: before } };
       const after = touch ? { ...changed.user, updated_at: nowIso() } : changed.user;
       const op = this.kv.atomic().check(entry).set(userKey(userId), after);
+      indexChanges(op, userIndexKeys(before), userIndexKeys(after));
       if (after.google_sub && after.google_sub !== before.google_sub) {
         op.check({ key: googleKey(after.google_sub), versionstamp: null })
           .set(googleKey(after.google_sub), userId);

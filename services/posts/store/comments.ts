@@ -1,4 +1,5 @@
 import { retryCommit } from "../../../shared/kv/kv.ts";
+import { type KvPage, readRangePage } from "../../../shared/kv/kv_pages.ts";
 import type { Comment, CommentRecord, Reply } from "../schemas.ts";
 import {
   commentKey,
@@ -65,6 +66,39 @@ export class CommentStore {
       byId.get(String(entry.key[2]))?.replies.push(entry.value);
     }
     return comments;
+  }
+
+  /**
+   * One page of the post's comments in insertion order, after the comment `after`, each with
+   * its replies (one range read: the replies of the page's comments lie between its first and
+   * its last).
+   */
+  async listCommentsPage(
+    postId: string,
+    page: { limit: number; after?: string },
+  ): Promise<KvPage<Comment>> {
+    const result = await readRangePage<CommentRecord>(this.kv, {
+      prefix: postCommentsPrefix(postId),
+      reverse: false,
+      limit: page.limit,
+      after: page.after,
+    });
+    const comments: Comment[] = result.items.map((c) => ({ ...c, replies: [] }));
+    if (comments.length > 0) {
+      const byId = new Map(comments.map((c) => [c.comment_id, c]));
+      const replies = postRepliesPrefix(postId);
+      const last = comments[comments.length - 1].comment_id;
+      for await (
+        const entry of this.kv.list<Reply>({
+          start: [...replies, comments[0].comment_id],
+          // every key under the last comment sorts before its id with one more character
+          end: [...replies, `${last}\0`],
+        })
+      ) {
+        byId.get(String(entry.key[2]))?.replies.push(entry.value);
+      }
+    }
+    return { items: comments, next: result.next };
   }
 
   /** Removes the comment (its replies go with the purge job `also` enqueues); null if none. */

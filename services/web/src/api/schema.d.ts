@@ -2950,7 +2950,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a workspace's ideas, newest first; filters are ANDed */
+        /** List a workspace's ideas, newest first; filters are ANDed; with `limit`, one page at a time */
         get: {
             parameters: {
                 query: {
@@ -2959,6 +2959,10 @@ export interface paths {
                     /** @description comma-separated; keeps ideas carrying every listed tag */
                     tags?: string;
                     authorId?: string;
+                    /** @description 1 to 200: answer one page of at most this many items, in the list's order, with `next_cursor`. Without it the whole list comes back */
+                    limit?: number;
+                    /** @description the `next_cursor` of the previous page (with `limit`) */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -2966,7 +2970,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The ideas */
+                /** @description The ideas (with `limit`: one page, and `next_cursor`) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2975,7 +2979,7 @@ export interface paths {
                         "application/json": components["schemas"]["IdeaList"];
                     };
                 };
-                /** @description workspaceId missing or a filter invalid */
+                /** @description workspaceId missing, a filter invalid, limit not 1 to 200, or cursor malformed */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3759,7 +3763,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a workspace's actions (exact-match filters) */
+        /** List a workspace's actions, newest first (exact-match filters); with `limit`, one page at a time */
         get: {
             parameters: {
                 query: {
@@ -3767,6 +3771,12 @@ export interface paths {
                     status?: string;
                     assigneeId?: string;
                     linkedPostId?: string;
+                    /** @description the creator's user id: the actions they created */
+                    createdBy?: string;
+                    /** @description 1 to 200: answer one page of at most this many items, in the list's order, with `next_cursor`. Without it the whole list comes back */
+                    limit?: number;
+                    /** @description the `next_cursor` of the previous page (with `limit`) */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3774,7 +3784,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The actions */
+                /** @description The actions (with `limit`: one page, and `next_cursor`) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5042,13 +5052,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a workspace's posts, newest first */
+        /** List a workspace's posts, newest first; with `limit`, one page at a time */
         get: {
             parameters: {
                 query: {
                     workspaceId: string;
                     status?: "draft" | "in_review" | "approved" | "scheduled" | "published";
                     authorId?: string;
+                    /** @description 1 to 200: answer one page of at most this many items, in the list's order, with `next_cursor`. Without it the whole list comes back */
+                    limit?: number;
+                    /** @description the `next_cursor` of the previous page (with `limit`) */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -5056,7 +5070,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The posts */
+                /** @description The posts (with `limit`: one page, and `next_cursor`) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7570,11 +7584,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a post's comments with their replies, in insertion order */
+        /** List a post's comments with their replies, in insertion order; with `limit`, one page at a time */
         get: {
             parameters: {
                 query: {
                     workspaceId: string;
+                    /** @description 1 to 200: answer one page of at most this many items, in the list's order, with `next_cursor`. Without it the whole list comes back */
+                    limit?: number;
+                    /** @description the `next_cursor` of the previous page (with `limit`) */
+                    cursor?: string;
                 };
                 header?: never;
                 path: {
@@ -7584,7 +7602,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The comments */
+                /** @description The comments (with `limit`: one page, and `next_cursor`) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8901,12 +8919,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List users with their derived status and last login */
+        /** List users with their derived status and last login, oldest first; with `limit`, one page at a time */
         get: {
             parameters: {
                 query?: {
                     /** @description `pending` or `approved`; any other value or none lists every user */
                     status?: string;
+                    /** @description 1 to 200: answer one page of at most this many items, in the list's order, with `next_cursor`. Without it the whole list comes back */
+                    limit?: number;
+                    /** @description the `next_cursor` of the previous page (with `limit`) */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -8914,7 +8936,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The users */
+                /** @description The users (with `limit`: one page, `count` and `next_cursor`) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8922,10 +8944,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             users: components["schemas"]["AdminUser"][];
+                            /** @description with `limit`: the number of users on this page */
+                            count?: number;
+                            /** @description with `limit`: the cursor of the next page, null on the last page; absent when the whole list was asked for */
+                            next_cursor?: string | null;
                         };
                     };
                 };
-                /** @description A parameter or body field is missing or invalid (the message names it) */
+                /** @description limit not 1 to 200, or cursor malformed */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10436,7 +10462,10 @@ export interface components {
         };
         IdeaList: {
             items: components["schemas"]["Idea"][];
+            /** @description the number of items (on this page) */
             count: number;
+            /** @description with `limit`: the cursor of the next page, null on the last page; absent when the whole list was asked for */
+            next_cursor?: string | null;
         };
         UpdateIdea: {
             workspace_id: string;
@@ -10519,7 +10548,10 @@ export interface components {
         };
         ActionList: {
             items: components["schemas"]["Action"][];
+            /** @description the number of items (on this page) */
             count: number;
+            /** @description with `limit`: the cursor of the next page, null on the last page; absent when the whole list was asked for */
+            next_cursor?: string | null;
         };
         UpdateActionRequest: {
             workspace_id: string;
@@ -10670,7 +10702,10 @@ export interface components {
         };
         PostList: {
             items: components["schemas"]["Post"][];
+            /** @description the number of items (on this page) */
             count: number;
+            /** @description with `limit`: the cursor of the next page, null on the last page; absent when the whole list was asked for */
+            next_cursor?: string | null;
         };
         UpdatePostRequest: {
             workspace_id: string;
@@ -10863,7 +10898,10 @@ export interface components {
         };
         CommentList: {
             items: components["schemas"]["Comment"][];
+            /** @description the number of items (on this page) */
             count: number;
+            /** @description with `limit`: the cursor of the next page, null on the last page; absent when the whole list was asked for */
+            next_cursor?: string | null;
         };
         CreateReplyRequest: {
             workspace_id: string;

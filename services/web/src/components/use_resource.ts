@@ -11,9 +11,9 @@ export interface Resource<T> {
  * Loads `fetcher()` when `deps` change; answers data, error, loading and reload. A late
  * answer for old deps is dropped.
  *
- *     const ideas = useResource(() => loadIdeas(workspaceId), [workspaceId]);
- *     if (ideas.loading) return <Loading />;
- *     if (ideas.error) return <ErrorMessage error={ideas.error} onRetry={ideas.reload} />;
+ *     const members = useResource(() => loadMembers(workspaceId), [workspaceId]);
+ *     if (members.loading) return <Loading />;
+ *     if (members.error) return <ErrorMessage error={members.error} onRetry={members.reload} />;
  */
 export function useResource<T>(fetcher: () => Promise<T>, deps: unknown[]): Resource<T> {
   const [state, setState] = useState<{ data?: T; error: unknown; loading: boolean }>({

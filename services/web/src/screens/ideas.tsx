@@ -1,6 +1,7 @@
 /**
- * The ideas board (`/workspaces/:id/ideas`), the app's landing screen: newest first; filters
- * (status, tags, author) kept in the URL query so a filtered view is a deep link; quick add
+ * The ideas board (`/workspaces/:id/ideas`), the app's landing screen: newest first, loaded a
+ * page at a time as the person scrolls (or presses "Load more ideas"); filters (status, tags,
+ * author) kept in the URL query so a filtered view is a deep link, and applied by the server; quick add
  * (Enter submits; the idea shows at once with "Titling…" until the AI title comes back);
  * edit, delete and "Write a post" on each idea. `n` or `/` focuses quick add.
  *
@@ -14,13 +15,15 @@ import { IdeaFilters, type IdeaFilterValues, parseTags } from "../components/ide
 import { IdeaItem } from "../components/idea_item.tsx";
 import { IdeaPendingItem, IdeaQuickAdd, type PendingIdea } from "../components/idea_quick_add.tsx";
 import { Loading } from "../components/loading.tsx";
+import { LoadMore } from "../components/load_more.tsx";
 import { useResource } from "../components/use_resource.ts";
 import { Link, navigate, url } from "../router.tsx";
 import type { ScreenProps } from "../screen_props.ts";
 import {
   dismissPendingIdea,
   forgetPendingIdeas,
-  loadIdeas,
+  ideaBoard,
+  type IdeaQuery,
   pendingIdeas,
   quickAddIdea,
 } from "../state/ideas.ts";
@@ -28,7 +31,6 @@ import { loadMembers } from "../state/members.ts";
 import { claims } from "../state/session.ts";
 
 type Idea = Schemas["Idea"];
-type IdeaList = Schemas["IdeaList"];
 
 function filtersFromUrl(search: URLSearchParams): IdeaFilterValues {
   const status = search.get("status");
@@ -52,27 +54,22 @@ export default function IdeasScreen({ params }: ScreenProps) {
   const filters = filtersFromUrl(url.value.search);
   const filtered = Boolean(filters.status || filters.tags || filters.author);
 
-  const ideas = useResource(
-    () => loadIdeas(workspaceId, filters),
-    [workspaceId, filters.status, filters.tags, filters.author],
-  );
+  const query: IdeaQuery = { workspaceId, ...filters };
+  useEffect(() => {
+    void ideaBoard.load(query);
+  }, [workspaceId, filters.status, filters.tags, filters.author]);
   const members = useResource(
     () => loadMembers(workspaceId),
     [workspaceId],
   );
 
-  // The server's list, patched locally from each write's answer (no refetch needed). A new
-  // answer from the server (filters changed, reload) replaces the patches.
-  const [local, setLocal] = useState<{ source?: IdeaList; items: Idea[] }>({ items: [] });
-  const current = useRef(ideas.data);
-  current.current = ideas.data;
-  const items = ideas.data ? (local.source === ideas.data ? local.items : ideas.data.items) : null;
-  const patch = (fn: (list: Idea[]) => Idea[]) =>
-    setLocal((prev) => {
-      const source = current.current;
-      const base = prev.source === source ? prev.items : (source?.items ?? []);
-      return { source, items: fn(base) };
-    });
+  // The pages loaded for these filters, patched locally from each write's answer (no refetch
+  // needed); null until the board shows them (the first render after the filters changed).
+  const board = ideaBoard.state.value?.key === ideaBoard.keyOf(query)
+    ? ideaBoard.state.value
+    : null;
+  const items = board && (board.loaded || board.items.length > 0) ? board.items : null;
+  const patch = (fn: (list: Idea[]) => Idea[]) => ideaBoard.patch(fn);
 
   const pending = pendingIdeas.value.filter((p) => p.workspaceId === workspaceId);
   useEffect(() => forgetPendingIdeas, []);
@@ -124,7 +121,9 @@ export default function IdeasScreen({ params }: ScreenProps) {
 
   const list = items ?? [];
   const total = list.length;
+  const complete = board?.nextCursor === null;
   const me = claims.value?.sub;
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
   return (
     <section class="ideas-screen stack">
@@ -162,20 +161,22 @@ export default function IdeasScreen({ params }: ScreenProps) {
         </p>
       )}
 
-      {ideas.error
-        ? <ErrorMessage error={ideas.error} onRetry={ideas.reload} />
+      {board?.error && items === null
+        ? <ErrorMessage error={board.error} onRetry={() => void ideaBoard.load(query)} />
         : items === null
         ? <Loading label="Loading ideas" />
         : (
           <>
             <p class="ideas-count" role="status" aria-live="polite">
-              {ideas.loading
-                ? "Updating…"
+              {!complete
+                ? `${plural(total, "idea", "ideas")}${
+                  filtered ? " matching the filters" : ""
+                } shown; more load as you scroll`
                 : filtered
                 ? `${total} ${total === 1 ? "idea matches" : "ideas match"} the filters`
-                : `${total} ${total === 1 ? "idea" : "ideas"}`}
+                : plural(total, "idea", "ideas")}
             </p>
-            {total === 0 && pending.length === 0
+            {total === 0 && pending.length === 0 && complete
               ? (
                 filtered
                   ? (
@@ -201,7 +202,7 @@ export default function IdeasScreen({ params }: ScreenProps) {
                   )
               )
               : (
-                <ul class="idea-list" aria-busy={ideas.loading} aria-label="Ideas">
+                <ul class="idea-list" aria-label="Ideas">
                   {pending.map((entry) => (
                     <IdeaPendingItem
                       key={entry.key}
@@ -232,6 +233,7 @@ export default function IdeasScreen({ params }: ScreenProps) {
                   ))}
                 </ul>
               )}
+            {board && <LoadMore list={board} onMore={() => void ideaBoard.more()} noun="ideas" />}
           </>
         )}
     </section>

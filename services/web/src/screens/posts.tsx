@@ -1,16 +1,17 @@
 /**
- * Posts (`/workspaces/:id/posts`): tabs by status with counts (the tab is in the URL,
- * `?status=in_review`), each row with its title (or first line), author and last edit, linking
- * to the editor; "New post" creates a draft and opens it.
+ * Posts (`/workspaces/:id/posts`): tabs by status (the tab is in the URL, `?status=in_review`,
+ * and filters on the server), newest first and loaded a page at a time as the person scrolls;
+ * each row with its title (or first line), author and last edit, linking to the editor; "New
+ * post" creates a draft and opens it.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { Schemas } from "../state/api.ts";
-import { createPost, loadPosts } from "../state/posts.ts";
+import { createPost, postBoard, type PostQuery } from "../state/posts.ts";
 import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { RelativeTime } from "../components/idea_time.tsx";
 import { Loading } from "../components/loading.tsx";
-import { useResource } from "../components/use_resource.ts";
+import { LoadMore } from "../components/load_more.tsx";
 import { Link, navigate, url } from "../router.tsx";
 import type { ScreenProps } from "../screen_props.ts";
 import { workspaces } from "../state/workspaces.ts";
@@ -74,10 +75,12 @@ export default function PostsScreen({ params }: ScreenProps) {
   const base = `/workspaces/${encodeURIComponent(workspaceId)}`;
   const wanted = url.value.search.get("status");
   const tab = STATUSES.find((s) => s.value === wanted)?.value ?? "all";
-  const posts = useResource(
-    () => loadPosts(workspaceId),
-    [workspaceId],
-  );
+  const query: PostQuery = { workspaceId, status: tab === "all" ? undefined : tab };
+  const reload = () => void postBoard.load(query);
+  useEffect(reload, [workspaceId, tab]);
+  const board = postBoard.state.value?.key === postBoard.keyOf(query)
+    ? postBoard.state.value
+    : null;
   const [creating, setCreating] = useState(false);
   const [createError, setCreateError] = useState<unknown>(null);
 
@@ -93,10 +96,8 @@ export default function PostsScreen({ params }: ScreenProps) {
     }
   };
 
-  const all = posts.data?.items ?? [];
-  const counts = new Map<string, number>([["all", all.length]]);
-  for (const p of all) counts.set(p.status, (counts.get(p.status) ?? 0) + 1);
-  const shown = tab === "all" ? all : all.filter((p) => p.status === tab);
+  const shown = board?.items ?? [];
+  const loaded = board?.loaded ?? false;
   const zone = workspaces.value?.find((w) => w.workspace_id === workspaceId)?.timezone ?? "UTC";
   const tabs = [{ value: "all" as const, label: "All" }, ...STATUSES];
 
@@ -126,18 +127,16 @@ export default function PostsScreen({ params }: ScreenProps) {
               }}
             >
               {t.label}
-              {posts.data && " "}
-              {posts.data && <span class="post-list-count">{counts.get(t.value) ?? 0}</span>}
             </a>
           );
         })}
       </nav>
 
-      {posts.error
-        ? <ErrorMessage error={posts.error} onRetry={posts.reload} />
-        : !posts.data
+      {!loaded && board?.error
+        ? <ErrorMessage error={board.error} onRetry={reload} />
+        : !loaded
         ? <Loading label="Loading posts" />
-        : shown.length === 0
+        : shown.length === 0 && board?.nextCursor === null
         ? (
           tab === "all"
             ? (
@@ -209,6 +208,7 @@ export default function PostsScreen({ params }: ScreenProps) {
             })}
           </ul>
         )}
+      {board && <LoadMore list={board} onMore={() => void postBoard.more()} noun="posts" />}
     </section>
   );
 }

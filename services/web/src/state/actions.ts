@@ -1,41 +1,76 @@
 /**
- * Actions of a workspace: the list (by status and assignee), the writes (create, edit, status,
- * the assignee's answer, delete) and each action's attachments (the entry is recorded first,
- * then the file goes straight to storage; a failed upload takes its entry back).
+ * Actions of a workspace: the board (by status, assignee and creator, a page at a time), the
+ * writes (create, edit, status, the assignee's answer, delete) and each action's attachments
+ * (the entry is recorded first, then the file goes straight to storage; a failed upload takes
+ * its entry back).
  */
-import { signal } from "@preact/signals";
-import { call, client, type JsonBody, type Schemas } from "./api.ts";
+import { ApiError, call, client, type JsonBody, type Schemas } from "./api.ts";
+import { BOARD_PAGE, pagedBoard } from "./paged.ts";
 
 export type Action = Schemas["Action"];
 export type ActionStatus = Action["status"];
 export type ActionFields = Omit<JsonBody<"/api/actions", "post">, "workspace_id">;
 
 export interface ActionQuery {
+  workspaceId: string;
   status?: ActionStatus | "";
   assigneeId?: string;
+  createdBy?: string;
 }
 
-/** The last list loaded, with the workspace it belongs to. */
-export const actions = signal<{ workspaceId: string; items: Action[] } | null>(null);
-
-let loads = 0;
-
-/** Loads a list; only the latest load (filters changed meanwhile) lands in `actions`. */
-export async function loadActions(workspaceId: string, q: ActionQuery = {}) {
-  const load = ++loads;
-  const data = await call(
-    client().GET("/api/actions", {
-      params: {
-        query: {
-          workspaceId,
-          ...(q.status ? { status: q.status } : {}),
-          ...(q.assigneeId ? { assigneeId: q.assigneeId } : {}),
+/** The actions board: newest first, `BOARD_PAGE` at a time, the filters sent to the server. */
+export const actionBoard = pagedBoard<Action, ActionQuery>(
+  (q, cursor) =>
+    call(
+      client().GET("/api/actions", {
+        params: {
+          query: {
+            workspaceId: q.workspaceId,
+            ...(q.status ? { status: q.status } : {}),
+            ...(q.assigneeId ? { assigneeId: q.assigneeId } : {}),
+            ...(q.createdBy ? { createdBy: q.createdBy } : {}),
+            limit: BOARD_PAGE,
+            ...(cursor ? { cursor } : {}),
+          },
         },
-      },
-    }),
+      }),
+    ),
+  (q) => JSON.stringify([q.workspaceId, q.status ?? "", q.assigneeId ?? "", q.createdBy ?? ""]),
+  (action) => action.action_id,
+);
+
+/** Whether `action` belongs on the board of `q` (after a write changed it). */
+export function actionMatches(action: Action, q: ActionQuery): boolean {
+  return action.workspace_id === q.workspaceId &&
+    (!q.status || action.status === q.status) &&
+    (!q.assigneeId || action.assignee_id === q.assigneeId) &&
+    (!q.createdBy || action.created_by === q.createdBy);
+}
+
+/** Puts `action` as it is now in the board's place of it, or takes it off what it left. */
+export function patchAction(action: Action, q: ActionQuery): void {
+  actionBoard.patch((items) =>
+    actionMatches(action, q)
+      ? items.map((a) => a.action_id === action.action_id ? action : a)
+      : items.filter((a) => a.action_id !== action.action_id)
   );
-  if (load === loads) actions.value = { workspaceId, items: data.items };
-  return data;
+}
+
+/** Reads one action again after a change made elsewhere (its attachments) into the board. */
+export async function refreshAction(q: ActionQuery, id: string): Promise<void> {
+  try {
+    const fresh = await call(
+      client().GET("/api/actions/{id}", {
+        params: { path: { id }, query: { workspaceId: q.workspaceId } },
+      }),
+    );
+    patchAction(fresh, q);
+  } catch (err) {
+    // gone meanwhile: off the board; any other failure leaves it as it was
+    if (err instanceof ApiError && err.status === 404) {
+      actionBoard.patch((items) => items.filter((a) => a.action_id !== id));
+    }
+  }
 }
 
 export function createAction(workspaceId: string, fields: ActionFields): Promise<Action> {
@@ -80,10 +115,7 @@ export async function deleteAction(workspaceId: string, id: string): Promise<voi
       params: { path: { id }, query: { workspaceId } },
     }),
   );
-  const current = actions.value;
-  if (current?.workspaceId === workspaceId) {
-    actions.value = { workspaceId, items: current.items.filter((a) => a.action_id !== id) };
-  }
+  actionBoard.patch((items) => items.filter((a) => a.action_id !== id));
 }
 
 export function loadAttachments(workspaceId: string, actionId: string) {

@@ -4,12 +4,13 @@ import { Hono } from "hono";
 import { serve } from "./test_server.ts";
 import {
   type Action,
-  actions,
+  actionBoard,
   addAttachment,
   createAction,
   deleteAction,
-  loadActions,
   loadAttachments,
+  patchAction,
+  refreshAction,
   removeAttachment,
   respondToAction,
   setActionStatus,
@@ -26,20 +27,45 @@ const fields = {
   linked_post_id: null,
 };
 
-Deno.test("actions store: the list query names only the filters given; a deleted action leaves the signal", async () => {
+Deno.test("actions store: the board's query names only the filters given; a deleted action leaves it", async () => {
   using server = serve(
     new Hono()
-      .get("/api/actions", (c) => c.json({ items: [action("a1"), action("a2")] }))
+      .get(
+        "/api/actions",
+        (c) => c.json({ items: [action("a1"), action("a2")], next_cursor: null }),
+      )
       .delete("/api/actions/:id", (c) => c.body(null, 204)),
   );
-  await loadActions("ws1", { status: "", assigneeId: "u1" });
-  await loadActions("ws1", { status: "open" });
+  await actionBoard.load({ workspaceId: "ws1", status: "", assigneeId: "u1" });
+  await actionBoard.load({ workspaceId: "ws1", status: "open", createdBy: "u9" });
   assert.deepEqual(server.seen.map((s) => s.query), [
-    { workspaceId: "ws1", assigneeId: "u1" },
-    { workspaceId: "ws1", status: "open" },
+    { workspaceId: "ws1", assigneeId: "u1", limit: "50" },
+    { workspaceId: "ws1", status: "open", createdBy: "u9", limit: "50" },
   ]);
   await deleteAction("ws1", "a1");
-  assert.deepEqual(actions.value?.items.map((a) => a.action_id), ["a2"]);
+  assert.deepEqual(actionBoard.state.value?.items.map((a) => a.action_id), ["a2"]);
+});
+
+Deno.test("actions store: a changed action is patched in place, or leaves a board it no longer fits", async () => {
+  let fresh = { ...action("a1"), status: "open" } as Action;
+  using _server = serve(
+    new Hono()
+      .get("/api/actions", (c) => c.json({ items: [fresh, action("a2")], next_cursor: null }))
+      .get(
+        "/api/actions/:id",
+        (c) =>
+          c.req.param("id") === "a1" ? c.json(fresh) : c.json({ error: "Action not found" }, 404),
+      ),
+  );
+  const q = { workspaceId: "ws1", status: "open" as const };
+  await actionBoard.load(q);
+  patchAction({ ...fresh, title: "Renamed" }, q);
+  assert.equal(actionBoard.state.value?.items[0].title, "Renamed");
+  fresh = { ...fresh, status: "completed" };
+  await refreshAction(q, "a1");
+  assert.deepEqual(actionBoard.state.value?.items.map((a) => a.action_id), ["a2"]);
+  await refreshAction(q, "a2");
+  assert.deepEqual(actionBoard.state.value?.items, [], "gone from the server: gone from the board");
 });
 
 Deno.test("actions store: create, edit, status, answer and attachments go to their routes", async () => {

@@ -1,42 +1,41 @@
 /**
- * Ideas of a workspace: the list (filtered by status, tags and author), one idea, and the
- * writes. The screen patches its list from each write's answer, so no write refetches.
+ * Ideas of a workspace: the board (filtered by status, tags and author, a page at a time), one
+ * idea, and the writes. The screen patches the board from each write's answer, so no write
+ * refetches.
  */
 import { signal } from "@preact/signals";
 import { call, client, type JsonBody, type Schemas } from "./api.ts";
+import { BOARD_PAGE, pagedBoard } from "./paged.ts";
 
 export type Idea = Schemas["Idea"];
-export type IdeaList = Schemas["IdeaList"];
 
 export interface IdeaQuery {
+  workspaceId: string;
   status?: string;
   tags?: string;
   author?: string;
 }
 
-/** The last list loaded, with the workspace it belongs to. */
-export const ideas = signal<{ workspaceId: string; items: Idea[] } | null>(null);
-
-let loads = 0;
-
-/** Loads a list; only the latest load (filters changed meanwhile) lands in `ideas`. */
-export async function loadIdeas(workspaceId: string, q: IdeaQuery = {}): Promise<IdeaList> {
-  const load = ++loads;
-  const data = await call(
-    client().GET("/api/ideas", {
-      params: {
-        query: {
-          workspaceId,
-          status: (q.status || undefined) as Idea["status"] | undefined,
-          tags: q.tags || undefined,
-          authorId: q.author || undefined,
+/** The ideas board: newest first, `BOARD_PAGE` at a time, the filters sent to the server. */
+export const ideaBoard = pagedBoard<Idea, IdeaQuery>(
+  (q, cursor) =>
+    call(
+      client().GET("/api/ideas", {
+        params: {
+          query: {
+            workspaceId: q.workspaceId,
+            status: (q.status || undefined) as Idea["status"] | undefined,
+            tags: q.tags || undefined,
+            authorId: q.author || undefined,
+            limit: BOARD_PAGE,
+            ...(cursor ? { cursor } : {}),
+          },
         },
-      },
-    }),
-  );
-  if (load === loads) ideas.value = { workspaceId, items: data.items };
-  return data;
-}
+      }),
+    ),
+  (q) => JSON.stringify([q.workspaceId, q.status ?? "", q.tags ?? "", q.author ?? ""]),
+  (idea) => idea.idea_id,
+);
 
 /** One idea, or null when it is gone (a post may outlive its idea). */
 export function getIdea(workspaceId: string, id: string): Promise<Idea | null> {
@@ -61,10 +60,7 @@ export async function deleteIdea(workspaceId: string, id: string): Promise<void>
       params: { path: { id }, query: { workspaceId } },
     }),
   );
-  const current = ideas.value;
-  if (current?.workspaceId === workspaceId) {
-    ideas.value = { workspaceId, items: current.items.filter((i) => i.idea_id !== id) };
-  }
+  ideaBoard.patch((items) => items.filter((i) => i.idea_id !== id));
 }
 
 /** A quick-add entry shown at once, before (or instead of, with its error) the saved idea. */

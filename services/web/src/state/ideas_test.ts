@@ -7,8 +7,7 @@ import {
   deleteIdea,
   dismissPendingIdea,
   getIdea,
-  ideas,
-  loadIdeas,
+  ideaBoard,
   pendingIdeas,
   quickAddIdea,
   updateIdea,
@@ -28,21 +27,57 @@ const idea = (id: string, title = "An idea") => ({
   updated_at: "2030-01-01T00:00:00Z",
 });
 
-Deno.test("ideas store: loads a filtered list into its signal and drops a deleted idea", async () => {
+Deno.test("ideas store: the board loads the filtered list a page at a time and drops a deleted idea", async () => {
   using server = serve(
     new Hono()
-      .get("/api/ideas", (c) => c.json({ items: [idea("i1"), idea("i2")] }))
+      .get("/api/ideas", (c) =>
+        c.json(
+          c.req.query("cursor") === "after-i2"
+            ? { items: [idea("i2"), idea("i3")], count: 2, next_cursor: null }
+            : { items: [idea("i1"), idea("i2")], count: 2, next_cursor: "after-i2" },
+        ))
       .delete("/api/ideas/:id", (c) => c.body(null, 204)),
   );
-  const list = await loadIdeas("ws1", { status: "new", tags: "", author: "u9" });
-  assert.deepEqual(list.items.length, 2);
-  assert.deepEqual(server.seen[0].query, { workspaceId: "ws1", status: "new", authorId: "u9" });
-  assert.deepEqual(ideas.value?.items.map((i) => i.idea_id), ["i1", "i2"]);
+  await ideaBoard.load({ workspaceId: "ws1", status: "new", tags: "", author: "u9" });
+  assert.deepEqual(server.seen[0].query, {
+    workspaceId: "ws1",
+    status: "new",
+    authorId: "u9",
+    limit: "50",
+  });
+  assert.equal(ideaBoard.state.value?.nextCursor, "after-i2");
+  await ideaBoard.more();
+  assert.deepEqual(server.seen[1].query.cursor, "after-i2");
+  // an item a page repeats is shown once
+  assert.deepEqual(ideaBoard.state.value?.items.map((i) => i.idea_id), ["i1", "i2", "i3"]);
+  assert.equal(ideaBoard.state.value?.nextCursor, null);
+  await ideaBoard.more();
+  assert.equal(server.seen.length, 2, "no request once the last page came");
   await deleteIdea("ws1", "i1");
-  assert.deepEqual(server.seen[1].method, "DELETE");
-  assert.deepEqual(server.seen[1].path, "/api/ideas/i1");
-  assert.deepEqual(server.seen[1].query, { workspaceId: "ws1" });
-  assert.deepEqual(ideas.value?.items.map((i) => i.idea_id), ["i2"]);
+  assert.deepEqual(server.seen[2].method, "DELETE");
+  assert.deepEqual(server.seen[2].path, "/api/ideas/i1");
+  assert.deepEqual(server.seen[2].query, { workspaceId: "ws1" });
+  assert.deepEqual(ideaBoard.state.value?.items.map((i) => i.idea_id), ["i2", "i3"]);
+});
+
+Deno.test("ideas store: a failed page keeps what was shown, and more tries that page again", async () => {
+  let fail = true;
+  using server = serve(
+    new Hono().get("/api/ideas", (c) => {
+      if (!c.req.query("cursor")) return c.json({ items: [idea("i1")], next_cursor: "c1" });
+      if (fail) return c.json({ error: "Service unavailable" }, 503);
+      return c.json({ items: [idea("i2")], next_cursor: null });
+    }),
+  );
+  await ideaBoard.load({ workspaceId: "ws1" });
+  await ideaBoard.more();
+  assert.ok(ideaBoard.state.value?.error instanceof ApiError);
+  assert.deepEqual(ideaBoard.state.value?.items.map((i) => i.idea_id), ["i1"]);
+  fail = false;
+  await ideaBoard.more();
+  assert.equal(ideaBoard.state.value?.error, null);
+  assert.deepEqual(ideaBoard.state.value?.items.map((i) => i.idea_id), ["i1", "i2"]);
+  assert.deepEqual(server.seen.map((s) => s.query.cursor), [undefined, "c1", "c1"]);
 });
 
 Deno.test("ideas store: writes send the body and answer the saved idea", async () => {
@@ -106,18 +141,19 @@ Deno.test("ideas store: a quick-added idea is pending at once, leaves when saved
   assert.deepEqual(pendingIdeas.value, []);
 });
 
-Deno.test("ideas store: a late answer for older filters does not replace the newer list", async () => {
+Deno.test("ideas store: a late answer for older filters does not replace the newer board", async () => {
   let releaseOld = () => {};
   using _server = serve(
     new Hono().get("/api/ideas", async (c) => {
       if (c.req.query("status") === "new") await new Promise<void>((r) => releaseOld = r);
-      return c.json({ items: [idea(c.req.query("status") ?? "all")] });
+      return c.json({ items: [idea(c.req.query("status") ?? "all")], next_cursor: null });
     }),
   );
-  const old = loadIdeas("ws1", { status: "new" });
+  const old = ideaBoard.load({ workspaceId: "ws1", status: "new" });
   await new Promise((r) => setTimeout(r, 10));
-  await loadIdeas("ws1", {});
+  await ideaBoard.load({ workspaceId: "ws1" });
   releaseOld();
   await old;
-  assert.deepEqual(ideas.value?.items.map((i) => i.idea_id), ["all"]);
+  assert.deepEqual(ideaBoard.state.value?.items.map((i) => i.idea_id), ["all"]);
+  assert.equal(ideaBoard.state.value?.key, ideaBoard.keyOf({ workspaceId: "ws1" }));
 });

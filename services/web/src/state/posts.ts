@@ -1,19 +1,41 @@
 /**
- * Posts of a workspace: the list, one post (the editor polls it to stay fresh), the writes
- * (title and tags, status) and publishing (schedule, unschedule, publish now).
+ * Posts of a workspace: the board (by status, a page at a time), the whole list (for pickers),
+ * one post (the editor polls it to stay fresh), the writes (title and tags, status) and
+ * publishing (schedule, unschedule, publish now).
  */
-import { signal } from "@preact/signals";
 import { call, client, type Schemas } from "./api.ts";
+import { BOARD_PAGE, pagedBoard } from "./paged.ts";
 
 export type Post = Schemas["Post"];
 
-/** The last list loaded, with the workspace it belongs to. */
-export const posts = signal<{ workspaceId: string; items: Post[] } | null>(null);
+export interface PostQuery {
+  workspaceId: string;
+  /** one status, or undefined for every post */
+  status?: Post["status"];
+}
 
+/** The posts board: newest first, `BOARD_PAGE` at a time, the status tab sent to the server. */
+export const postBoard = pagedBoard<Post, PostQuery>(
+  (q, cursor) =>
+    call(
+      client().GET("/api/posts", {
+        params: {
+          query: {
+            workspaceId: q.workspaceId,
+            ...(q.status ? { status: q.status } : {}),
+            limit: BOARD_PAGE,
+            ...(cursor ? { cursor } : {}),
+          },
+        },
+      }),
+    ),
+  (q) => JSON.stringify([q.workspaceId, q.status ?? ""]),
+  (post) => post.post_id,
+);
+
+/** Every post of the workspace, newest first (a picker's choices). */
 export async function loadPosts(workspaceId: string) {
-  const data = await call(client().GET("/api/posts", { params: { query: { workspaceId } } }));
-  posts.value = { workspaceId, items: data.items };
-  return data;
+  return await call(client().GET("/api/posts", { params: { query: { workspaceId } } }));
 }
 
 export function getPost(workspaceId: string, id: string): Promise<Post> {

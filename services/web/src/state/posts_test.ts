@@ -7,7 +7,7 @@ import {
   createPost,
   getPost,
   loadPosts,
-  posts,
+  postBoard,
   publishPost,
   schedulePost,
   setPostStatus,
@@ -27,8 +27,8 @@ Deno.test("posts store: lists, reads and writes one post with its workspace", as
       .put("/api/posts/:id", (c) => c.json(post))
       .put("/api/posts/:id/status", (c) => c.json({ ...post, status: "in_review" })),
   );
-  await loadPosts("ws1");
-  assert.deepEqual(posts.value, { workspaceId: "ws1", items: [post] });
+  assert.deepEqual((await loadPosts("ws1")).items, [post]);
+  assert.deepEqual(server.seen[0].query, { workspaceId: "ws1" }, "the whole list: no limit");
   await getPost("ws1", "p1");
   assert.deepEqual(server.seen[1].query, { workspaceId: "ws1" });
   await createPost("ws1", { title: "From idea", source_idea_id: "i1" });
@@ -103,4 +103,23 @@ Deno.test("posts store: a watched post is re-read on wake and reported only when
   wake();
   await settle();
   assert.equal(server.seen.length, 2, "a stopped watch reads nothing");
+});
+
+Deno.test("posts store: the board asks the server for one status a page at a time", async () => {
+  using server = serve(
+    new Hono().get("/api/posts", (c) =>
+      c.json(
+        c.req.query("cursor")
+          ? { items: [{ ...post, post_id: "p2" }], count: 1, next_cursor: null }
+          : { items: [post], count: 1, next_cursor: "c1" },
+      )),
+  );
+  await postBoard.load({ workspaceId: "ws1", status: "in_review" });
+  await postBoard.more();
+  assert.deepEqual(server.seen.map((s) => s.query), [
+    { workspaceId: "ws1", status: "in_review", limit: "50" },
+    { workspaceId: "ws1", status: "in_review", limit: "50", cursor: "c1" },
+  ]);
+  assert.deepEqual(postBoard.state.value?.items.map((p) => p.post_id), ["p1", "p2"]);
+  assert.equal(postBoard.state.value?.nextCursor, null);
 });

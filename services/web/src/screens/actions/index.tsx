@@ -1,24 +1,32 @@
 /**
  * `/workspaces/:id/actions`: the actions assigned to me and those I created
- * (`?view=created`), filtered by status and assignee (`?status=`, `?assignee=`); create and
- * edit in a dialog; accept or decline (the assignee), status, delete (creator or admin), and
- * attachments. `?action=<id>` opens one action.
+ * (`?view=created`), filtered by status and assignee (`?status=`, `?assignee=`), newest first
+ * and loaded a page at a time as the person scrolls; create and edit in a dialog; accept or
+ * decline (the assignee), status, delete (creator or admin), and attachments. `?action=<id>`
+ * opens one action.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { EmptyState } from "../../components/empty_state.tsx";
 import { ErrorMessage } from "../../components/error_message.tsx";
 import { Loading } from "../../components/loading.tsx";
+import { LoadMore } from "../../components/load_more.tsx";
 import { useResource } from "../../components/use_resource.ts";
 import { ConfirmDialog, WorkspaceDialog } from "../../components/workspace_dialog.tsx";
 import { Link, navigate, url } from "../../router.tsx";
 import type { ScreenProps } from "../../screen_props.ts";
-import { deleteAction, loadActions } from "../../state/actions.ts";
+import {
+  actionBoard,
+  type ActionQuery,
+  deleteAction,
+  patchAction,
+  refreshAction,
+} from "../../state/actions.ts";
 import { loadMembers } from "../../state/members.ts";
 import { loadPosts } from "../../state/posts.ts";
 import { claims } from "../../state/session.ts";
 import { ActionCard } from "./card.tsx";
 import { ActionForm } from "./form.tsx";
-import { type Action, order, type Status, STATUSES } from "./shared.ts";
+import { type Action, type Status, STATUSES } from "./shared.ts";
 
 export default function ActionsScreen({ params }: ScreenProps) {
   const workspaceId = params.workspaceId;
@@ -39,14 +47,15 @@ export default function ActionsScreen({ params }: ScreenProps) {
     navigate(`${url.value.path}${qs ? `?${qs}` : ""}`, { replace: true });
   };
 
-  const actions = useResource(
-    () =>
-      loadActions(workspaceId, {
-        status,
-        assigneeId: view === "assigned" ? me : assignee || undefined,
-      }),
-    [workspaceId, view, status, assignee, me],
-  );
+  // The server filters: mine to do (assignee me), or mine created (creator me, any assignee).
+  const query: ActionQuery = {
+    workspaceId,
+    status,
+    assigneeId: view === "assigned" ? me : assignee || undefined,
+    createdBy: view === "created" ? me : undefined,
+  };
+  const reload = () => void actionBoard.load(query);
+  useEffect(reload, [workspaceId, view, status, assignee, me]);
   const members = useResource(
     () => loadMembers(workspaceId),
     [workspaceId],
@@ -60,9 +69,12 @@ export default function ActionsScreen({ params }: ScreenProps) {
 
   const memberList = members.data?.members ?? [];
   const postList = posts.data?.items ?? [];
-  const items = (actions.data?.items ?? [])
-    .filter((a) => view === "assigned" || a.created_by === me)
-    .sort(order);
+  const board = actionBoard.state.value?.key === actionBoard.keyOf(query)
+    ? actionBoard.state.value
+    : null;
+  const loaded = board?.loaded ?? false;
+  const items = board?.items ?? [];
+  const complete = loaded && board?.nextCursor === null;
   const filtered = !!status || !!assignee;
   const base = `/workspaces/${encodeURIComponent(workspaceId)}/actions`;
 
@@ -123,9 +135,9 @@ export default function ActionsScreen({ params }: ScreenProps) {
         </div>
       </div>
 
-      {actions.loading && !actions.data && <Loading label="Loading actions" />}
-      {actions.error ? <ErrorMessage error={actions.error} onRetry={actions.reload} /> : null}
-      {actions.data && items.length === 0 && (
+      {!loaded && !board?.error && <Loading label="Loading actions" />}
+      {!loaded && board?.error ? <ErrorMessage error={board.error} onRetry={reload} /> : null}
+      {complete && items.length === 0 && (
         <EmptyState
           title={filtered
             ? "No actions match these filters"
@@ -166,13 +178,14 @@ export default function ActionsScreen({ params }: ScreenProps) {
               open={openId === a.action_id}
               posts={postList}
               onToggle={() => setQuery({ action: openId === a.action_id ? null : a.action_id })}
-              onChanged={actions.reload}
+              onChanged={() => void refreshAction(query, a.action_id)}
               onEdit={() => setEditing(a)}
               onDelete={() => setDeleting(a)}
             />
           ))}
         </ul>
       )}
+      {board && <LoadMore list={board} onMore={() => void actionBoard.more()} noun="actions" />}
 
       <WorkspaceDialog
         title={editing === "new" ? "New action" : "Edit action"}
@@ -191,8 +204,10 @@ export default function ActionsScreen({ params }: ScreenProps) {
             onCancel={() => setEditing(null)}
             onDone={(saved) => {
               setEditing(null);
-              actions.reload();
-              if (editing === "new") {
+              if (editing !== "new") patchAction(saved, query);
+              else {
+                // the same view reloads here; another view loads when the URL below changes
+                reload();
                 // show the new action: it is in "Created by me" unless it was assigned to me
                 const mine = saved.assignee_id === me;
                 setQuery({
@@ -213,7 +228,6 @@ export default function ActionsScreen({ params }: ScreenProps) {
         onClose={() => setDeleting(null)}
         onConfirm={async () => {
           await deleteAction(workspaceId, deleting!.action_id);
-          actions.reload();
         }}
       >
         <p>

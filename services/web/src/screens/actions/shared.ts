@@ -1,4 +1,4 @@
-/** What the actions screen's parts share: statuses, priorities and their labels, the order. */
+/** What the actions screen's parts share: statuses, priorities and their labels. */
 import type { Schemas } from "../../state/api.ts";
 
 export type Action = Schemas["Action"];
@@ -38,15 +38,6 @@ export const ACTION_FIELDS = [
   "priority",
   "linked_post_id",
 ] as const;
-
-/** Open work first, then by priority, then by due date. */
-export function order(a: Action, b: Action): number {
-  const done = (x: Action) => (x.status === "completed" || x.status === "cancelled" ? 1 : 0);
-  const prio = (x: Action) => PRIORITIES.findIndex((p) => p.value === x.priority) >>> 0;
-  return done(a) - done(b) || prio(a) - prio(b) ||
-    (a.due_date ?? "9999").localeCompare(b.due_date ?? "9999") ||
-    b.created_at.localeCompare(a.created_at);
-}
 
 /** `2030-01-15` as "15 Jan 2030" (a date without a time: no timezone shift). */
 export function formatDay(day: string): string {
