@@ -21,7 +21,7 @@ const STYLE_KINDS = new Set([
 
 /** Hashtags, mentions, URLs and email addresses: never checked as words. */
 const NOT_PROSE =
-  /(?<![\p{L}\p{N}_])[#@][\p{L}\p{N}_]+|\b(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
+  /(?<![\p{L}\p{N}_])[#@][\p{L}\p{N}_]+|\b(?:https?:\/\/|www\.)\S+|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+/gu;
 
 /** Harper's suggestion kinds (SuggestionKind). */
 const SUGGESTION_REMOVE = 1;
@@ -134,6 +134,39 @@ export function checkerAnnotations(text: string, lints: RawLint[]): Annotation[]
   return out;
 }
 
+/** No word is this long: a longer run without spaces (a pasted hash, a data URL) is no prose. */
+const LONG_TOKEN = /\S{65,}/g;
+
+/**
+ * `text` with each run of 65 or more non-space characters cut down to one space, and the map
+ * of the cut text's offsets back to `text`'s. Harper panics on a word tens of thousands of
+ * characters long (and is slow on as many spaces), and none of them is prose.
+ */
+export function withoutLongTokens(
+  text: string,
+): {
+  text: string;
+  toOriginal(i: number): number;
+  touchesCut(start: number, end: number): boolean;
+} {
+  const cuts: { at: number; removed: number }[] = [];
+  let removed = 0;
+  const cut = text.replace(LONG_TOKEN, (token, index: number) => {
+    cuts.push({ at: index - removed, removed: token.length - 1 });
+    removed += token.length - 1;
+    return " ";
+  });
+  const toOriginal = (i: number) => {
+    let shift = 0;
+    for (const c of cuts) if (c.at < i) shift += c.removed;
+    return i + shift;
+  };
+  /** A lint that reaches into a cut (its stand-in space) is about the cut, not the prose. */
+  const touchesCut = (start: number, end: number) =>
+    cuts.some((c) => start <= c.at + 1 && c.at <= end);
+  return { text: cut, toOriginal, touchesCut };
+}
+
 /** How long loading may take, and then one check, before the check is abandoned. */
 export const CHECKER_LOAD_TIMEOUT_MS = 60_000;
 export const CHECKER_CALL_TIMEOUT_MS = 10_000;
@@ -165,10 +198,19 @@ export class GrammarChecker {
   /** The annotations of the built-in checker for `text` (empty text: none). */
   async check(text: string): Promise<Annotation[]> {
     if (!text.trim()) return [];
-    return checkerAnnotations(text, await this.lint(text));
+    const cut = withoutLongTokens(text);
+    const lints = await this.lint(cut.text);
+    const mapped = cut.text === text ? lints : lints
+      .filter((lint) => !cut.touchesCut(lint.start, lint.end))
+      .map((lint) => ({
+        ...lint,
+        start: cut.toOriginal(lint.start),
+        end: cut.toOriginal(lint.end),
+      }));
+    return checkerAnnotations(text, mapped);
   }
 
-  /** Harper's lints for `text`, as the worker answered them. */
+  /** Harper's lints for `text`, as the worker answered them (a failed check ends the worker). */
   async lint(text: string): Promise<RawLint[]> {
     if (this.#closed) throw new Error("The grammar checker is closed");
     await this.warm();
@@ -236,8 +278,13 @@ export class GrammarChecker {
           if (!pending) return;
           this.#pending.delete(message.id);
           clearTimeout(pending.timer);
-          if ("error" in message) pending.reject(new Error(message.error));
-          else pending.resolve(message.lints);
+          if ("error" in message) {
+            // Harper's WASM is unusable after a panic: the next check gets a fresh worker.
+            pending.reject(new Error(`The grammar checker failed: ${message.error}`));
+            this.#stop();
+          } else {
+            pending.resolve(message.lints);
+          }
         }
       };
       worker.onerror = (event: ErrorEvent) => {

@@ -43,6 +43,18 @@ Deno.test("the built-in checker (Harper, in a worker)", opts, async (t) => {
       assert.deepEqual(await checker.check(spanish), []);
     });
 
+    await t.step("a pasted run of 40000 characters neither stalls nor breaks it", async () => {
+      // Harper panics on such a "word": it is cut out, and the offsets around it still hold.
+      const text = "This is an test. " + "c".repeat(40_000) + " I saw the the end.";
+      const started = performance.now();
+      assert.deepEqual(found(text, await checker.check(text)), [
+        ["an", "grammar", "a"],
+        ["the the", "grammar", "the"],
+      ]);
+      assert.ok(performance.now() - started < 2_000, "the check took over 2 s");
+      assert.equal((await checker.check("I has a apple.")).length, 2, "the checker still works");
+    });
+
     await t.step("clean text and empty text have no findings", async () => {
       assert.deepEqual(await checker.check("Remote teams write things down."), []);
       assert.deepEqual(await checker.check("   "), []);

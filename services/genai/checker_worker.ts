@@ -41,9 +41,10 @@ const errorText = (err: unknown) => err instanceof Error ? err.message : String(
 const WARM_UP = "Loading: this is an tset of teh checker, Kowalczyk wrote.";
 
 const linter = new LocalLinter({ binary: slimBinary, dialect: Dialect.American });
-const loading = linter.setup().then(() => linter.lint(WARM_UP, { language: "plaintext" })).then(
-  (lints) => lints.forEach((lint) => lint.free()),
-);
+const loading = (async () => {
+  await linter.setup();
+  for (const lint of await linter.lint(WARM_UP, { language: "plaintext" })) lint.free();
+})();
 loading.then(
   () => self.postMessage({ ready: true } satisfies CheckerMessage),
   (err) => self.postMessage({ failed: errorText(err) } satisfies CheckerMessage),

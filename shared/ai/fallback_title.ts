@@ -37,7 +37,7 @@ const STOP_WORDS = new Set([
   "also",
   "like",
 ]);
-const LINKS = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+const LINKS = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+/g;
 
 /** Words a candidate does not start with: joining words left over from a split. */
 const LEADING_JOINERS = new Set(["and", "but", "or", "so", "plus", "also", "then", "yet"]);
