@@ -45,6 +45,7 @@ export const createGenaiService: ServiceFactory = async ({ env, base, directory,
     logger,
   });
   let ready = false;
+  let closed = false;
   const app = createServiceApp({ logger, internalSecret: secret });
   mountGenaiRoutes(app, ops);
   mountGenaiInternal(app, { backend, logger, ops });
@@ -54,14 +55,18 @@ export const createGenaiService: ServiceFactory = async ({ env, base, directory,
     fetch: app.fetch,
     start: () => {
       if (config.checkerPreload) {
-        checker.warm().catch((err) =>
-          logger.error("the grammar checker did not load", { error: errorMessage(err) })
-        );
+        checker.warm().catch((err) => {
+          // Closing the service while it loads is no failure.
+          if (!closed) {
+            logger.error("the grammar checker did not load", { error: errorMessage(err) });
+          }
+        });
       }
       ready = true;
       return Promise.resolve();
     },
     close: () => {
+      closed = true;
       checker.close();
       kv.close();
       return Promise.resolve();
