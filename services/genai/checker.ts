@@ -1,9 +1,10 @@
 /**
  * The built-in grammar and spelling checker of proofread: Harper (harper.js) in a module
- * worker (checker_worker.ts), no network and no model. It is loaded on the first proofread of
- * the service (about a second, off the main thread; `warm()` loads it sooner) and stays until
- * the service closes. Its lints become annotations of the spec's shape: `grammar` for grammar
- * and spelling, `suggestion` for style, the first replacement in `suggestion`.
+ * worker (checker_worker.ts), no network and no model. The service loads it at start-up in the
+ * background (`warm()`; a few seconds off the main thread), or on the first proofread with
+ * `PROOFREAD_CHECKER_PRELOAD=false`, and it stays until the service closes. Its lints become
+ * annotations of the spec's shape: `grammar` for grammar and spelling, `suggestion` for style,
+ * the first replacement in `suggestion`.
  */
 import type { Logger } from "../../shared/log.ts";
 import type { CheckerMessage, CheckJob, RawLint } from "./checker_worker.ts";

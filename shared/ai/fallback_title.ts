@@ -36,6 +36,14 @@ const STOP_WORDS = new Set([
   "etc",
   "also",
   "like",
+  "nobody",
+  "anyone",
+  "everyone",
+  "someone",
+  "something",
+  "anything",
+  "everything",
+  "nothing",
 ]);
 const LINKS = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+/g;
 
@@ -70,7 +78,7 @@ const isStop = (word: Word) => STOP_WORDS.has(word.text.toLowerCase().replace(/[
 const lengthOf = (words: Word[]) => words.length ? words.at(-1)!.end - words[0].start : 0;
 
 /** Clause breaks inside a sentence: stops, commas, semicolons, colons, dashes, brackets. */
-const CLAUSE_BREAK = /^[.!?…,;:()[\]{}–—]+$|^-$/;
+const CLAUSE_BREAK = /^[.!?…,;:()[\]{}–—|•]+$|^-$/;
 
 /** The text's sentences, each as its clauses (runs of words between clause breaks). */
 function sentencesOf(tree: Positioned, text: string): Word[][][] {
@@ -195,8 +203,11 @@ function cutAtWord(text: string, max = FALLBACK_TITLE_MAX): string {
 export function fallbackTitle(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (!flat) return "Untitled idea";
-  // Links and addresses say little about the idea and make poor titles.
-  const prose = flat.replace(LINKS, " ").replace(/\s+/g, " ").trim();
+  // Links and addresses say little about the idea and make poor titles. Each line stays a
+  // paragraph of its own (a page title, a list item), other runs of space become one.
+  const prose = text.replace(LINKS, " ").split(/\s*\n\s*/).map((line) =>
+    line.replace(/\s+/g, " ").trim()
+  ).filter(Boolean).join("\n\n");
   if (!prose) return cutAtWord(flat);
   const source = cutAtWord(prose, SOURCE_MAX);
   const file = processor.processSync(source);
@@ -215,6 +226,9 @@ export function fallbackTitle(text: string): string {
     }
   });
   const words = (best as Candidate | null)?.words;
-  if (!words) return cutAtWord(source).replace(/[\s\p{P}\p{S}]+$/u, "") || cutAtWord(flat);
+  if (!words) {
+    return cutAtWord(source.replace(/\s+/g, " ")).replace(/[\s\p{P}\p{S}]+$/u, "") ||
+      cutAtWord(flat);
+  }
   return finish(source.slice(words[0].start, words.at(-1)!.end)) || cutAtWord(flat);
 }

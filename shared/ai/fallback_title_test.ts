@@ -59,6 +59,16 @@ Deno.test("titles fit 80 characters, end on a word, and skip links", () => {
   );
 });
 
+Deno.test("a title never runs across lines (a captured page's title, link and quote)", () => {
+  const capture =
+    "The Hidden Cost of Meetings\nhttps://example.test/the-hidden-cost-of-meetings\n" +
+    "Research shows that executives spend an average of 23 hours a week in meetings, up from " +
+    "less than 10 hours in the 1960s.";
+  const title = fallbackTitle(capture);
+  assert.ok(capture.split("\n").some((line) => line.includes(title)), title);
+  assert.equal(fallbackTitle("Title line\n\nSecond line here"), "Title line");
+});
+
 Deno.test("model answers are cleaned to one unquoted line", () => {
   assert.equal(cleanTitle('"Remote work wins"\n'), "Remote work wins");
   assert.equal(cleanTitle("Title: Remote work wins"), "Remote work wins");
