@@ -142,8 +142,10 @@ export class GenaiOperations {
     ]);
     const { annotations, model } = proofreadAnnotations(raw, checked, content);
     if (model === "unusable") {
+      // Only its start: enough to see the model's habit, not the post it may repeat.
       this.deps.logger.warn("the model's proofread answer was not a JSON array of annotations", {
-        answer: raw?.slice(0, 200),
+        answer_chars: raw?.length ?? 0,
+        answer_start: raw?.slice(0, 60),
       });
     }
     return { annotations, post_id: input.post_id, model };
