@@ -70,6 +70,9 @@ Deno.test(
       await page.getByRole("status").filter({ hasText: "built-in grammar and spelling checker" })
         .waitFor();
       await checkA11y(page);
+      await note.scrollIntoViewIfNeeded();
+      await screenshot(page, "ai-offline-note-1440");
+      await findings.last().scrollIntoViewIfNeeded();
       await screenshot(page, "ai-offline-checker-1440");
 
       // One click applies the checker's suggestion, for everyone editing.
@@ -119,6 +122,8 @@ Deno.test(
       assert.match(said, /OPENAI_API_KEY/);
       assert.match(said, /Tell your admin/);
       assert.equal(await editorText(page), MISTAKES, "the post is unchanged");
+      await alert.scrollIntoViewIfNeeded();
+      await screenshot(page, "ai-failing-model-502-1440");
 
       // A small model answering in prose: the checker's findings, and a plain word about it.
       ai.setDefault({ content: "Your post looks great! I would not change a thing." });
@@ -132,7 +137,8 @@ Deno.test(
         "the checker's underlines",
       );
       await checkA11y(page);
-      await screenshot(page, "ai-failing-model-1440");
+      await warning.scrollIntoViewIfNeeded();
+      await screenshot(page, "ai-failing-model-unusable-1440");
       assert.deepEqual(web.pageErrors.filter((e) => !/502|Bad Gateway/.test(e)), []);
     } finally {
       await web.close();
