@@ -75,7 +75,7 @@ async function fill(stack: TestStack): Promise<World> {
         workspace_id: workspaceId,
         name: "House style",
         system_instruction: "Write well.",
-        user_template: "Write about {topic}",
+        user_template: "Write about {idea_title}",
       }),
       201,
     );

@@ -97,7 +97,7 @@ async function exercise(stack: TestStack) {
       workspace_id: ws,
       name: "House style",
       system_instruction: "Write well.",
-      user_template: "Write about {topic}",
+      user_template: "Write about {idea_title}",
     }),
     201,
   );

@@ -381,14 +381,14 @@ Deno.test("quick capture", e2e, async (t) => {
         const res = await capture(stack, memberToken, { title: text });
         assert.equal(res.status, 201);
         const idea = await getIdea(stack, owner, ws, res.body.idea_id);
-        assert.equal(idea.title, "The backend is down today.");
+        assert.equal(idea.title, "The backend is down today");
         assert.equal(idea.description, text);
         assert.ok(ai.requests.length >= 1);
         ai.setDefault({ status: 429 });
         const throttled = await capture(stack, memberToken, { title: "Throttled again. Yes." });
         assert.equal(throttled.status, 201);
         const t2 = await getIdea(stack, owner, ws, throttled.body.idea_id);
-        assert.equal(t2.title, "Throttled again.");
+        assert.equal(t2.title, "Throttled again");
       },
     );
 
@@ -404,7 +404,7 @@ Deno.test("quick capture", e2e, async (t) => {
         assert.equal(res.status, 201);
         assert.ok(elapsed < 6_500, `capture took ${elapsed} ms`);
         const idea = await getIdea(stack, owner, ws, res.body.idea_id);
-        assert.equal(idea.title, "Slow AI day!");
+        assert.equal(idea.title, "Slow AI day");
         ai.setDefault({ content: "fast again" });
       },
     );

@@ -161,7 +161,7 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
   service("genai", {
     peers: ["workspaces", "prompts", "ideas", "posts"],
     kv: true,
-    optional: [...AI_BACKEND, "AI_CALLS_PER_MINUTE"],
+    optional: [...AI_BACKEND, "AI_CALLS_PER_MINUTE", "PROOFREAD_CHECKER_PRELOAD"],
   }),
   service("collab", {
     peers: ["auth", "workspaces"],

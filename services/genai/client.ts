@@ -19,7 +19,7 @@ import {
 } from "./schemas.ts";
 
 /** The statuses the AI operations answer on purpose; passed on to the caller as they are. */
-const PASSED_ON: readonly PassedOnStatus[] = [400, 403, 404, 429, 500, 503];
+const PASSED_ON: readonly PassedOnStatus[] = [400, 403, 404, 429, 500, 502, 503];
 
 /** How long a capture waits for an AI title before it uses the fallback. */
 export const TITLE_DEADLINE_MS = 5_000;
@@ -76,8 +76,8 @@ export class GenaiClient {
   /**
    * REST generate on behalf of `caller` (MCP generate_post): the same checks and answers.
    * With `idea`, the idea the caller has just read, genai does not read it again.
-   * Throws AppError with the genai service's status and message (400, 403, 404, 429, 500,
-   * 503); 502 for anything else.
+   * Throws AppError with the genai service's status and message (400, 403, 404, 429, 502,
+   * 503); 502 naming the genai service for anything else.
    */
   generate(caller: Caller, body: z.input<typeof internalGenerateBody>): Promise<GenerateResponse> {
     return this.#operation(generateResponse, "/internal/generate", caller, body);

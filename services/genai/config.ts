@@ -15,16 +15,26 @@ export const genaiEnvShape = {
     emptyToUndefined,
     z.coerce.number().int().min(0).max(1_000_000).default(20),
   ),
+  /**
+   * Load proofread's built-in grammar checker at start-up (a few seconds in a worker, off the
+   * main thread), so the first proofread does not wait for it; `false` loads it on first use.
+   */
+  PROOFREAD_CHECKER_PRELOAD: z.preprocess(
+    emptyToUndefined,
+    z.enum(["true", "false"], { error: "must be true or false" }).default("true"),
+  ),
 };
 
 export type { AiBackendSettings };
 
 export interface GenaiConfig {
   base: BaseConfig;
-  /** null when no AI backend is configured (generation then answers 503, titles fall back) */
+  /** null when no AI backend is configured (generate and iterate answer 503, proofread uses the checker alone) */
   backend: AiBackendSettings | null;
   /** Generate, iterate and proofread calls a user may make per minute; 0 turns the limit off. */
   aiCallsPerMinute: number;
+  /** Load the grammar checker at start-up rather than on the first proofread. */
+  checkerPreload: boolean;
 }
 
 /** The genai service's settings: the AI backend (`shared/ai/config.ts`) and its rate limit. */
@@ -37,5 +47,6 @@ export function parseGenaiConfig(
     base,
     backend: aiBackendSettings(raw),
     aiCallsPerMinute: raw.AI_CALLS_PER_MINUTE,
+    checkerPreload: raw.PROOFREAD_CHECKER_PRELOAD === "true",
   };
 }

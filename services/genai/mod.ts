@@ -11,6 +11,8 @@ import { mountGenaiInternal } from "./internal.ts";
 import { GenaiOperations } from "./operations.ts";
 import { mountGenaiRoutes } from "./routes.ts";
 import { GenaiStore } from "./store.ts";
+import { GrammarChecker } from "./checker.ts";
+import { errorMessage } from "../../shared/log.ts";
 
 /**
  * The genai service: the one place that talks to the AI backend. It makes idea titles (for
@@ -23,12 +25,14 @@ export const createGenaiService: ServiceFactory = async ({ env, base, directory,
   const backend = config.backend ? new AiBackend(config.backend, logger) : null;
   if (!backend) {
     logger.warn(
-      "no AI backend configured (OPENAI_BASE_URL / OPENAI_API_KEY); titles fall back and " +
-        "generate, iterate and proofread answer 503",
+      "no AI backend configured (OPENAI_BASE_URL / OPENAI_API_KEY): proofread uses the " +
+        "built-in checker alone, titles are made from the text, generate and iterate answer 503",
     );
   }
   const kv = await openServiceKv(base.dataDir, "genai");
   const secret = base.internalSecret;
+  // Loaded in a worker at start (or on the first proofread), kept until the service closes.
+  const checker = new GrammarChecker({ logger });
   const ops = new GenaiOperations({
     backend,
     store: new GenaiStore(kv),
@@ -36,10 +40,12 @@ export const createGenaiService: ServiceFactory = async ({ env, base, directory,
     ideas: new IdeasClient(directory, secret),
     prompts: new PromptsClient(directory, secret),
     posts: new PostsClient(directory, secret),
+    checker,
     aiCallsPerMinute: config.aiCallsPerMinute,
     logger,
   });
   let ready = false;
+  let closed = false;
   const app = createServiceApp({ logger, internalSecret: secret });
   mountGenaiRoutes(app, ops);
   mountGenaiInternal(app, { backend, logger, ops });
@@ -48,9 +54,22 @@ export const createGenaiService: ServiceFactory = async ({ env, base, directory,
     name: "genai",
     fetch: app.fetch,
     start: () => {
+      if (config.checkerPreload) {
+        checker.warm().catch((err) => {
+          // Closing the service while it loads is no failure.
+          if (!closed) {
+            logger.error("the grammar checker did not load", { error: errorMessage(err) });
+          }
+        });
+      }
       ready = true;
       return Promise.resolve();
     },
-    close: () => Promise.resolve(kv.close()),
+    close: () => {
+      closed = true;
+      checker.close();
+      kv.close();
+      return Promise.resolve();
+    },
   };
 };

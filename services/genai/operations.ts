@@ -8,7 +8,8 @@ import type { Prompt, PromptsClient } from "../prompts/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import { type AiBackend, AiBackendError, type ChatMessage } from "../../shared/ai/backend.ts";
 import { buildGenerateMessages, buildIterateMessages, rankExamples } from "./prompt_builder.ts";
-import { buildProofreadMessages, proofreadAnnotations } from "./proofread.ts";
+import { type Annotation, buildProofreadMessages, proofreadAnnotations } from "./proofread.ts";
+import { placeholderProblem } from "../../shared/ai/placeholders.ts";
 import type {
   GenerateBody,
   GeneratedIdea,
@@ -17,6 +18,7 @@ import type {
   IterateResponse,
   ProofreadBody,
   ProofreadResponse,
+  StatusResponse,
 } from "./schemas.ts";
 import type { GenaiStore } from "./store.ts";
 import { MESSAGES } from "../../shared/http/messages.ts";
@@ -25,7 +27,9 @@ export const NOT_CONFIGURED = "AI backend not configured";
 export const IDEA_NOT_FOUND = "Idea not found";
 export const PROMPT_NOT_FOUND = "Prompt not found";
 export const POST_NOT_FOUND = MESSAGES.postNotFound;
-export const BACKEND_FAILED = "The AI backend failed to answer";
+/** A failed backend call: what failed and which setting to check (`AiBackendError.reason`). */
+export const backendFailed = (reason: string) => `AI backend failed: ${reason}`;
+export const BACKEND_BUSY = "AI backend is busy; try again shortly";
 
 export type GenType = "generate" | "iterate" | "proofread";
 
@@ -36,6 +40,8 @@ export interface GenaiDeps {
   ideas: IdeasClient;
   prompts: PromptsClient;
   posts: PostsClient;
+  /** The built-in grammar and spelling checker of proofread (checker.ts). */
+  checker: { check(text: string): Promise<Annotation[]> };
   /** AI calls per user and minute; 0 turns the limit off */
   aiCallsPerMinute: number;
   logger: Logger;
@@ -43,10 +49,11 @@ export interface GenaiDeps {
 
 /**
  * Generate, iterate and proofread, shared by the REST routes and the internal routes MCP
- * uses. Checks run in this order: membership (403), no backend (503), the idea or the post
- * (which must belong to the given workspace) and `prompt_id` (404), the caller's AI call
- * budget (429); then the model is asked. A backend
- * failure that persists (throttling after 3 retries, any other error) is a 500.
+ * uses. Checks run in this order: membership (403), no backend (503; proofread goes on with
+ * the built-in checker alone), the idea or the post (which must belong to the given workspace)
+ * and `prompt_id` (404), a saved template naming a placeholder generation does not fill (400),
+ * the caller's AI call budget (429); then the model is asked. A backend that fails answers 502
+ * naming what to check; throttling that outlasts 3 retries answers 503.
  */
 export class GenaiOperations {
   constructor(private readonly deps: GenaiDeps) {}
@@ -72,6 +79,12 @@ export class GenaiOperations {
     } else {
       prompt = await prompts.getDefaultPrompt(input.workspace_id, caller.user_id);
     }
+    // A prompt saved before templates were checked may still name one: refused, not sent.
+    const problem = prompt && placeholderProblem(
+      prompt.user_template,
+      `The user_template of prompt "${prompt.name}"`,
+    );
+    if (problem) throw new AppError(400, problem);
     const examples = rankExamples(await posts.listExamples(input.workspace_id), idea.tags);
     const messages = buildGenerateMessages({
       idea,
@@ -88,6 +101,11 @@ export class GenaiOperations {
     await this.#takeCall(caller);
     const content = await this.#ask(backend, "generate", messages);
     return { content, idea_id: idea.idea_id };
+  }
+
+  /** Which features work: proofread and titles always, generate and iterate with a model. */
+  status(): StatusResponse {
+    return { backend_configured: this.deps.backend !== null };
   }
 
   async iterate(caller: Caller, input: IterateBody): Promise<IterateResponse> {
@@ -107,14 +125,42 @@ export class GenaiOperations {
     return { suggestion, post_id: input.post_id };
   }
 
+  /**
+   * The built-in checker runs on every call, beside the model when there is one; without a
+   * backend its findings (and the service's checks) are the answer. `model` says what became
+   * of the model's answer.
+   */
   async proofread(caller: Caller, input: ProofreadBody): Promise<ProofreadResponse> {
     await this.deps.workspaces.requireMember(input.workspace_id, caller.user_id);
-    const backend = this.#backend();
+    const backend = this.deps.backend;
     await this.#requirePost(input.workspace_id, input.post_id);
     const content = input.content ?? "";
     await this.#takeCall(caller);
-    const raw = await this.#ask(backend, "proofread", buildProofreadMessages(content));
-    return { annotations: proofreadAnnotations(raw, content), post_id: input.post_id };
+    const [checked, raw] = await Promise.all([
+      this.#check(content),
+      backend ? this.#ask(backend, "proofread", buildProofreadMessages(content)) : null,
+    ]);
+    const { annotations, model } = proofreadAnnotations(raw, checked, content);
+    if (model === "unusable") {
+      // Only its start: enough to see the model's habit, not the post it may repeat.
+      this.deps.logger.warn("the model's proofread answer was not a JSON array of annotations", {
+        answer_chars: raw?.length ?? 0,
+        answer_start: raw?.slice(0, 60),
+      });
+    }
+    return { annotations, post_id: input.post_id, model };
+  }
+
+  /** The checker's findings; a checker that fails is logged and adds nothing. */
+  async #check(content: string): Promise<Annotation[]> {
+    try {
+      return await this.deps.checker.check(content);
+    } catch (err) {
+      this.deps.logger.error("the grammar checker failed", {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return [];
+    }
   }
 
   /**
@@ -151,12 +197,15 @@ export class GenaiOperations {
       countMetric("GenAIGeneration", 1, { gen_type: genType });
       return text;
     } catch (err) {
+      const failure = err instanceof AiBackendError ? err : null;
       this.deps.logger.error("AI backend call failed", {
         gen_type: genType,
-        status: err instanceof AiBackendError ? err.status : null,
+        status: failure?.status ?? null,
+        kind: failure?.kind ?? null,
         error: err instanceof Error ? err.message : String(err),
       });
-      throw new AppError(500, BACKEND_FAILED);
+      if (failure?.kind === "throttled") throw new AppError(503, BACKEND_BUSY);
+      throw new AppError(502, backendFailed(failure?.reason ?? "unexpected error (see the log)"));
     } finally {
       recordMetric("GenAILatencyMs", performance.now() - started, { gen_type: genType });
     }

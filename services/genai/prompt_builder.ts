@@ -4,6 +4,7 @@
  * Completions messages. No I/O here, so every layer combination is unit-tested exactly.
  */
 import type { ChatMessage } from "../../shared/ai/backend.ts";
+import { PLACEHOLDER_PATTERN, type TemplatePlaceholder } from "../../shared/ai/placeholders.ts";
 
 /** The built-in persona of generate: the lowest prompt layer. */
 export const DEFAULT_PERSONA =
@@ -124,11 +125,12 @@ export const EXAMPLES_HEADING =
 
 /**
  * Fills `{name}` placeholders in one pass: known names get their value, unknown ones stay as
- * written, and text inside a value is never expanded again.
+ * written (generation refuses a template with any beforehand), and text inside a value is never
+ * expanded again.
  */
 export function fillTemplate(template: string, values: Record<string, string>): string {
   return template.replace(
-    /\{([a-z_]+)\}/g,
+    PLACEHOLDER_PATTERN,
     (match, name: string) => Object.hasOwn(values, name) ? values[name] : match,
   );
 }
@@ -183,7 +185,8 @@ export function buildGenerateMessages(input: GenerateInput): ChatMessage[] {
   const settings = effectiveSettings(prompt, input.options);
   const template = present(prompt?.user_template) ?? DEFAULT_USER_TEMPLATE;
   const examples = formatExamples(input.examples);
-  const user = fillTemplate(template, {
+  // Typed by the shared list: a placeholder added there must be filled here.
+  const values: Record<TemplatePlaceholder, string> = {
     idea_title: idea.title,
     idea_description: idea.description,
     examples,
@@ -191,7 +194,8 @@ export function buildGenerateMessages(input: GenerateInput): ChatMessage[] {
     tone: settings.tone ?? PLACEHOLDER_FALLBACKS.tone,
     language: settings.language ?? PLACEHOLDER_FALLBACKS.language,
     length: settings.length ? LENGTH_PRESETS[settings.length] : PLACEHOLDER_FALLBACKS.length,
-  }).trim();
+  };
+  const user = fillTemplate(template, values).trim();
   const context = [
     formatBrief(settings),
     examples && !template.includes("{examples}") ? `${EXAMPLES_HEADING}\n\n${examples}` : "",

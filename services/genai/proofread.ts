@@ -1,19 +1,12 @@
 /**
- * Proofreading: the model's annotations, parsed defensively, and the
- * service's own checks. Offsets are JavaScript string indices (UTF-16 code units) into the
- * content, `range` is `[start, end)` with `0 <= start <= end <= content.length`.
+ * Proofreading: the model's annotations (model_annotations.ts) and the built-in checker's
+ * (checker.ts), merged, then the service's own checks.
  */
 import type { ChatMessage } from "../../shared/ai/backend.ts";
+import type { Annotation } from "./annotation.ts";
+import { readModelAnswer } from "./model_annotations.ts";
 
-export const ANNOTATION_TYPES = ["grammar", "tone", "suggestion"] as const;
-export type AnnotationType = typeof ANNOTATION_TYPES[number];
-
-export interface Annotation {
-  range: [number, number];
-  type: AnnotationType;
-  message: string;
-  suggestion: string;
-}
+export { type Annotation, ANNOTATION_TYPES, type AnnotationType } from "./annotation.ts";
 
 /** The professional network's post length cap (spec, limits). */
 export const POST_MAX_CHARS = 3_000;
@@ -35,49 +28,6 @@ export function buildProofreadMessages(content: string): ChatMessage[] {
     { role: "system", content: PROOFREADER_PERSONA },
     { role: "user", content: `Proofread this post:\n\n${content}` },
   ];
-}
-
-/** The JSON inside a Markdown code fence, or the text itself. */
-function unfence(raw: string): string {
-  const fenced = /```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/.exec(raw);
-  return (fenced ? fenced[1] : raw).trim();
-}
-
-const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
-
-/**
- * The model's annotations: a JSON array (possibly in a code fence); anything else is `[]`.
- * Entries without a message or a usable range are dropped; ranges are clamped into the
- * content; a type other than the three documented ones becomes `suggestion`.
- */
-export function parseModelAnnotations(raw: string, content: string): Annotation[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(unfence(raw));
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(parsed)) return [];
-  const out: Annotation[] = [];
-  for (const item of parsed) {
-    if (!item || typeof item !== "object" || Array.isArray(item)) continue;
-    const entry = item as Record<string, unknown>;
-    const range = entry.range;
-    if (!Array.isArray(range) || range.length !== 2 || !isInt(range[0]) || !isInt(range[1])) {
-      continue;
-    }
-    const message = typeof entry.message === "string" ? entry.message.trim() : "";
-    if (!message) continue;
-    const clamp = (n: number) => Math.min(Math.max(n, 0), content.length);
-    const start = clamp(Math.min(range[0], range[1]));
-    const end = clamp(Math.max(range[0], range[1]));
-    const type = (ANNOTATION_TYPES as readonly unknown[]).includes(entry.type)
-      ? entry.type as AnnotationType
-      : "suggestion";
-    const suggestion = typeof entry.suggestion === "string" ? entry.suggestion : "";
-    out.push({ range: [start, end], type, message, suggestion });
-  }
-  return out;
 }
 
 /** A hashtag: `#` not inside a word or URL, then letters, digits or underscores. */
@@ -132,7 +82,39 @@ export function serviceChecks(content: string): Annotation[] {
   return out;
 }
 
-/** The model's annotations followed by the service's own. */
-export function proofreadAnnotations(raw: string, content: string): Annotation[] {
-  return [...parseModelAnnotations(raw, content), ...serviceChecks(content)];
+/** What became of the model's answer: merged, unusable (prose, not an array), or no model. */
+export type ModelOutcome = "used" | "unusable" | "none";
+
+/** Two ranges touch: they share a character, or an empty one lies within the other. */
+function overlaps(a: Annotation, b: Annotation): boolean {
+  const [s1, e1] = a.range;
+  const [s2, e2] = b.range;
+  if (s1 === e1 || s2 === e2) return s1 <= e2 && s2 <= e1;
+  return s1 < e2 && s2 < e1;
+}
+
+/**
+ * The model's findings and the checker's, in text order, the model's winning where ranges
+ * overlap (the checker's finding is dropped).
+ */
+export function mergeFindings(model: Annotation[], checker: Annotation[]): Annotation[] {
+  const kept = checker.filter((c) => !model.some((m) => overlaps(m, c)));
+  return [...model, ...kept].sort((a, b) => a.range[0] - b.range[0] || a.range[1] - b.range[1]);
+}
+
+/**
+ * A proofread's annotations: the model's answer (null without a model) read robustly and
+ * merged with the built-in checker's findings, then the service's own checks.
+ */
+export function proofreadAnnotations(
+  modelAnswer: string | null,
+  checker: Annotation[],
+  content: string,
+): { annotations: Annotation[]; model: ModelOutcome } {
+  const reading = modelAnswer === null ? null : readModelAnswer(modelAnswer, content);
+  const model: ModelOutcome = !reading ? "none" : reading.usable ? "used" : "unusable";
+  return {
+    annotations: [...mergeFindings(reading?.annotations ?? [], checker), ...serviceChecks(content)],
+    model,
+  };
 }

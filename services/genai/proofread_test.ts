@@ -1,51 +1,17 @@
 import assert from "node:assert/strict";
 import {
   type Annotation,
-  parseModelAnnotations,
+  mergeFindings,
   proofreadAnnotations,
   serviceChecks,
 } from "./proofread.ts";
 
-const content = "Their going to love this.";
 const one: Annotation = {
   range: [0, 5],
   type: "grammar",
   message: "Wrong word",
   suggestion: "They're",
 };
-
-Deno.test("a JSON array of annotations is taken as the model gave it", () => {
-  assert.deepEqual(parseModelAnnotations(JSON.stringify([one]), content), [one]);
-  assert.deepEqual(parseModelAnnotations("[]", content), []);
-});
-
-Deno.test("a Markdown code fence around the array is tolerated", () => {
-  const fenced = "Here you go:\n```json\n" + JSON.stringify([one], null, 2) + "\n```\nDone.";
-  assert.deepEqual(parseModelAnnotations(fenced, content), [one]);
-  assert.deepEqual(parseModelAnnotations("```\n[]\n```", content), []);
-});
-
-Deno.test("an answer that is not a JSON array counts as no annotations", () => {
-  for (const raw of ["Looks fine to me!", '{"range":[0,1]}', "null", "42", "[", ""]) {
-    assert.deepEqual(parseModelAnnotations(raw, content), [], raw);
-  }
-});
-
-Deno.test("ranges are clamped into the content and unknown types become suggestion", () => {
-  const raw = JSON.stringify([
-    { range: [-4, 500], type: "style", message: "Whole thing" },
-    { range: [10, 6], type: "tone", message: "Reversed", suggestion: "x" },
-    { range: [1], type: "grammar", message: "bad range" },
-    { range: [1, 2.5], type: "grammar", message: "not an integer" },
-    { range: [1, 2], type: "grammar" },
-    "a string",
-    null,
-  ]);
-  assert.deepEqual(parseModelAnnotations(raw, content), [
-    { range: [0, content.length], type: "suggestion", message: "Whole thing", suggestion: "" },
-    { range: [6, 10], type: "tone", message: "Reversed", suggestion: "x" },
-  ]);
-});
 
 Deno.test("the service flags a post over 3000 characters", () => {
   const long = "a".repeat(3_001);
@@ -79,12 +45,41 @@ Deno.test("the service flags more than 10 emoji, counting joined emoji once", ()
   assert.equal(flag.suggestion, "");
 });
 
-Deno.test("unusable model output still gives the service's own checks", () => {
+Deno.test("unusable model output still gives the checker's findings and the service's checks", () => {
   const text = "x #1 #2 #3 #4 #5 #6";
-  const annotations = proofreadAnnotations("Sorry, I cannot help.", text);
-  assert.equal(annotations.length, 1);
-  assert.equal(annotations[0].type, "suggestion");
-  const merged = proofreadAnnotations(JSON.stringify([{ ...one, range: [0, 1] }]), text);
-  assert.equal(merged.length, 2);
-  assert.equal(merged[0].message, "Wrong word");
+  const checker: Annotation = { range: [0, 1], type: "grammar", message: "Typo", suggestion: "y" };
+  const prose = proofreadAnnotations("Sorry, I cannot help.", [checker], text);
+  assert.equal(prose.model, "unusable");
+  assert.deepEqual(prose.annotations.map((a) => a.message), ["Typo", prose.annotations[1].message]);
+  assert.equal(prose.annotations[1].type, "suggestion");
+  const used = proofreadAnnotations(JSON.stringify([{ ...one, range: [2, 4] }]), [checker], text);
+  assert.equal(used.model, "used");
+  assert.deepEqual(used.annotations.map((a) => a.message).slice(0, 2), ["Typo", "Wrong word"]);
+  const none = proofreadAnnotations(null, [checker], text);
+  assert.equal(none.model, "none");
+  assert.equal(none.annotations.length, 2);
+});
+
+Deno.test("the model wins where its range overlaps the checker's; the rest are merged in order", () => {
+  const at = (start: number, end: number, message: string): Annotation => ({
+    range: [start, end],
+    type: "grammar",
+    message,
+    suggestion: "",
+  });
+  const model = [at(10, 15, "model A"), at(30, 30, "model insert")];
+  const checker = [
+    at(0, 4, "checker before"),
+    at(12, 20, "checker overlapping A"),
+    at(15, 18, "checker touching A's end"),
+    at(28, 31, "checker around the insert"),
+    at(40, 45, "checker after"),
+  ];
+  assert.deepEqual(mergeFindings(model, checker).map((a) => a.message), [
+    "checker before",
+    "model A",
+    "checker touching A's end",
+    "model insert",
+    "checker after",
+  ]);
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ideaSchema } from "../ideas/schemas.ts";
-import { ANNOTATION_TYPES } from "./proofread.ts";
+import { ANNOTATION_TYPES } from "./annotation.ts";
 
 /** POST /internal/titles: the free-form text an idea was captured with. */
 export const titleRequestSchema = z.object({
@@ -125,5 +125,20 @@ export const annotationSchema = z.object({
 export const proofreadResponse = z.object({
   annotations: z.array(annotationSchema),
   post_id: z.string(),
+  model: z.enum(["used", "unusable", "none"]).openapi({
+    description: "What became of the AI model's answer: `used` (its annotations are merged " +
+      "with the built-in checker's), `unusable` (it was not a JSON array of annotations, so " +
+      "only the checker's and the service's findings came back), `none` (no AI backend is " +
+      "configured: the checker alone)",
+  }),
 }).openapi("ProofreadResponse");
+
+/** GET /api/genai/status: what works on this server. */
+export const statusResponse = z.object({
+  backend_configured: z.boolean().openapi({
+    description: "An AI backend (model) is configured: generate and iterate work. Proofread " +
+      "(the built-in checker) and idea titles (made from the text) work either way.",
+  }),
+}).openapi("GenaiStatus");
+export type StatusResponse = z.infer<typeof statusResponse>;
 export type ProofreadResponse = z.infer<typeof proofreadResponse>;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { FILLED_PLACEHOLDERS_TEXT, placeholderProblem } from "../../shared/ai/placeholders.ts";
 
 export const ID_MAX = 200;
 export const NAME_MAX = 200;
@@ -34,6 +35,16 @@ const coercedText = (field: string, max: number) =>
     z.string().max(max, `${field} is too long`),
   );
 
+/** A template naming a placeholder that generation does not fill is refused (400 naming it). */
+const checkPlaceholders = (template: string, ctx: z.RefinementCtx) => {
+  const problem = placeholderProblem(template);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+};
+const TEMPLATE_DOC = {
+  description: "The last user message of a generation, placeholders filled: " +
+    `${FILLED_PLACEHOLDERS_TEXT}. Any other \`{name}\` is refused with 400 naming it.`,
+};
+
 const optionalFreeText = (field: string) =>
   z.string().max(DEFAULT_FIELD_MAX, `${field} is too long`).nullable();
 
@@ -59,7 +70,9 @@ export const createPromptBody = z.object({
   workspace_id: requiredId("workspace_id"),
   name: requiredText("name", NAME_MAX),
   system_instruction: requiredText("system_instruction", TEXT_MAX),
-  user_template: requiredText("user_template", TEXT_MAX),
+  user_template: requiredText("user_template", TEXT_MAX).superRefine(checkPlaceholders).openapi(
+    TEMPLATE_DOC,
+  ),
   tone: toneSchema.default("professional"),
   default_audience: optionalFreeText("default_audience").optional(),
   default_language: optionalFreeText("default_language").optional(),
@@ -69,7 +82,9 @@ export const updatePromptBody = z.object({
   workspace_id: requiredId("workspace_id"),
   name: coercedText("name", NAME_MAX).optional(),
   system_instruction: coercedText("system_instruction", TEXT_MAX).optional(),
-  user_template: coercedText("user_template", TEXT_MAX).optional(),
+  user_template: coercedText("user_template", TEXT_MAX).pipe(
+    z.string().superRefine(checkPlaceholders),
+  ).optional().openapi(TEMPLATE_DOC),
   tone: toneSchema.optional(),
   default_audience: optionalFreeText("default_audience").optional(),
   default_language: optionalFreeText("default_language").optional(),

@@ -7,12 +7,97 @@ export type ChatMessage = { role: "system" | "user" | "assistant"; content: stri
 /** Waits before retries 1, 2 and 3 after a throttled (429) attempt: at most 4 attempts. */
 export const THROTTLE_BACKOFF_MS = [500, 1_000, 2_000];
 
-/** The backend answered something other than text, refused, or kept throttling. */
+/** What went wrong with a call, so the caller can say what to check. */
+export type AiFailureKind =
+  | "unreachable"
+  | "unauthorized"
+  | "unknown_model"
+  | "not_found"
+  | "timeout"
+  | "throttled"
+  | "no_text"
+  | "refused";
+
+/**
+ * The backend answered something other than text, refused, kept throttling or could not be
+ * reached. `reason` says it for the person who configures the backend: what failed and which
+ * setting to check, never the key itself.
+ */
 export class AiBackendError extends Error {
-  constructor(message: string, readonly status: number | null = null) {
+  readonly reason: string;
+  constructor(
+    message: string,
+    readonly status: number | null = null,
+    readonly kind: AiFailureKind = "refused",
+    reason?: string,
+  ) {
     super(message);
     this.name = "AiBackendError";
+    this.reason = reason ?? message;
   }
+}
+
+/** The backend's own words from an error answer, cut short and on one line. */
+function backendMessage(err: InstanceType<typeof OpenAI.APIError>): string {
+  const body = err.error as { message?: unknown } | undefined;
+  const raw = typeof body?.message === "string" ? body.message : err.message;
+  return raw.replace(/\s+/g, " ").trim().slice(0, 200);
+}
+
+/** Sorts a failed attempt into a kind and a reason that names the setting to check. */
+export function describeFailure(err: unknown, model: string): AiBackendError {
+  if (err instanceof AiBackendError) return err;
+  if (err instanceof OpenAI.APIConnectionError) {
+    return new AiBackendError(
+      `The AI backend could not be reached: ${err.message}`,
+      null,
+      "unreachable",
+      "cannot reach the server at OPENAI_BASE_URL (is it running, and is the URL right?)",
+    );
+  }
+  if (err instanceof OpenAI.APIError && typeof err.status === "number") {
+    const status = err.status;
+    const said = backendMessage(err);
+    const code = (err.error as { code?: unknown } | undefined)?.code;
+    const failed = `The AI backend answered ${status}: ${said}`;
+    if (status === 401 || status === 403) {
+      return new AiBackendError(
+        failed,
+        status,
+        "unauthorized",
+        `the server refused the API key (HTTP ${status}; check OPENAI_API_KEY)`,
+      );
+    }
+    if (status === 429) {
+      return new AiBackendError(failed, status, "throttled", "the server kept throttling");
+    }
+    if ((status === 404 || status === 400) && (code === "model_not_found" || /model/i.test(said))) {
+      return new AiBackendError(
+        failed,
+        status,
+        "unknown_model",
+        `the server does not know the model "${model}" (check OPENAI_MODEL; with Ollama, ` +
+          `pull the model first): ${said}`,
+      );
+    }
+    if (status === 404) {
+      return new AiBackendError(
+        failed,
+        status,
+        "not_found",
+        "the server has no Chat Completions endpoint under OPENAI_BASE_URL (HTTP 404; the URL " +
+          "is the API root, usually ending in /v1)",
+      );
+    }
+    return new AiBackendError(
+      failed,
+      status,
+      "refused",
+      `the server answered HTTP ${status}: ${said}`,
+    );
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new AiBackendError(`The AI backend failed: ${message}`, null, "refused", message);
 }
 
 export interface ChatOptions {
@@ -65,13 +150,18 @@ export class AiBackend {
         }, { signal, timeout: timeoutMs });
         const text = completion.choices?.[0]?.message?.content;
         if (typeof text !== "string") {
-          throw new AiBackendError("The AI backend answered without text");
+          throw new AiBackendError(
+            "The AI backend answered without text",
+            null,
+            "no_text",
+            `the server answered without text (does the model "${this.#model}" chat?)`,
+          );
         }
         return text;
       } catch (err) {
         if (err instanceof AiBackendError) throw err;
-        const status = err instanceof OpenAI.APIError ? (err.status ?? null) : null;
-        const throttled = status === 429;
+        const failure = describeFailure(err, this.#model);
+        const throttled = failure.kind === "throttled";
         if (throttled && attempt < this.#backoffMs.length && !signal.aborted) {
           const wait = this.#backoffMs[attempt] * (0.75 + Math.random() * 0.5);
           this.#logger.warn("AI backend throttled; retrying", {
@@ -82,14 +172,22 @@ export class AiBackend {
           continue;
         }
         if (signal.aborted) {
-          throw new AiBackendError(`The AI backend did not answer within ${timeoutMs} ms`);
+          throw new AiBackendError(
+            `The AI backend did not answer within ${timeoutMs} ms`,
+            null,
+            "timeout",
+            `no answer within ${timeoutMs} ms (a slow model? AI_TIMEOUT_MS sets the limit)`,
+          );
         }
-        throw new AiBackendError(
-          throttled
-            ? "The AI backend kept throttling after 3 retries"
-            : `The AI backend failed: ${err instanceof Error ? err.message : String(err)}`,
-          status,
-        );
+        if (throttled) {
+          throw new AiBackendError(
+            "The AI backend kept throttling after 3 retries",
+            failure.status,
+            "throttled",
+            "the server kept throttling after 3 retries",
+          );
+        }
+        throw failure;
       }
     }
   }

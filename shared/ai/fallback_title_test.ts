@@ -1,21 +1,72 @@
 import assert from "node:assert/strict";
-import { fallbackTitle } from "./fallback_title.ts";
+import { FALLBACK_TITLE_MAX, fallbackTitle } from "./fallback_title.ts";
 import { cleanTitle } from "./titles.ts";
 
-Deno.test("the fallback title is the text's first sentence", () => {
-  assert.equal(fallbackTitle("Ship the beta. Then celebrate!"), "Ship the beta.");
-  assert.equal(fallbackTitle("  What about   remote work?\nMore text"), "What about remote work?");
+/** No title ends on these (a sample of the stop words) or on punctuation. */
+const TRAILING = /\b(the|a|an|of|to|for|and|or|with|about|that|this|our|we|is|was)$|[\p{P}\s]$/iu;
+
+Deno.test("a text of one short sentence is its own title, whole", () => {
+  assert.equal(
+    fallbackTitle("Async writing beats meetings for remote teams."),
+    "Async writing beats meetings for remote teams",
+  );
+  assert.equal(fallbackTitle("  What about   remote work?\n"), "What about remote work");
   assert.equal(fallbackTitle("no punctuation at all"), "no punctuation at all");
+  assert.equal(fallbackTitle("Things to write about"), "Things to write about");
 });
 
-Deno.test("the fallback title is cut at a word boundary to at most 80 characters", () => {
-  const text = "word ".repeat(40) + "end.";
+Deno.test("a long text's title is its most telling phrase, not its first 80 characters", () => {
+  const text = "I want to write a post about the thing that happened last week when our " +
+    "on-call engineer got paged at 3am for a database failover that turned out to be caused by " +
+    "a misconfigured health check and how we fixed the alerting so it only pages for real " +
+    "outages and what we learned about write things";
   const title = fallbackTitle(text);
-  assert.ok(title.length <= 80, `${title.length} characters`);
-  assert.ok(!title.endsWith(" "));
-  assert.ok(text.startsWith(title));
-  assert.equal(title, ("word ".repeat(16)).trim());
-  assert.equal(fallbackTitle("x".repeat(200)).length, 80);
+  assert.equal(title, "On-call engineer got paged at 3am for a database failover");
+  assert.ok(!text.replace(/\s+/g, " ").startsWith(title), "not the first words");
+});
+
+Deno.test("the sentence that holds the text's keywords wins; the first is favoured", () => {
+  const text = "Remote teams write more than they talk. When a team writes things down, " +
+    "decisions survive the meeting and new people can catch up without asking. I want a post " +
+    "about how we moved our standups to written updates and what happened to our release " +
+    "cadence after three months of doing it, plus why I think most teams should write things";
+  assert.equal(fallbackTitle(text), "Remote teams write more than they talk");
+  assert.equal(fallbackTitle("Ship the beta. Then celebrate!"), "Ship the beta");
+});
+
+Deno.test("titles fit 80 characters, end on a word, and skip links", () => {
+  const texts = [
+    "A very long first sentence that keeps going well past any sensible title length without " +
+    "stopping for breath, about onboarding new engineers with written guides and pairing. More.",
+    "so i was thinking about pricing again. our customers keep asking for annual plans and the " +
+    "finance team says cash flow would improve a lot. but churn on annual plans might hide " +
+    "problems. post idea: annual plans vs monthly plans for early stage saas, what we learned",
+    "https://example.test/article-about-hiring-juniors Great read. We should write about hiring " +
+    "juniors, mentoring them through their first year, and what it costs a small team of four.",
+  ];
+  for (const text of texts) {
+    const title = fallbackTitle(text);
+    assert.ok(title.length > 0 && title.length <= FALLBACK_TITLE_MAX, title);
+    assert.doesNotMatch(title, TRAILING, title);
+    assert.doesNotMatch(title, /https?:|example\.test/, title);
+    assert.ok(text.toLowerCase().includes(title.toLowerCase()), `${title} is from the text`);
+  }
+  assert.equal(fallbackTitle("x".repeat(200)), "x".repeat(80));
+  assert.equal(fallbackTitle("   "), "Untitled idea");
+  assert.equal(
+    fallbackTitle("https://example.test/only-a-link"),
+    "https://example.test/only-a-link",
+  );
+});
+
+Deno.test("a title never runs across lines (a captured page's title, link and quote)", () => {
+  const capture =
+    "The Hidden Cost of Meetings\nhttps://example.test/the-hidden-cost-of-meetings\n" +
+    "Research shows that executives spend an average of 23 hours a week in meetings, up from " +
+    "less than 10 hours in the 1960s.";
+  const title = fallbackTitle(capture);
+  assert.ok(capture.split("\n").some((line) => line.includes(title)), title);
+  assert.equal(fallbackTitle("Title line\n\nSecond line here"), "Title line");
 });
 
 Deno.test("model answers are cleaned to one unquoted line", () => {

@@ -12,7 +12,7 @@ import type { FetchHandler } from "./service_directory.ts";
 const INTERNAL_ORIGIN = "http://internal.invalid";
 
 /** The statuses a peer may answer on purpose, for a client to pass on to its own caller. */
-export type PassedOnStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
+export type PassedOnStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 502 | 503;
 
 export interface InternalRequestOptions {
   body?: unknown;

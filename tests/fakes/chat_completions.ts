@@ -10,6 +10,11 @@ export interface FakeAnswer {
   delayMs?: number;
   /** The assistant's text; defaults to `Fake title for: <last user message>` (first 40 chars). */
   content?: string;
+  /**
+   * The body's `error` object of a non-200 answer, as OpenAI and Ollama send it (for example
+   * `{message: 'model "x" not found, try pulling it first'}`); a generic one by default.
+   */
+  error?: { message: string; type?: string; code?: string | null };
 }
 
 export interface RecordedChatRequest {
@@ -67,7 +72,8 @@ export function startFakeChatCompletions(
       const status = answer.status ?? 200;
       if (status !== 200) {
         const type = status === 429 ? "rate_limit_exceeded" : "server_error";
-        return Response.json({ error: { message: `fake error ${status}`, type, code: type } }, {
+        const error = answer.error ?? { message: `fake error ${status}`, type, code: type };
+        return Response.json({ error }, {
           status,
           headers: { "retry-after-ms": "1" },
         });

@@ -32,6 +32,8 @@ export function testServiceEnv(dataDir: string, port: number): Record<string, st
     ADMIN_EMAIL: TEST_ADMIN.email,
     ADMIN_PASSWORD: TEST_ADMIN.password,
     ADMIN_NAME: TEST_ADMIN.name,
+    // Most stacks never proofread: the grammar checker loads on first use, not in every test.
+    PROOFREAD_CHECKER_PRELOAD: "false",
   };
 }
 

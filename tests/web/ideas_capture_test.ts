@@ -198,10 +198,10 @@ Deno.test("ideas: filters narrow the list and survive a reload (deep link)", e2e
       body: { email: sam.email, role: "editor" },
     });
     assert.ok(added.status === 200 || added.status === 201, JSON.stringify(added.body));
-    await addIdea(web, robin, ws, "Alpha plain idea.", { tags: ["hiring"] });
-    await addIdea(web, robin, ws, "Bravo hiring remote idea.", { tags: ["hiring", "remote"] });
-    await addIdea(web, sam, ws, "Charlie by Sam on hiring remote.", { tags: ["hiring", "remote"] });
-    const delta = await addIdea(web, robin, ws, "Delta converted remote.", { tags: ["remote"] });
+    await addIdea(web, robin, ws, "Alpha plain idea", { tags: ["hiring"] });
+    await addIdea(web, robin, ws, "Bravo hiring remote idea", { tags: ["hiring", "remote"] });
+    await addIdea(web, sam, ws, "Charlie by Sam on hiring remote", { tags: ["hiring", "remote"] });
+    const delta = await addIdea(web, robin, ws, "Delta converted remote", { tags: ["remote"] });
     const converted = await api(web.stack, "PUT", `/api/ideas/${delta.idea_id}/status`, {
       token: robin.access_token,
       body: { workspace_id: ws, status: "converted" },
@@ -211,12 +211,12 @@ Deno.test("ideas: filters narrow the list and survive a reload (deep link)", e2e
     const page = await openSignedIn(web, robin, `/workspaces/${ws}/ideas`);
     const titles = () =>
       page.getByRole("list", { name: "Ideas" }).getByRole("heading").allInnerTexts();
-    await ideaCard(page, "Alpha plain idea.").waitFor();
+    await ideaCard(page, "Alpha plain idea").waitFor();
     assert.deepEqual(await titles(), [
-      "Delta converted remote.",
-      "Charlie by Sam on hiring remote.",
-      "Bravo hiring remote idea.",
-      "Alpha plain idea.",
+      "Delta converted remote",
+      "Charlie by Sam on hiring remote",
+      "Bravo hiring remote idea",
+      "Alpha plain idea",
     ], "newest first");
 
     await page.getByRole("searchbox", { name: "Tags" }).fill("hiring, remote");
@@ -224,8 +224,8 @@ Deno.test("ideas: filters narrow the list and survive a reload (deep link)", e2e
     await page.waitForURL(/tags=hiring%2Cremote/);
     await page.getByText("2 ideas match the filters").waitFor();
     assert.deepEqual(await titles(), [
-      "Charlie by Sam on hiring remote.",
-      "Bravo hiring remote idea.",
+      "Charlie by Sam on hiring remote",
+      "Bravo hiring remote idea",
     ]);
 
     await page.getByRole("combobox", { name: "Author" }).selectOption({
@@ -238,13 +238,13 @@ Deno.test("ideas: filters narrow the list and survive a reload (deep link)", e2e
         throw e;
       },
     );
-    assert.deepEqual(await titles(), ["Bravo hiring remote idea."]);
+    assert.deepEqual(await titles(), ["Bravo hiring remote idea"]);
     await lookAt(page, "ideas-filtered", () => page.getByText("1 idea matches").waitFor());
 
     const deepLink = page.url();
     await page.reload();
     await page.getByText("1 idea matches the filters").waitFor();
-    assert.deepEqual(await titles(), ["Bravo hiring remote idea."]);
+    assert.deepEqual(await titles(), ["Bravo hiring remote idea"]);
     assert.equal(
       await page.getByRole("searchbox", { name: "Tags" }).inputValue(),
       "hiring, remote",
@@ -259,14 +259,14 @@ Deno.test("ideas: filters narrow the list and survive a reload (deep link)", e2e
     await other.getByText("1 idea matches the filters").waitFor();
     assert.deepEqual(
       await other.getByRole("list", { name: "Ideas" }).getByRole("heading").allInnerTexts(),
-      ["Bravo hiring remote idea."],
+      ["Bravo hiring remote idea"],
     );
 
     await page.getByRole("button", { name: "Clear filters" }).first().click();
     await page.getByRole("combobox", { name: "Status" }).selectOption("converted");
     await page.waitForURL(/\?status=converted$/);
     await page.getByText("1 idea matches the filters").waitFor();
-    assert.deepEqual(await titles(), ["Delta converted remote."]);
+    assert.deepEqual(await titles(), ["Delta converted remote"]);
 
     await page.getByRole("combobox", { name: "Status" }).selectOption("new");
     await page.getByRole("searchbox", { name: "Tags" }).fill("nothing-has-this");
@@ -284,11 +284,11 @@ Deno.test("ideas: edit an idea inline, then delete it after confirming", e2e, as
   try {
     const user = await createUser(web.stack, { name: "Robin Writer" });
     const ws = await workspaceOf(web, user);
-    const idea = await addIdea(web, user, ws, "Write about onboarding.");
-    await addIdea(web, user, ws, "Another idea stays.");
+    const idea = await addIdea(web, user, ws, "Write about onboarding");
+    await addIdea(web, user, ws, "Another idea stays");
     const page = await openSignedIn(web, user, `/workspaces/${ws}/ideas`);
 
-    const card = ideaCard(page, "Write about onboarding.");
+    const card = ideaCard(page, "Write about onboarding");
     await card.getByRole("button", { name: "Edit" }).click();
     const form = page.getByRole("form", { name: /Edit idea/ });
     await form.getByLabel("Title").fill("Onboarding in week one");
@@ -331,13 +331,13 @@ Deno.test("ideas: edit an idea inline, then delete it after confirming", e2e, as
     await edited.getByRole("button", { name: "Delete" }).click();
     await edited.getByRole("button", { name: "Delete idea" }).click();
     await edited.waitFor({ state: "detached" });
-    await ideaCard(page, "Another idea stays.").waitFor();
+    await ideaCard(page, "Another idea stays").waitFor();
     const gone = await api(web.stack, "GET", `/api/ideas/${idea.idea_id}?workspaceId=${ws}`, {
       token: user.access_token,
     });
     assert.equal(gone.status, 404);
     await page.reload();
-    await ideaCard(page, "Another idea stays.").waitFor();
+    await ideaCard(page, "Another idea stays").waitFor();
     assert.equal(await ideaCard(page, "Onboarding in week one").count(), 0);
     assert.deepEqual(web.pageErrors, []);
   } finally {

@@ -8458,6 +8458,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/genai/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which AI features work on this server
+         * @description Proofread (the built-in checker) and idea titles (made from the text) work without a model; generate and iterate need a configured AI backend.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Whether a model is configured */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GenaiStatus"];
+                    };
+                };
+                /** @description Missing or invalid access token */
+                401: {
+                    headers: {
+                        /** @description `Bearer resource_metadata="<the resource's RFC 9728 metadata URL>"`, with `error="invalid_token"` when a token was sent: where a client finds the authorization server */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/genai/generate": {
         parameters: {
             query?: never;
@@ -8469,7 +8519,7 @@ export interface paths {
         put?: never;
         /**
          * Draft a post from an idea (nothing is stored)
-         * @description The prompt is layered: built-in persona, saved prompt (`prompt_id`, else the caller's default), `overrides.system_instruction`, then `audience`, `tone`, `language` and `length` (very_short, short, medium, long, very_long, extra_long; other values are ignored). Up to 5 example posts, most shared tags with the idea first, are added. `audience`, `tone` and `language` are cut to 200, 100 and 50 characters.
+         * @description The prompt is layered: built-in persona, saved prompt (`prompt_id`, else the caller's default), `overrides.system_instruction`, then `audience`, `tone`, `language` and `length` (very_short, short, medium, long, very_long, extra_long; other values are ignored). Up to 5 example posts, most shared tags with the idea first, are added. `audience`, `tone` and `language` are cut to 200, 100 and 50 characters. The saved template's placeholders are filled: {idea_title}, {idea_description}, {examples}, {audience}, {tone}, {language}, {length}; a template naming any other is refused (400) rather than sent as written.
          */
         post: {
             parameters: {
@@ -8493,7 +8543,7 @@ export interface paths {
                         "application/json": components["schemas"]["GenerateResponse"];
                     };
                 };
-                /** @description workspace_id or idea_id missing */
+                /** @description workspace_id or idea_id missing, or the prompt's `user_template` names a placeholder that generation does not fill (the message names it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8558,8 +8608,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The AI backend failed (throttling that persisted after 3 retries, or an error) */
-                500: {
+                /** @description `AI backend failed: <reason>`: the backend could not be reached, refused the key, does not know the model, timed out or answered an error; the reason names what to check (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`, `AI_TIMEOUT_MS`) */
+                502: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8567,7 +8617,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description AI backend not configured */
+                /** @description `AI backend not configured`, or `AI backend is busy; try again shortly`: it kept throttling (429) after 3 retries */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8684,8 +8734,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The AI backend failed (throttling that persisted after 3 retries, or an error) */
-                500: {
+                /** @description `AI backend failed: <reason>`: the backend could not be reached, refused the key, does not know the model, timed out or answered an error; the reason names what to check (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`, `AI_TIMEOUT_MS`) */
+                502: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8693,7 +8743,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description AI backend not configured */
+                /** @description `AI backend not configured`, or `AI backend is busy; try again shortly`: it kept throttling (429) after 3 retries */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8721,7 +8771,7 @@ export interface paths {
         put?: never;
         /**
          * Annotate a draft
-         * @description The model's annotations (`[]` when its answer is not a JSON array), then the service's own checks: over 3000 characters, more than 5 hashtags, more than 10 emoji. `content` is cut to 40000 characters; ranges are offsets into it.
+         * @description The built-in grammar and spelling checker (no network, no model: a/an, repeated words, "should of", misspellings...) runs on every call; its findings are merged with the model's, the model's winning where ranges overlap. Without an AI backend the checker's findings alone come back (200). The model's answer is read as a JSON array (bare or in a code fence; items may quote the text instead of giving `range`); any other answer adds nothing and `model` is `unusable`. Then the service's own checks: over 3000 characters, more than 5 hashtags, more than 10 emoji. `content` is cut to 40000 characters; ranges are offsets into it.
          */
         post: {
             parameters: {
@@ -8810,8 +8860,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The AI backend failed (throttling that persisted after 3 retries, or an error) */
-                500: {
+                /** @description `AI backend failed: <reason>`: the backend could not be reached, refused the key, does not know the model, timed out or answered an error; the reason names what to check (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`, `AI_TIMEOUT_MS`) */
+                502: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8819,7 +8869,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description AI backend not configured */
+                /** @description `AI backend is busy; try again shortly`: it kept throttling (429) after 3 retries */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -10612,6 +10662,7 @@ export interface components {
             workspace_id: string;
             name: string;
             system_instruction: string;
+            /** @description The last user message of a generation, placeholders filled: {idea_title}, {idea_description}, {examples}, {audience}, {tone}, {language}, {length}. Any other `{name}` is refused with 400 naming it. */
             user_template: string;
             /**
              * @default professional
@@ -10629,6 +10680,7 @@ export interface components {
             workspace_id: string;
             name?: string | number | boolean;
             system_instruction?: string | number | boolean;
+            /** @description The last user message of a generation, placeholders filled: {idea_title}, {idea_description}, {examples}, {audience}, {tone}, {language}, {length}. Any other `{name}` is refused with 400 naming it. */
             user_template?: string | number | boolean;
             /** @enum {string} */
             tone?: "casual" | "educational" | "professional" | "provocative" | "storytelling";
@@ -10934,6 +10986,10 @@ export interface components {
             content?: string;
             tags?: string[];
         };
+        GenaiStatus: {
+            /** @description An AI backend (model) is configured: generate and iterate work. Proofread (the built-in checker) and idea titles (made from the text) work either way. */
+            backend_configured: boolean;
+        };
         GenerateResponse: {
             content: string;
             idea_id: string;
@@ -10968,6 +11024,11 @@ export interface components {
         ProofreadResponse: {
             annotations: components["schemas"]["Annotation"][];
             post_id: string;
+            /**
+             * @description What became of the AI model's answer: `used` (its annotations are merged with the built-in checker's), `unusable` (it was not a JSON array of annotations, so only the checker's and the service's findings came back), `none` (no AI backend is configured: the checker alone)
+             * @enum {string}
+             */
+            model: "used" | "unusable" | "none";
         };
         Annotation: {
             range: [

@@ -1,8 +1,12 @@
 import { ApiError, errorMessage } from "../state/api.ts";
 
+/** Where the person who runs the server learns to connect a model. */
+export const AI_SETUP_DOC = "docs/ai_backends.md";
+
 /**
- * An AI call's failure said plainly, with what to do: no backend configured (503), too many
- * requests (429), the backend failing (500 without a message); otherwise the server's words.
+ * An AI call's failure said plainly, with what to do: no model connected (503), a busy model
+ * (503), a model that failed (502, with the server's reason), too many requests (429), a
+ * failure without a message (500); otherwise the server's words.
  */
 export function AiError({ error }: { error: unknown }) {
   if (!error) return null;
@@ -11,8 +15,16 @@ export function AiError({ error }: { error: unknown }) {
   let text = message;
   let detail: string | null = null;
   if (status === 503 && /not configured/i.test(message)) {
-    text = "AI is not set up on this server: an admin sets OPENAI_BASE_URL and OPENAI_API_KEY " +
-      "in its configuration and restarts it. Writing works without AI meanwhile.";
+    text = "No AI model is set up on this server, so this needs one. An admin connects a model " +
+      "(Ollama, or any OpenAI-compatible server) with OPENAI_BASE_URL and OPENAI_MODEL, as " +
+      `${AI_SETUP_DOC} shows. Proofread and idea titles work without it.`;
+  } else if (status === 503 && /busy/i.test(message)) {
+    text = "The AI model is busy right now. Try again in a minute.";
+    detail = message;
+  } else if (status === 502) {
+    const reason = message.replace(/^AI backend failed:\s*/i, "");
+    text = `The AI model did not answer: ${reason}. Tell your admin: the AI settings need a ` +
+      `look (${AI_SETUP_DOC}). Writing and proofreading still work.`;
   } else if (status === 429) {
     text = "Too many AI requests; try again in a minute.";
     detail = message;

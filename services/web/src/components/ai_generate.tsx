@@ -29,7 +29,14 @@ const LENGTHS: [Length, string][] = [
 ];
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-export function AiGenerate({ session, ideaId }: { session: EditorSession; ideaId: string | null }) {
+export function AiGenerate(
+  { session, ideaId, noModel = false }: {
+    session: EditorSession;
+    ideaId: string | null;
+    /** the server has no AI model: drafting is off, and says why */
+    noModel?: boolean;
+  },
+) {
   const { workspaceId } = session;
   if (!ideaId) {
     return (
@@ -44,10 +51,12 @@ export function AiGenerate({ session, ideaId }: { session: EditorSession; ideaId
       </section>
     );
   }
-  return <GenerateForm session={session} ideaId={ideaId} />;
+  return <GenerateForm session={session} ideaId={ideaId} noModel={noModel} />;
 }
 
-function GenerateForm({ session, ideaId }: { session: EditorSession; ideaId: string }) {
+function GenerateForm(
+  { session, ideaId, noModel }: { session: EditorSession; ideaId: string; noModel: boolean },
+) {
   const { workspaceId } = session;
   const lists = useResource(
     () =>
@@ -167,10 +176,20 @@ function GenerateForm({ session, ideaId }: { session: EditorSession; ideaId: str
           everyone editing.
         </p>
         <div>
-          <button type="submit" class="button" disabled={busy}>
+          <button
+            type="submit"
+            class="button"
+            disabled={busy || noModel}
+            aria-describedby={noModel ? "ai-generate-needs-model" : undefined}
+          >
             <BusyLabel busy={busy} idle="Generate draft" working="Generating…" />
           </button>
         </div>
+        {noModel && (
+          <p id="ai-generate-needs-model" class="ai-note">
+            Drafting needs an AI model, and none is connected (see above).
+          </p>
+        )}
       </form>
       <AiError error={error} />
       {done && <p class="ai-done" role="status">{done}</p>}

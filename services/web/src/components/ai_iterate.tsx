@@ -15,7 +15,13 @@ interface Suggestion {
   suggestion: string;
 }
 
-export function AiIterate({ session }: { session: EditorSession }) {
+export function AiIterate(
+  { session, noModel = false }: {
+    session: EditorSession;
+    /** the server has no AI model: rewriting is off, and says why */
+    noModel?: boolean;
+  },
+) {
   const { workspaceId, postId, ytext } = session;
   const [instruction, setInstruction] = useState("");
   const [busy, setBusy] = useState(false);
@@ -86,10 +92,20 @@ export function AiIterate({ session }: { session: EditorSession }) {
           />
         </div>
         <div>
-          <button type="submit" class="button" disabled={busy}>
+          <button
+            type="submit"
+            class="button"
+            disabled={busy || noModel}
+            aria-describedby={noModel ? "ai-iterate-needs-model" : undefined}
+          >
             <BusyLabel busy={busy} idle="Suggest a rewrite" working="Rewriting…" />
           </button>
         </div>
+        {noModel && (
+          <p id="ai-iterate-needs-model" class="ai-note">
+            Rewriting needs an AI model, and none is connected (see above).
+          </p>
+        )}
       </form>
       <AiError error={error} />
       {done && <p class="ai-done" role="status">{done}</p>}

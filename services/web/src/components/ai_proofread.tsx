@@ -1,10 +1,14 @@
 /**
- * Proofread: POST /api/genai/proofread with the live text; each annotation is underlined in
- * the editor (editor/proofread_marks.ts) and listed here with its type and message. "Apply"
- * replaces the words with the suggestion in one change; ranges follow everyone's edits.
+ * Proofread: POST /api/genai/proofread with the live text; each annotation (the built-in
+ * checker's and the AI model's, merged by the server) is underlined in the editor
+ * (editor/proofread_marks.ts) and listed here with its type and message. "Apply" replaces the
+ * words with the suggestion in one change; ranges follow everyone's edits. The panel says
+ * where the findings came from: a model whose answer could not be used is never reported as
+ * "nothing to fix".
  */
 import { useState } from "preact/hooks";
 import type { Signal } from "@preact/signals";
+import type { Schemas } from "../state/api.ts";
 import { proofreadPost } from "../state/genai.ts";
 import type { EditorSession } from "../editor/session.ts";
 import { minimalChange } from "../editor/diff_words.ts";
@@ -24,6 +28,7 @@ export function AiProofread(
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [ran, setRan] = useState(false);
+  const [model, setModel] = useState<Schemas["ProofreadResponse"]["model"] | null>(null);
   const view = session.view.value;
 
   async function proofread() {
@@ -36,7 +41,7 @@ export function AiProofread(
     setBusy(true);
     setError(null);
     try {
-      const annotations = await proofreadPost({
+      const { annotations, model } = await proofreadPost({
         workspace_id: workspaceId,
         post_id: postId,
         content: sent,
@@ -68,6 +73,7 @@ export function AiProofread(
         };
       });
       v.dispatch({ effects: setProofreadMarks.of(next) });
+      setModel(model);
       setRan(true);
     } catch (err) {
       setError(err);
@@ -113,9 +119,7 @@ export function AiProofread(
         </button>
       </div>
       <AiError error={error} />
-      {ran && list.length === 0 && !busy && !error && (
-        <p class="ai-done" role="status">Nothing left to fix.</p>
-      )}
+      {ran && !busy && !error && <ProofreadSource model={model} found={list.length > 0} />}
       {list.length > 0 && (
         <ul class="ai-annotations" aria-label="Proofread findings">
           {list.map((m) => {
@@ -176,4 +180,34 @@ export function AiProofread(
       )}
     </section>
   );
+}
+
+/**
+ * Where the findings came from, and "nothing left to fix" only when both the checker and a
+ * model that answered usably found nothing.
+ */
+function ProofreadSource(
+  { model, found }: { model: Schemas["ProofreadResponse"]["model"] | null; found: boolean },
+) {
+  if (model === "unusable") {
+    return (
+      <p class="ai-warning" role="status">
+        The AI model's answer could not be used (it did not answer with a list of findings), so
+        {found
+          ? " these are the built-in checker's findings only."
+          : " only the built-in checker read the post, and it found nothing."}{" "}
+        Try again, or ask your admin for a model that follows instructions better.
+      </p>
+    );
+  }
+  if (model === "none") {
+    return (
+      <p class={found ? "ai-note" : "ai-done"} role="status">
+        {found
+          ? "Found by the built-in grammar and spelling checker (no AI model is connected)."
+          : "The built-in grammar and spelling checker found nothing to fix."}
+      </p>
+    );
+  }
+  return found ? null : <p class="ai-done" role="status">Nothing left to fix.</p>;
 }

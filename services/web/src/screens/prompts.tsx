@@ -21,6 +21,7 @@ import { FormDialogButtons, useSaveForm } from "../components/form_dialog.tsx";
 import { describedBy, Field, formatWhen } from "../components/workspace_form.tsx";
 import { Link } from "../router.tsx";
 import type { ScreenProps } from "../screen_props.ts";
+import { FILLED_PLACEHOLDERS, unfilledPlaceholders } from "../components/prompt_placeholders.ts";
 
 type Prompt = Schemas["Prompt"];
 type Tone = Prompt["tone"];
@@ -238,6 +239,12 @@ function PromptForm(
   );
   useEffect(() => form.clearError(), [prompt]);
   const { byField } = form;
+  const unfilled = unfilledPlaceholders(template).map((name) => `{${name}}`);
+  const templateProblem = byField.user_template ??
+    (unfilled.length
+      ? `${unfilled.join(", ")} ${unfilled.length === 1 ? "is" : "are"} not filled in by ` +
+        "generation; use the placeholders listed above"
+      : undefined);
   const audiences = withCurrent(lists.data?.[0].items.map((i) => i.name) ?? [], audience);
   const languages = withCurrent(lists.data?.[1].items.map((i) => i.name) ?? [], language);
 
@@ -271,13 +278,16 @@ function PromptForm(
       <Field
         id="prompt-template"
         label="User template"
-        error={byField.user_template}
+        error={templateProblem}
         hint={
           <>
-            The request, with placeholders: <code>{"{idea_title}"}</code>{" "}
-            <code>{"{idea_description}"}</code> <code>{"{examples}"}</code>{" "}
-            <code>{"{audience}"}</code> <code>{"{tone}"}</code> <code>{"{language}"}</code>{" "}
-            <code>{"{length}"}</code>
+            The request. Generation fills in these placeholders:{" "}
+            {FILLED_PLACEHOLDERS.map(([name, meaning], i) => (
+              <span key={name}>
+                {i > 0 && ", "}
+                <code title={meaning}>{`{${name}}`}</code>
+              </span>
+            ))}; any other is refused.
           </>
         }
       >
@@ -287,7 +297,7 @@ function PromptForm(
           required
           value={template}
           onInput={(e) => setTemplate(e.currentTarget.value)}
-          {...describedBy("prompt-template", byField.user_template, true)}
+          {...describedBy("prompt-template", templateProblem, true)}
         />
       </Field>
       <div class="form-grid">

@@ -3,14 +3,15 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { serve } from "./test_server.ts";
 import { ApiError } from "./api.ts";
-import { generatePost, iteratePost, proofreadPost } from "./genai.ts";
+import { generatePost, iteratePost, loadAiStatus, proofreadPost } from "./genai.ts";
 
-Deno.test("genai store: answers the generated text, the suggestion and the annotations", async () => {
+Deno.test("genai store: answers the generated text, the suggestion, the annotations and the status", async () => {
   using server = serve(
     new Hono()
       .post("/api/genai/generate", (c) => c.json({ content: "A post" }))
       .post("/api/genai/iterate", (c) => c.json({ suggestion: "A better post" }))
-      .post("/api/genai/proofread", (c) => c.json({ annotations: [] })),
+      .post("/api/genai/proofread", (c) => c.json({ annotations: [], model: "unusable" }))
+      .get("/api/genai/status", (c) => c.json({ backend_configured: false })),
   );
   assert.equal(
     await generatePost({ workspace_id: "ws1", idea_id: "i1", tone: "casual" }),
@@ -26,7 +27,11 @@ Deno.test("genai store: answers the generated text, the suggestion and the annot
     }),
     "A better post",
   );
-  assert.deepEqual(await proofreadPost({ workspace_id: "ws1", post_id: "p1", content: "x" }), []);
+  assert.deepEqual(await proofreadPost({ workspace_id: "ws1", post_id: "p1", content: "x" }), {
+    annotations: [],
+    model: "unusable",
+  });
+  assert.deepEqual(await loadAiStatus(), { backend_configured: false });
 });
 
 Deno.test("genai store: a busy AI's refusal keeps its status and message", async () => {
