@@ -78,7 +78,7 @@ export async function createWorld(stack: TestStack, { owner, editor }: Accounts)
     workspace_id: ws,
     name: "A prompt",
     system_instruction: "You write posts.",
-    user_template: "Write about {title}.",
+    user_template: "Write about {idea_title}.",
   })).prompt_id;
   const example = (await call("POST", "/api/examples", {
     workspace_id: ws,
