@@ -1,7 +1,8 @@
 /**
  * The post editor: the live CodeMirror editor on the post's `Y.Text` "content", presence,
- * connection state, counters, and the post's title, tags and status. The comments and AI
- * panels (their own helpers' components) plug in through `EditorSession`.
+ * connection state, counters, and the post's title, tags and status; below the text what is
+ * published with it (media, the first comment). The comments and AI panels (their own
+ * helpers' components) plug in through `EditorSession`.
  */
 import { useEffect, useState } from "preact/hooks";
 import type { ScreenProps } from "../screen_props.ts";
@@ -19,6 +20,8 @@ import { EditorPostFields } from "../components/editor_post_fields.tsx";
 import { ReviewBar } from "../components/review_bar.tsx";
 import { VersionHistory } from "../components/version_history.tsx";
 import { LinkedInPreview } from "../components/linkedin_preview.tsx";
+import { PostMedia } from "../components/post_media.tsx";
+import { FirstComment } from "../components/first_comment.tsx";
 // ── Slots owned by the comments + AI helper (they replace these components) ──
 import { CommentsPanel } from "../components/comments_panel.tsx";
 import { AiPanel } from "../components/ai_panel.tsx";
@@ -88,6 +91,8 @@ function PostEditor({ initial }: { initial: Post }) {
             <EditorPane session={session} />
           </>
         )}
+        <PostMedia post={post} onChange={setPost} />
+        <FirstComment post={post} onSaved={setPost} />
         {session && <LinkedInPreview session={session} post={post} />}
       </div>
       {session && (
