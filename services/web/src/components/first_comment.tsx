@@ -87,6 +87,11 @@ export function FirstComment({ post, onSaved }: { post: Post; onSaved: (post: Po
           {count > 0 || state !== "saved" ? SAVE_TEXT[state] : ""}
         </p>
       </div>
+      {post.status === "published" && (
+        <p class="review-line review-warning" role="note">
+          The post is on LinkedIn already: changing its first comment here changes nothing there.
+        </p>
+      )}
       <p id="first-comment-hint" class="field-hint">
         Posted as a comment right after the post goes out: a link, a source, a question.
       </p>

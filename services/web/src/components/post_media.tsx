@@ -190,6 +190,11 @@ export function PostMedia({ post, onChange }: { post: Post; onChange: (post: Pos
         <h2 id="post-media-heading" class="post-section-title">Media</h2>
         <p class="field-hint">{summary(media)}</p>
       </div>
+      {post.status === "published" && (
+        <p class="review-line review-warning" role="note">
+          This post is on LinkedIn already: changing its media here changes nothing there.
+        </p>
+      )}
       <div class={`media-drop${dropActive ? " is-active" : ""}`}>
         <input
           ref={picker}

@@ -114,9 +114,19 @@ export interface MediaItemProps {
 /** The MIME type of a dragged media, so a drop tells it from files dragged in. */
 export const MEDIA_DRAG_TYPE = "application/x-cp-post-media";
 
+/**
+ * Which side of the item under the pointer a drop lands on: left or right half in a grid,
+ * upper or lower half when the items are stacked one per row (a phone).
+ */
 function sideOf(e: DragEvent): "before" | "after" {
-  const box = (e.currentTarget as HTMLElement).getBoundingClientRect();
-  return e.clientX < box.left + box.width / 2 ? "before" : "after";
+  const item = e.currentTarget as HTMLElement;
+  const box = item.getBoundingClientRect();
+  const stacked = box.width > (item.parentElement?.clientWidth ?? Infinity) * 0.6;
+  return stacked
+    ? e.clientY < box.top + box.height / 2 ? "before" : "after"
+    : e.clientX < box.left + box.width / 2
+    ? "before"
+    : "after";
 }
 
 export function MediaItem(p: MediaItemProps) {

@@ -1,8 +1,8 @@
 /**
  * "Publish as": the connected LinkedIn member or one of the organization pages the member
  * administers. Shown only when the workspace's connection lists pages (or the post already
- * names one); owners and editors choose, since publishing speaks for the member or the page,
- * and everyone else sees who the post will be published as.
+ * names one); owners and editors choose, since publishing speaks for the member or the page;
+ * everyone else, and everyone once the post is published, reads who it is published as.
  */
 import { useState } from "preact/hooks";
 import type { Schemas } from "../state/api.ts";
@@ -46,25 +46,36 @@ export function PublishAs(
     }
   }
 
+  const nameOf = (value: string) =>
+    value === "member"
+      ? `${c.name ?? "The connected member"} (member)`
+      : `${
+        pages.find((o) => o.urn === value)?.name ?? "A page no longer in the connection"
+      } (page)`;
+
+  // Once published, or for a member who may not choose, who it is (or was) published as.
+  if (!canChoose || post.status === "published") {
+    return (
+      <p class="review-line publish-as-readonly">
+        {post.status === "published" ? "Published as" : "Publishes as"}{" "}
+        <strong>{nameOf(post.publish_as)}</strong>
+      </p>
+    );
+  }
+
   return (
     <div class="field publish-as">
       <label for="publish-as">Publish as</label>
       <select
         id="publish-as"
         value={post.publish_as}
-        disabled={!canChoose || busy}
-        aria-describedby={canChoose ? undefined : "publish-as-hint"}
+        disabled={busy}
         onChange={(e) => void choose(e.currentTarget.value)}
       >
-        <option value="member">{c.name ?? "The connected member"} (member)</option>
-        {pages.map((o) => <option key={o.urn} value={o.urn}>{o.name} (page)</option>)}
-        {!known && <option value={post.publish_as}>A page no longer in the connection</option>}
+        <option value="member">{nameOf("member")}</option>
+        {pages.map((o) => <option key={o.urn} value={o.urn}>{nameOf(o.urn)}</option>)}
+        {!known && <option value={post.publish_as}>{nameOf(post.publish_as)}</option>}
       </select>
-      {!canChoose && (
-        <p id="publish-as-hint" class="field-hint">
-          The workspace's owners and editors choose who the post is published as.
-        </p>
-      )}
       <ErrorMessage error={error} />
     </div>
   );

@@ -113,6 +113,9 @@ export function SchedulePicker(
           Last attempt to publish: {post.publish_error}
         </p>
       )}
+      {status === "published" && post.linkedin_first_comment_urn && (
+        <p class="review-line">The first comment is posted under the post.</p>
+      )}
       {post.first_comment_error && (
         <p class="review-line review-warning" role="note">
           The first comment was not posted: {post.first_comment_error}
