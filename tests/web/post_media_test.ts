@@ -214,7 +214,17 @@ Deno.test(
       await until(async () => await page.getByRole("progressbar").count() === 0);
       assert.deepEqual(await shownOrder(page), ["cover.png", "team.jpg", "chart.gif"]);
       await page.getByText("3 of 20 images").waitFor();
+      // A file dropped beside the drop zone neither leaves the editor nor adds anything.
+      const strayPrevented = await page.evaluate(`(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(["x"], "stray.png", { type: "image/png" }));
+        const drop = new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true });
+        document.querySelector(".editor-pane").dispatchEvent(drop);
+        return drop.defaultPrevented;
+      })()`);
+      assert.equal(strayPrevented, true, "the browser does not open the stray file");
       const uploaded = await getPost();
+      assert.deepEqual(await shownOrder(page), ["cover.png", "team.jpg", "chart.gif"]);
       assert.deepEqual(uploaded.media.map((m: { filename: string }) => m.filename), [
         "cover.png",
         "team.jpg",

@@ -58,6 +58,22 @@ export function PostMedia({ post, onChange }: { post: Post; onChange: (post: Pos
     return () => globalThis.removeEventListener("beforeunload", guard);
   }, [uploader]);
 
+  // Files dropped beside the drop zone would make the browser open them, leaving the editor:
+  // elsewhere on the page such a drop does nothing.
+  useEffect(() => {
+    const stray = (e: DragEvent) => {
+      if (!hasFiles(e) || e.defaultPrevented) return;
+      e.preventDefault();
+      if (e.type === "dragover") e.dataTransfer!.dropEffect = "none";
+    };
+    document.addEventListener("dragover", stray);
+    document.addEventListener("drop", stray);
+    return () => {
+      document.removeEventListener("dragover", stray);
+      document.removeEventListener("drop", stray);
+    };
+  }, []);
+
   const [dropActive, setDropActive] = useState(false);
   const dragDepth = useRef(0);
   const [dragged, setDragged] = useState<string | null>(null);
