@@ -5,10 +5,11 @@
  * on the moved item (or goes to the next one after a removal), and a live region says what
  * happened (uploaded, moved, removed) for those who cannot see it.
  */
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Schemas } from "../state/api.ts";
 import {
   ACCEPT,
+  arranged,
   createMediaUploader,
   IMAGES_MAX,
   moved,
@@ -85,15 +86,22 @@ export function PostMedia({ post, onChange }: { post: Post; onChange: (post: Pos
   const list = useRef<HTMLOListElement>(null);
   const picker = useRef<HTMLInputElement>(null);
   const reorders = useRef(0);
+  const latest = useRef(post);
+  latest.current = post;
+  // The order asked for and the media being removed, shown until their answers arrive.
+  const [order, setOrder] = useState<string[] | null>(null);
+  const [removing, setRemoving] = useState<ReadonlySet<string>>(new Set());
 
-  const media = post.media;
+  const media = useMemo(() => arranged(post.media, order, removing), [post.media, order, removing]);
   const uploads = uploader.uploads.value;
   const uploadOf = (mediaId: string): Upload | null =>
     uploads.find((u) => u.mediaId === mediaId) ?? null;
   const pending = uploads.filter((u) => !u.mediaId || !media.some((m) => m.media_id === u.mediaId));
   const refusals = uploader.refusals.value;
 
-  useEffect(() => {
+  // In the same task as the change reaches the page, so the focus is never left on the body
+  // (a button just disabled, an item just removed) for a screen reader to announce.
+  useLayoutEffect(() => {
     const target = focusNext.current;
     if (!target) return;
     focusNext.current = null;
@@ -128,17 +136,20 @@ export function PostMedia({ post, onChange }: { post: Post; onChange: (post: Pos
   async function move(mediaId: string, to: number, by: ItemAction | null) {
     const from = media.findIndex((m) => m.media_id === mediaId);
     if (from < 0 || to < 0 || to >= media.length || from === to) return;
-    const next = moved(media, from, to);
+    const next = moved(media, from, to).map((m) => m.media_id);
     if (by) focusNext.current = { mediaId, action: by };
     setError(null);
-    onChange({ ...post, media: next });
+    setOrder(next);
     uploader.announce(`Moved ${media[from].filename} to position ${to + 1} of ${media.length}`);
     const mine = ++reorders.current;
     try {
-      const answer = await reorderMedia(post, next.map((m) => m.media_id));
-      if (mine === reorders.current) onChange(answer);
+      const answer = await reorderMedia(post, next);
+      if (mine !== reorders.current) return;
+      onChange(answer);
+      setOrder(null);
     } catch (err) {
       if (mine !== reorders.current) return;
+      setOrder(null);
       setError(err);
       await uploader.refresh();
     }
@@ -154,13 +165,18 @@ export function PostMedia({ post, onChange }: { post: Post; onChange: (post: Pos
       : { picker: true };
     setError(null);
     uploader.cancel(mediaId);
-    onChange({ ...post, media: media.filter((m) => m.media_id !== mediaId) });
+    setRemoving((r) => new Set([...r, mediaId]));
     uploader.announce(`Removed ${gone.filename}`);
     try {
       await removeMedia(post, mediaId);
+      // 204: gone; the post as shown now, without it.
+      const now = latest.current;
+      onChange({ ...now, media: now.media.filter((m) => m.media_id !== mediaId) });
     } catch (err) {
       setError(err);
       await uploader.refresh();
+    } finally {
+      setRemoving((r) => new Set([...r].filter((id) => id !== mediaId)));
     }
   }
 

@@ -102,6 +102,24 @@ export function moved<T>(media: readonly T[], from: number, to: number): T[] {
   return next;
 }
 
+/**
+ * The media as the editor shows them while changes are on their way: without those being
+ * removed, and in the order asked for (media it does not name, added meanwhile, after it). A
+ * post read meanwhile (the editor's poll) still has the order from before, and showing it
+ * would move items back and forth under the keyboard's focus.
+ */
+export function arranged<T extends { media_id: string }>(
+  media: readonly T[],
+  order: readonly string[] | null,
+  removing: ReadonlySet<string>,
+): T[] {
+  const kept = media.filter((m) => !removing.has(m.media_id));
+  if (!order) return kept;
+  const rank = new Map(order.map((id, i) => [id, i]));
+  const at = (m: T) => rank.get(m.media_id) ?? order.length + kept.indexOf(m);
+  return kept.slice().sort((a, b) => at(a) - at(b));
+}
+
 /** PUTs `body` to `url` with its Content-Type, reporting the share sent (0..1). */
 export type PutBytes = (
   url: string,

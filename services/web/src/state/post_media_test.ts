@@ -3,8 +3,9 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { serve } from "./test_server.ts";
 import { ApiError } from "./api.ts";
-import { type Post, postSignature, savePublishing } from "./posts.ts";
+import { type Post, postSignature, savePublishing, watchPost } from "./posts.ts";
 import {
+  arranged,
   createMediaUploader,
   mediaTypeOf,
   moved,
@@ -109,6 +110,56 @@ Deno.test("post media: the editor notices changed media, first comment and page,
   assert.notEqual(postSignature({ ...base, first_comment: "Link" }), same);
   assert.notEqual(postSignature({ ...base, publish_as: "urn:li:organization:1" }), same);
   assert.notEqual(postSignature({ ...base, first_comment_error: "Refused" }), same);
+});
+
+Deno.test("post media: while a move or removal is on its way the list shows it, whatever a read in between says", () => {
+  const [a, b, c, d] = ["a", "b", "c", "d"].map((id) => media(id));
+  const ids = (list: PostMedia[]) => list.map((m) => m.media_id).join("");
+  assert.equal(ids(arranged([a, b, c], null, new Set())), "abc");
+  assert.equal(ids(arranged([a, b, c], ["c", "a", "b"], new Set())), "cab");
+  assert.equal(
+    ids(arranged([a, b, c, d], ["c", "a", "b"], new Set())),
+    "cabd",
+    "added meanwhile: last",
+  );
+  assert.equal(ids(arranged([a, b, c], ["c", "a", "b"], new Set(["a"]))), "cb");
+});
+
+Deno.test("posts store: a watched post read before the screen's own newer change does not undo it", async () => {
+  let served = { ...ref, status: "draft", updated_at: "2030-01-01T10:00:00.000Z", media: [] };
+  using _server = serve(new Hono().get("/api/posts/:id", (c) => c.json(served)));
+  let shown = {
+    ...ref,
+    status: "draft",
+    updated_at: "2030-01-01T10:00:05.000Z",
+    media: [media("m1")],
+  } as unknown as Post;
+  const seen: string[] = [];
+  let wake = () => {};
+  const stop = watchPost({
+    workspaceId: "ws1",
+    postId: "p1",
+    everyMs: 60_000,
+    current: () => shown,
+    onChange: (fresh) => {
+      seen.push(fresh.updated_at);
+      shown = fresh;
+    },
+    isVisible: () => true,
+    subscribeWake: (w) => {
+      wake = w;
+      return () => {};
+    },
+  });
+  const settle = () => new Promise((r) => setTimeout(r, 20));
+  wake();
+  await settle();
+  assert.deepEqual(seen, [], "an older read is dropped");
+  served = { ...served, updated_at: "2030-01-01T10:00:09.000Z" };
+  wake();
+  await settle();
+  assert.deepEqual(seen, ["2030-01-01T10:00:09.000Z"], "a newer one is shown");
+  stop();
 });
 
 /** A PUT the test finishes by hand; records what was sent and how far. */

@@ -154,6 +154,9 @@ export function watchPost(o: WatchPostOptions): () => void {
       const fresh = await getPost(o.workspaceId, o.postId);
       if (!live) return;
       const before = o.current();
+      // A read that started before a change the screen already shows (the answer to its own
+      // write came first) is older than it: showing it would undo the change for a while.
+      if (fresh.updated_at < before.updated_at) return;
       if (postSignature(fresh) !== postSignature(before)) o.onChange(fresh, before);
     } catch {
       // a failed background read changes nothing; the next tick tries again
