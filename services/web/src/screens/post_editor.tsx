@@ -4,10 +4,11 @@
  * published with it (media, the first comment). The comments and AI panels (their own
  * helpers' components) plug in through `EditorSession`.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import type { ScreenProps } from "../screen_props.ts";
 import type { Schemas } from "../state/api.ts";
 import { getPost } from "../state/posts.ts";
+import { keepDownloadUrls } from "../state/post_media.ts";
 import { useResource } from "../components/use_resource.ts";
 import { Loading } from "../components/loading.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
@@ -47,7 +48,11 @@ export default function PostEditorScreen({ params }: ScreenProps) {
 }
 
 function PostEditor({ initial }: { initial: Post }) {
-  const [post, setPost] = useState<Post>(initial);
+  const [post, setPostState] = useState<Post>(initial);
+  const setPost = useCallback(
+    (next: Post) => setPostState((prev) => keepDownloadUrls(next, prev)),
+    [],
+  );
   const [session, setSession] = useState<LiveEditorSession | null>(null);
   const me = claims.value;
 

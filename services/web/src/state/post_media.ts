@@ -94,6 +94,22 @@ export async function removeMedia(post: PostRef, mediaId: string): Promise<void>
   );
 }
 
+/**
+ * `next` (a write's answer, which carries no download URLs: only a Get signs them) with the
+ * download URLs `prev` had for the same media, so the pictures on the screen stay.
+ */
+export function keepDownloadUrls(next: Post, prev: Post): Post {
+  const urls = new Map((prev.media ?? []).map((m) => [m.media_id, m.downloadUrl]));
+  let kept = false;
+  const media = (next.media ?? []).map((m) => {
+    const url = m.downloadUrl ? undefined : urls.get(m.media_id);
+    if (!url) return m;
+    kept = true;
+    return { ...m, downloadUrl: url };
+  });
+  return kept ? { ...next, media } : next;
+}
+
 /** `media` moved from index `from` to index `to` (the others keep their order). */
 export function moved<T>(media: readonly T[], from: number, to: number): T[] {
   const next = media.slice();

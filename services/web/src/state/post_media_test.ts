@@ -7,6 +7,7 @@ import { type Post, postSignature, savePublishing, watchPost } from "./posts.ts"
 import {
   arranged,
   createMediaUploader,
+  keepDownloadUrls,
   mediaTypeOf,
   moved,
   type PostMedia,
@@ -160,6 +161,21 @@ Deno.test("posts store: a watched post read before the screen's own newer change
   await settle();
   assert.deepEqual(seen, ["2030-01-01T10:00:09.000Z"], "a newer one is shown");
   stop();
+});
+
+Deno.test("post media: a write's answer keeps the download URLs the screen has", () => {
+  const prev = {
+    ...ref,
+    media: [media("m1", { downloadUrl: "http://dl/1" }), media("m2")],
+  } as Post;
+  const answer = { ...ref, media: [media("m2"), media("m1", { alt_text: "Hi" })] } as Post;
+  const kept = keepDownloadUrls(answer, prev);
+  assert.deepEqual(kept.media.map((m) => [m.media_id, m.alt_text, m.downloadUrl]), [
+    ["m2", "", undefined],
+    ["m1", "Hi", "http://dl/1"],
+  ]);
+  const fresh = { ...ref, media: [media("m1", { downloadUrl: "http://dl/new" })] } as Post;
+  assert.equal(keepDownloadUrls(fresh, prev), fresh, "a Get's own URLs win");
 });
 
 /** A PUT the test finishes by hand; records what was sent and how far. */
