@@ -92,6 +92,15 @@ async function focusedName(page: Page): Promise<string | null> {
   ) as string | null;
 }
 
+/** Whether `count` images match `selector` and each has loaded (a decoded picture). */
+async function imagesLoaded(page: Page, selector: string, count: number): Promise<boolean> {
+  return await page.evaluate(`(() => {
+    const images = Array.from(document.querySelectorAll(${JSON.stringify(selector)}));
+    return images.length === ${count} &&
+      images.every((img) => img.complete && img.naturalWidth > 0);
+  })()`) as boolean;
+}
+
 /** Whether every thumbnail image of the list has loaded (a decoded picture). */
 async function thumbnailsLoaded(page: Page): Promise<boolean> {
   return await page.evaluate(
@@ -236,6 +245,14 @@ Deno.test(
       const back = new Uint8Array(await (await fetch(uploaded.media[2].downloadUrl)).arrayBuffer());
       assert.deepEqual(back, GIF);
       await until(() => thumbnailsLoaded(page), "thumbnails shown");
+      // (its pictures load lazily: once it is in view)
+      await page.getByRole("region", { name: "LinkedIn preview" }).scrollIntoViewIfNeeded();
+      // (its pictures load lazily: once it is in view)
+      await page.getByRole("region", { name: "LinkedIn preview" }).scrollIntoViewIfNeeded();
+      await until(
+        () => imagesLoaded(page, `section[aria-label="LinkedIn preview"] img`, 3),
+        "the LinkedIn preview shows the uploaded pictures",
+      );
 
       // Keyboard: chart.gif moves earlier twice; the focus stays with it.
       await page.getByRole("button", { name: "Move chart.gif earlier" }).focus();

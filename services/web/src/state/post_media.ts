@@ -272,7 +272,18 @@ export function createMediaUploader(o: MediaUploaderOptions): MediaUploader {
   };
   const refresh = async () => {
     try {
-      const fresh = await getPost(o.workspaceId, o.postId);
+      const read = await getPost(o.workspaceId, o.postId);
+      // A media whose bytes are still on their way has no picture yet: a URL asked for now
+      // would be remembered as broken (the same URL again, within the second, stays broken).
+      const sending = new Set(uploads.value.map((u) => u.mediaId));
+      const fresh = {
+        ...read,
+        media: read.media.map((m) => {
+          if (!sending.has(m.media_id)) return m;
+          const { downloadUrl: _, ...rest } = m;
+          return rest;
+        }),
+      };
       noteUrls(fresh);
       if (live) o.onPost(fresh);
     } catch {
@@ -365,6 +376,9 @@ export function createMediaUploader(o: MediaUploaderOptions): MediaUploader {
     if (started.length === 0) return;
     await refresh();
     await Promise.all(started);
+    // Read once more: a picture asked for before its bytes arrived (the feed preview) needs a
+    // fresh URL to be asked for again.
+    await refresh();
   }
 
   return {

@@ -265,6 +265,12 @@ Deno.test("post media: files are added in their order, their bytes sent with pro
   puts.pending.get("http://up/1")!.resolve();
   puts.pending.get("http://up/2")!.resolve();
   await done;
+  assert.equal(onPost.length, 2, "read after asking, and again once the bytes are there");
+  assert.deepEqual(
+    onPost.map((p) => p.media.map((m) => m.downloadUrl ?? null)),
+    [[null, null], ["http://dl/1", "http://dl/2"]],
+    "no picture URL while the bytes are on their way",
+  );
   assert.equal(up.uploads.value.length, 0);
   assert.equal(up.busy(), false);
   assert.match(up.announcement.value, /uploaded/);
