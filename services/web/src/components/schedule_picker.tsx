@@ -2,9 +2,9 @@
  * Scheduling and publishing in the editor's review bar: "Next free slot" (the
  * server picks the workspace's next publishing slot no other post holds), "Pick a time" (a day
  * and a wall-clock time in the workspace's timezone, checked as typed), "Publish now",
- * "Unschedule"; the scheduled
- * time in the workspace's zone; `publish_error` as the server says it; and once published,
- * the link to the post on LinkedIn.
+ * "Unschedule"; the scheduled time in the workspace's zone; who the post is published as (a
+ * page of the connection); `publish_error` and `first_comment_error` as the server says them;
+ * and once published, the link to the post on LinkedIn.
  */
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, type Schemas } from "../state/api.ts";
@@ -13,6 +13,7 @@ import { Link } from "../router.tsx";
 import { ErrorMessage } from "./error_message.tsx";
 import { dayTimeAt, formatInZone } from "./schedule_time.ts";
 import { DayTimeFields, useDayTime } from "./day_time_fields.tsx";
+import { PublishAs } from "./publish_as.tsx";
 
 type Post = Schemas["Post"];
 type Workspace = Schemas["WorkspaceDetail"];
@@ -105,9 +106,19 @@ export function SchedulePicker(
     <div class="schedule" role="group" aria-labelledby="schedule-heading">
       <h3 id="schedule-heading" class="review-history-title">Publishing</h3>
 
+      <PublishAs post={post} workspace={workspace} onChange={onChange} />
+
       {post.publish_error && (
         <p class="review-line review-warning" role="note">
           Last attempt to publish: {post.publish_error}
+        </p>
+      )}
+      {status === "published" && post.linkedin_first_comment_urn && (
+        <p class="review-line">The first comment is posted under the post.</p>
+      )}
+      {post.first_comment_error && (
+        <p class="review-line review-warning" role="note">
+          The first comment was not posted: {post.first_comment_error}
         </p>
       )}
 

@@ -1,12 +1,14 @@
 /**
  * The post editor: the live CodeMirror editor on the post's `Y.Text` "content", presence,
- * connection state, counters, and the post's title, tags and status. The comments and AI
- * panels (their own helpers' components) plug in through `EditorSession`.
+ * connection state, counters, and the post's title, tags and status; below the text what is
+ * published with it (media, the first comment). The comments and AI panels (their own
+ * helpers' components) plug in through `EditorSession`.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import type { ScreenProps } from "../screen_props.ts";
 import type { Schemas } from "../state/api.ts";
 import { getPost } from "../state/posts.ts";
+import { keepDownloadUrls } from "../state/post_media.ts";
 import { useResource } from "../components/use_resource.ts";
 import { Loading } from "../components/loading.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
@@ -19,6 +21,8 @@ import { EditorPostFields } from "../components/editor_post_fields.tsx";
 import { ReviewBar } from "../components/review_bar.tsx";
 import { VersionHistory } from "../components/version_history.tsx";
 import { LinkedInPreview } from "../components/linkedin_preview.tsx";
+import { PostMedia } from "../components/post_media.tsx";
+import { FirstComment } from "../components/first_comment.tsx";
 // ── Slots owned by the comments + AI helper (they replace these components) ──
 import { CommentsPanel } from "../components/comments_panel.tsx";
 import { AiPanel } from "../components/ai_panel.tsx";
@@ -44,7 +48,11 @@ export default function PostEditorScreen({ params }: ScreenProps) {
 }
 
 function PostEditor({ initial }: { initial: Post }) {
-  const [post, setPost] = useState<Post>(initial);
+  const [post, setPostState] = useState<Post>(initial);
+  const setPost = useCallback(
+    (next: Post) => setPostState((prev) => keepDownloadUrls(next, prev)),
+    [],
+  );
   const [session, setSession] = useState<LiveEditorSession | null>(null);
   const me = claims.value;
 
@@ -88,6 +96,8 @@ function PostEditor({ initial }: { initial: Post }) {
             <EditorPane session={session} />
           </>
         )}
+        <PostMedia post={post} onChange={setPost} />
+        <FirstComment post={post} onSaved={setPost} />
         {session && <LinkedInPreview session={session} post={post} />}
       </div>
       {session && (

@@ -63,6 +63,22 @@ export function updatePost(post: Post, fields: { title: string; tags: string[] }
   );
 }
 
+/**
+ * The first comment (null: none) or who the post is published as (`"member"` or an
+ * organization URN of the workspace's LinkedIn connection).
+ */
+export function savePublishing(
+  post: Pick<Post, "workspace_id" | "post_id">,
+  fields: { first_comment: string | null } | { publish_as: string },
+): Promise<Post> {
+  return call(
+    client().PUT("/api/posts/{id}", {
+      params: { path: { id: post.post_id } },
+      body: { workspace_id: post.workspace_id, ...fields },
+    }),
+  );
+}
+
 export function setPostStatus(post: Post, status: Post["status"]): Promise<Post> {
   return call(
     client().PUT("/api/posts/{id}/status", {
@@ -99,7 +115,11 @@ export function unschedulePost(workspaceId: string, postId: string) {
   );
 }
 
-/** The fields whose change the review bar (and the status select) must show. */
+/**
+ * The fields whose change the editor must show: the review bar's, the status select's, and
+ * what is published beside the text (media without their download URLs, which a Get signs
+ * anew each time, the first comment, who publishes).
+ */
 export function postSignature(p: Post): string {
   return JSON.stringify([
     p.status,
@@ -110,6 +130,11 @@ export function postSignature(p: Post): string {
     p.publish_error,
     p.linkedin_post_url,
     p.published_at,
+    (p.media ?? []).map((m) => [m.media_id, m.alt_text, m.title]),
+    p.first_comment,
+    p.publish_as,
+    p.first_comment_error,
+    p.linkedin_first_comment_urn,
   ]);
 }
 
@@ -151,6 +176,9 @@ export function watchPost(o: WatchPostOptions): () => void {
       const fresh = await getPost(o.workspaceId, o.postId);
       if (!live) return;
       const before = o.current();
+      // A read that started before a change the screen already shows (the answer to its own
+      // write came first) is older than it: showing it would undo the change for a while.
+      if (fresh.updated_at < before.updated_at) return;
       if (postSignature(fresh) !== postSignature(before)) o.onChange(fresh, before);
     } catch {
       // a failed background read changes nothing; the next tick tries again
