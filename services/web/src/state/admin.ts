@@ -2,20 +2,43 @@
  * The platform admin's data: users (approve, reject, role, enable), workspaces (delete,
  * recover), backups (create, download, upload, restore and its job) and metrics.
  */
+import { signal } from "@preact/signals";
 import { ApiError, call, client } from "./api.ts";
 
-export function loadUsers(status?: "pending") {
-  return status
-    ? call(client().GET("/api/admin/users", { params: { query: { status } } }))
-    : call(client().GET("/api/admin/users"));
+/** How many accounts await approval (the Admin link's badge); null until read. */
+export const pendingAccounts = signal<number | null>(null);
+
+export async function loadUsers(status?: "pending") {
+  if (!status) return await call(client().GET("/api/admin/users"));
+  const data = await call(client().GET("/api/admin/users", { params: { query: { status } } }));
+  pendingAccounts.value = data.users.filter((u) => u.status === "pending").length;
+  return data;
 }
 
-export function approveUser(id: string) {
-  return call(client().POST("/api/admin/users/{id}/approve", { params: { path: { id } } }));
+/** Re-reads the number of accounts awaiting approval. */
+export async function loadPendingAccounts(): Promise<void> {
+  await loadUsers("pending");
 }
 
-export function rejectUser(id: string) {
-  return call(client().POST("/api/admin/users/{id}/reject", { params: { path: { id } } }));
+/** After an approval or a rejection, the badge follows (when it was read at all). */
+async function recount() {
+  if (pendingAccounts.value !== null) await loadPendingAccounts().catch(() => {});
+}
+
+export async function approveUser(id: string) {
+  const user = await call(
+    client().POST("/api/admin/users/{id}/approve", { params: { path: { id } } }),
+  );
+  await recount();
+  return user;
+}
+
+export async function rejectUser(id: string) {
+  const user = await call(
+    client().POST("/api/admin/users/{id}/reject", { params: { path: { id } } }),
+  );
+  await recount();
+  return user;
 }
 
 export function setUserRole(id: string, role: "admin" | "member") {
