@@ -14,7 +14,7 @@ import {
 import { ErrorMessage } from "./error_message.tsx";
 import { RelativeTime } from "./idea_time.tsx";
 import { useConfirm } from "./confirm_dialog.tsx";
-import { mentionedIds, MentionTextarea, useMentionable } from "./mention_textarea.tsx";
+import { mentionedIds, MentionText, MentionTextarea, useMentionable } from "./mention_textarea.tsx";
 
 type Comment = Schemas["Comment"];
 
@@ -125,7 +125,9 @@ export function CommentThread(
         <RelativeTime iso={comment.created_at} />
         {resolved && <span class="comment-badge">Resolved</span>}
       </p>
-      <p class="comment-body">{comment.body}</p>
+      <p class="comment-body">
+        <MentionText text={comment.body} members={mentionable} />
+      </p>
 
       {comment.replies.length > 0 && (
         <ul class="comment-replies" aria-label="Replies">
@@ -146,7 +148,9 @@ export function CommentThread(
                   </button>
                 )}
               </p>
-              <p class="comment-body">{r.body}</p>
+              <p class="comment-body">
+                <MentionText text={r.body} members={mentionable} />
+              </p>
             </li>
           ))}
         </ul>

@@ -8,7 +8,14 @@
 import type { Ref } from "preact";
 import { useEffect, useId, useMemo, useRef, useState } from "preact/hooks";
 import { memberDirectory } from "../state/members.ts";
-import { displayName, insertMention, type Mentionable, mentionAt, suggest } from "./mentions.ts";
+import {
+  displayName,
+  insertMention,
+  type Mentionable,
+  mentionAt,
+  splitMentions,
+  suggest,
+} from "./mentions.ts";
 
 export { type Mentionable, mentionedIds } from "./mentions.ts";
 
@@ -172,5 +179,16 @@ export function MentionTextarea(
         {open ? `${options.length} ${options.length === 1 ? "member" : "members"} to mention` : ""}
       </span>
     </div>
+  );
+}
+
+/** A comment's text with its mentions of members set apart. */
+export function MentionText({ text, members }: { text: string; members: Mentionable[] }) {
+  return (
+    <>
+      {splitMentions(text, members).map((part, i) =>
+        typeof part === "string" ? part : <span key={i} class="mention">{part.mention}</span>
+      )}
+    </>
   );
 }

@@ -95,3 +95,26 @@ export function mentionedIds(text: string, members: Mentionable[]): string[] {
   }
   return ids;
 }
+
+/** `text` split at its mentions of `members`: plain strings, and `{ mention }` for `@Name`. */
+export function splitMentions(
+  text: string,
+  members: Mentionable[],
+): (string | { mention: string })[] {
+  const names = [...new Set(members.map(displayName))].sort((a, b) => b.length - a.length);
+  if (names.length === 0) return [text];
+  const re = new RegExp(
+    `(^|[^\\p{L}\\p{N}_])(@(?:${names.map(escapeRegExp).join("|")}))(?![\\p{L}\\p{N}_])`,
+    "gu",
+  );
+  const out: (string | { mention: string })[] = [];
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    const start = m.index! + m[1].length;
+    if (start > last) out.push(text.slice(last, start));
+    out.push({ mention: m[2] });
+    last = start + m[2].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}

@@ -25,6 +25,8 @@ export const notificationsError = signal<unknown>(null);
 type Listener = (arrived: Notification[]) => void;
 const listeners = new Set<Listener>();
 let known: Set<string> | null = null;
+/** Bumped by every mark: a read that began before it answers old states, and is dropped. */
+let generation = 0;
 
 /** Calls `listener` with the notifications each read brings that were not there before. */
 export function onNewNotifications(listener: Listener): () => void {
@@ -34,10 +36,12 @@ export function onNewNotifications(listener: Listener): () => void {
 
 /** Reads the newest page; older pages already shown stay below it. */
 export async function loadNotifications(): Promise<void> {
+  const started = generation;
   try {
     const page = await call(
       client().GET("/api/notifications", { params: { query: { limit: String(PAGE_SIZE) } } }),
     );
+    if (started !== generation) return;
     const fresh = page.items;
     const ids = new Set(fresh.map((n) => n.notification_id));
     const oldestFresh = fresh[fresh.length - 1]?.notification_id ?? "";
@@ -62,11 +66,13 @@ export async function loadNotifications(): Promise<void> {
 export async function loadOlderNotifications(): Promise<void> {
   const cursor = olderCursor.value;
   if (!cursor) return;
+  const started = generation;
   const page = await call(
     client().GET("/api/notifications", {
       params: { query: { limit: String(PAGE_SIZE), cursor } },
     }),
   );
+  if (started !== generation) return;
   const have = new Set((notifications.value ?? []).map((n) => n.notification_id));
   notifications.value = [
     ...(notifications.value ?? []),
@@ -78,6 +84,7 @@ export async function loadOlderNotifications(): Promise<void> {
 }
 
 function markedLocally(ids: Set<string> | "all") {
+  generation++;
   const now = new Date().toISOString();
   notifications.value = (notifications.value ?? []).map((n) =>
     !n.read_at && (ids === "all" || ids.has(n.notification_id)) ? { ...n, read_at: now } : n
@@ -107,6 +114,7 @@ export function resetNotifications() {
   olderCursor.value = null;
   notificationsError.value = null;
   known = null;
+  generation++;
 }
 
 /**
