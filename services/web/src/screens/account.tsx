@@ -35,6 +35,7 @@ export default function AccountScreen(_: ScreenProps) {
 function Profile({ me }: { me: Me }) {
   const [name, setName] = useState(me.name);
   const [zone, setZone] = useState(me.timezone ?? browserTimeZone());
+  const [savedZone, setSavedZone] = useState(me.timezone);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
@@ -43,7 +44,7 @@ function Profile({ me }: { me: Me }) {
   return (
     <section class="card settings-section" aria-labelledby="profile-heading">
       <h2 id="profile-heading">Profile</h2>
-      <p class="field-hint account-email">
+      <p class="field-hint account-intro">
         Signed in as <strong>{me.email}</strong>
       </p>
       <form
@@ -55,6 +56,7 @@ function Profile({ me }: { me: Me }) {
           try {
             const next = await updateProfile({ name: name.trim(), timezone: zone });
             setName(next.name);
+            setSavedZone(next.timezone);
             setSaved(true);
           } catch (err) {
             setError(err);
@@ -81,8 +83,8 @@ function Profile({ me }: { me: Me }) {
           id="account-timezone"
           label="Time zone"
           error={byField.timezone}
-          hint={me.timezone
-            ? "Times in the app are shown in this zone."
+          hint={savedZone
+            ? "Saved with your account: it follows you to any browser."
             : "Not saved yet: this is your browser's zone."}
         >
           <select
@@ -120,7 +122,7 @@ function Password() {
   return (
     <section class="card settings-section" aria-labelledby="password-heading">
       <h2 id="password-heading">Password</h2>
-      <p class="field-hint">
+      <p class="field-hint account-intro">
         Changing it signs you out on every other device and browser; you stay signed in here.
       </p>
       <form

@@ -116,8 +116,9 @@ export function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: 
               <span class="field-label">Approval required before publishing</span>
             </label>
             <p class="field-hint" id="settings-approval-hint">
-              When on, a post is scheduled or published only after an owner or editor other than its
-              author approves it, and any change to the text afterwards sends it back to review.
+              When on, a post is scheduled or published only once it has the approvals needed
+              (owners or editors other than its author, or reviewers with a review link), and any
+              change to the text afterwards sends it back to review.
             </p>
             {byField.approval_required && (
               <p class="field-error" role="alert">{byField.approval_required}</p>
