@@ -5,7 +5,7 @@
  */
 import { useEffect } from "preact/hooks";
 import { Link } from "../router.tsx";
-import { loadPendingAccounts, pendingAccounts } from "../state/admin.ts";
+import { loadPendingAccounts, pendingAccounts } from "../state/admin_pending.ts";
 import { onNewNotifications } from "../state/notifications.ts";
 
 export function AdminLink() {

@@ -2,22 +2,16 @@
  * The platform admin's data: users (approve, reject, role, enable), workspaces (delete,
  * recover), backups (create, download, upload, restore and its job) and metrics.
  */
-import { signal } from "@preact/signals";
 import { ApiError, call, client } from "./api.ts";
+import { countPending, loadPendingAccounts, pendingAccounts } from "./admin_pending.ts";
 
-/** How many accounts await approval (the Admin link's badge); null until read. */
-export const pendingAccounts = signal<number | null>(null);
+export { loadPendingAccounts, pendingAccounts };
 
 export async function loadUsers(status?: "pending") {
   if (!status) return await call(client().GET("/api/admin/users"));
   const data = await call(client().GET("/api/admin/users", { params: { query: { status } } }));
-  pendingAccounts.value = data.users.filter((u) => u.status === "pending").length;
+  countPending(data.users);
   return data;
-}
-
-/** Re-reads the number of accounts awaiting approval. */
-export async function loadPendingAccounts(): Promise<void> {
-  await loadUsers("pending");
 }
 
 /** After an approval or a rejection, the badge follows (when it was read at all). */
