@@ -11,6 +11,7 @@ import { api, e2e } from "../helpers/stack.ts";
 import { checkA11y, type Page, PHONE, screenshot, startWebTest } from "../helpers/browser.ts";
 import { openEditor } from "./editor_fixture.ts";
 import { addImage, makePost, reviewTeam, solidPng } from "./review_fixture.ts";
+import { PDF } from "../helpers/media_files.ts";
 
 const TEXT = "We shipped the new planner today.\n\nThree things changed:\n1. Faster boards\n" +
   "2. A calendar\n3. Review links for clients\n\nThanks to everyone who tested it #launch #product";
@@ -180,6 +181,54 @@ Deno.test(
       await revoked.goto(revokedUrl);
       await revoked.getByRole("heading", { name: "This review link is not valid any more" })
         .waitFor();
+
+      // A document post shows its PDF's title; too many requests on a link say try again.
+      const docPost = await makePost(stack, owner, workspaceId, {
+        title: "Whitepaper",
+        content: "Our whitepaper is out.",
+      });
+      const pdf = await api(stack, "POST", `/api/posts/${docPost}/media`, {
+        token: owner.access_token,
+        body: {
+          workspace_id: workspaceId,
+          filename: "paper.pdf",
+          contentType: "application/pdf",
+          size: PDF.length,
+        },
+      });
+      assert.equal(pdf.status, 201, JSON.stringify(pdf.body));
+      const put = await fetch(pdf.body.uploadUrl, {
+        method: "PUT",
+        headers: { "content-type": "application/pdf" },
+        body: PDF as Uint8Array<ArrayBuffer>,
+      });
+      await put.body?.cancel();
+      const titled = await api(stack, "PATCH", `/api/posts/${docPost}/media/${pdf.body.media_id}`, {
+        token: owner.access_token,
+        body: { workspace_id: workspaceId, title: "The 2026 planning guide" },
+      });
+      assert.equal(titled.status, 200, JSON.stringify(titled.body));
+      const docLink = await api(stack, "POST", `/api/posts/${docPost}/review-links`, {
+        token: owner.access_token,
+        body: { workspace_id: workspaceId, reviewer_name: "Paula Paper", expires_in_hours: 1 },
+      });
+      const docPage = await web.newPage();
+      await docPage.goto(docLink.body.url);
+      const docCard = docPage.getByRole("article", { name: "Post by Launch team" });
+      await docCard.getByText("The 2026 planning guide").first().waitFor();
+      await docCard.getByRole("link", { name: /Open the document “The 2026 planning guide”/ })
+        .waitFor();
+      await checkA11y(docPage);
+      await screenshot(docPage, "review-page-document-1440");
+      const token = new URL(docLink.body.url).pathname.split("/").pop();
+      for (let i = 0; i < 30; i++) {
+        const res = await fetch(`${stack.url}/api/review-links/${token}`);
+        await res.body?.cancel();
+      }
+      await docPage.reload();
+      await docPage.getByRole("heading", { name: "Too many requests for this link" }).waitFor();
+      await docPage.getByText("Try again in a minute.").waitFor();
+      await docPage.getByRole("button", { name: "Try again" }).waitFor();
       assert.deepEqual(web.pageErrors, []);
     } finally {
       await web.close();
