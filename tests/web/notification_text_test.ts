@@ -3,7 +3,6 @@ import {
   describeNotification,
   notificationHref,
 } from "../../services/web/src/components/notification_text.ts";
-import { feedCut } from "../../services/web/src/components/feed_cut.ts";
 
 const n = (template: string, data: Record<string, unknown>) => ({ template, data });
 
@@ -126,15 +125,4 @@ Deno.test("a notification opens the path of its url, else one built from its ids
   assert.equal(notificationHref(n("user_approved", {})), null);
   // a url that is not http(s) is never followed
   assert.equal(notificationHref(n("mentioned", { url: "javascript:alert(1)" })), null);
-});
-
-Deno.test("the preview cuts a long text as the feed does: three lines or about 210 characters", () => {
-  assert.deepEqual(feedCut("One\nTwo\nThree"), { shown: "One\nTwo\nThree", cut: false });
-  assert.deepEqual(feedCut("One\nTwo\nThree\nFour"), { shown: "One\nTwo\nThree", cut: true });
-  const long = "word ".repeat(60).trim();
-  const cut = feedCut(long);
-  assert.equal(cut.cut, true);
-  assert.ok(cut.shown.length <= 210 && cut.shown.length > 150, String(cut.shown.length));
-  assert.ok(!cut.shown.endsWith(" "));
-  assert.deepEqual(feedCut("Short\n\n"), { shown: "Short", cut: false });
 });

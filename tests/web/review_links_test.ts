@@ -94,17 +94,17 @@ Deno.test(
       // The feed's cut: three lines, then "…see more" shows the rest with its line breaks.
       assert.equal(await card.getByText("Thanks to everyone who tested it").count(), 0);
       await card.getByRole("button", { name: "…see more" }).click();
-      const shown = await card.locator(".pp-text p").innerText();
+      const shown = await card.locator(".lp-text").innerText();
       assert.match(shown, /Three things changed:\n1\. Faster boards\n2\. A calendar/);
       assert.equal(await card.getByRole("img").count(), 3);
       assert.equal(await card.getByRole("img", { name: "Screenshot 2" }).count(), 1);
       // A string, so it runs in the page (which has images), not type-checked as Deno code.
       const loaded = await reviewer.waitForFunction(
-        `[...document.querySelectorAll(".pp-grid img")].every((i) => i.complete && i.naturalWidth > 0)`,
+        `[...document.querySelectorAll(".lp-images img")].every((i) => i.complete && i.naturalWidth > 0)`,
       ).then(() => true, () => false);
       assert.equal(loaded, true, "the images load under the page's CSP");
-      await card.getByRole("region", { name: "First comment" }).getByText(/release notes/)
-        .waitFor();
+      await card.locator(".lp-comment").getByText(/release notes/).waitFor();
+      assert.match(await card.locator(".lp-comment").innerText(), /First comment:/);
       await checkA11y(reviewer);
       await screenshot(reviewer, "review-page-1440");
 
@@ -216,7 +216,7 @@ Deno.test(
       await docPage.goto(docLink.body.url);
       const docCard = docPage.getByRole("article", { name: "Post by Launch team" });
       await docCard.getByText("The 2026 planning guide").first().waitFor();
-      await docCard.getByRole("link", { name: /Open the document “The 2026 planning guide”/ })
+      await docPage.getByRole("link", { name: /Open the document “The 2026 planning guide”/ })
         .waitFor();
       await checkA11y(docPage);
       await screenshot(docPage, "review-page-document-1440");

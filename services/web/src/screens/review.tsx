@@ -17,7 +17,7 @@ import {
 import { useResource } from "../components/use_resource.ts";
 import { Loading } from "../components/loading.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
-import { ReviewPostPreview } from "../components/review_post_preview.tsx";
+import { LinkedInPostCard } from "../components/linkedin_post_card.tsx";
 
 const WHEN = new Intl.DateTimeFormat(undefined, {
   weekday: "long",
@@ -94,6 +94,7 @@ function Review(
   const [error, setError] = useState<unknown>(null);
   const outcome = useRef<HTMLHeadingElement>(null);
   const title = view.post.title.trim();
+  const pdf = view.post.media.find((m) => m.kind === "document");
 
   const decide = async (choice: ReviewDecision) => {
     setBusy(choice);
@@ -126,7 +127,21 @@ function Review(
 
       <section class="review-page-preview" aria-labelledby="review-preview-heading">
         <h2 id="review-preview-heading" class="visually-hidden">The post as LinkedIn shows it</h2>
-        <ReviewPostPreview author={view.workspace_name || "The author"} post={view.post} />
+        <LinkedInPostCard
+          author={view.workspace_name || "The author"}
+          page={false}
+          text={view.post.content}
+          media={view.post.media}
+          firstComment={view.post.first_comment}
+        />
+        {pdf?.downloadUrl && (
+          <p class="review-page-document">
+            <a href={pdf.downloadUrl} target="_blank" rel="noopener">
+              Open the document “{pdf.title || pdf.filename}”
+              <span class="visually-hidden">(opens in a new tab)</span>
+            </a>
+          </p>
+        )}
       </section>
 
       {decision
