@@ -20,9 +20,9 @@ import { ErrorMessage } from "../components/error_message.tsx";
 import { LinkedInPostCard } from "../components/linkedin_post_card.tsx";
 
 const WHEN = new Intl.DateTimeFormat(undefined, {
-  weekday: "long",
+  weekday: "short",
   day: "numeric",
-  month: "long",
+  month: "short",
   hour: "2-digit",
   minute: "2-digit",
 });
