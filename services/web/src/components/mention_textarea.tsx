@@ -124,7 +124,11 @@ export function MentionTextarea(
         }}
         onClick={(e) => track(e.currentTarget)}
         onKeyUp={(e) => {
-          if (["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) track(e.currentTarget);
+          // Keys that move the caret without typing (Up and Down move the picker's choice
+          // while it is open).
+          const moves = ["ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"];
+          if (!open) moves.push("ArrowUp", "ArrowDown");
+          if (moves.includes(e.key)) track(e.currentTarget);
         }}
         onBlur={() => setCaret(null)}
         onFocus={(e) => track(e.currentTarget)}
