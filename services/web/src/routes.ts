@@ -11,7 +11,7 @@ import type { ScreenProps } from "./screen_props.ts";
 export interface RouteDef {
   pattern: string;
   load: () => Promise<{ default: ComponentType<ScreenProps> }>;
-  /** Reachable signed out (signup, setup, confirm, password reset). */
+  /** Reachable signed out (signup, setup, confirm, password reset, a review link). */
   public?: boolean;
   /** Without the app's top bar. */
   bare?: boolean;
@@ -20,6 +20,11 @@ export interface RouteDef {
 
 export const ROUTES: RouteDef[] = [
   { pattern: "/", load: () => import("./screens/home.tsx"), title: "Home" },
+  {
+    pattern: "/workspaces/:workspaceId",
+    load: () => import("./screens/workspace_home.tsx"),
+    title: "Workspace",
+  },
   {
     pattern: "/workspaces/:workspaceId/ideas",
     load: () => import("./screens/ideas.tsx"),
@@ -109,6 +114,14 @@ export const ROUTES: RouteDef[] = [
     bare: true,
     title: "Reset password",
   },
+  {
+    pattern: "/review/:token",
+    load: () => import("./screens/review.tsx"),
+    public: true,
+    bare: true,
+    title: "Review a post",
+  },
+  { pattern: "/account", load: () => import("./screens/account.tsx"), title: "Personal settings" },
 ];
 
 export const NOT_FOUND: RouteDef = {

@@ -2,9 +2,16 @@
  * The admin screen's people: pending sign-ups (approve or reject) and every account (platform
  * role, enable or disable). Rejecting and disabling ask first; errors show on the row.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { Schemas } from "../state/api.ts";
-import { approveUser, loadUsers, rejectUser, setUserEnabled, setUserRole } from "../state/admin.ts";
+import {
+  approveUser,
+  loadUsers,
+  pendingAccounts,
+  rejectUser,
+  setUserEnabled,
+  setUserRole,
+} from "../state/admin.ts";
 import { claims } from "../state/session.ts";
 import { formatDateTime } from "./admin_format.ts";
 import { useConfirm } from "./confirm_dialog.tsx";
@@ -47,6 +54,12 @@ export function PendingUsers() {
   const rows = useRowAction();
   const [dialog, ask] = useConfirm();
   const [done, setDone] = useState<string | null>(null);
+  // More accounts await approval than are listed (the top bar's count moved): read it again.
+  const waiting = pendingAccounts.value;
+  const shown = users.data?.users.filter((u) => u.status === "pending").length;
+  useEffect(() => {
+    if (waiting !== null && shown !== undefined && waiting > shown) users.reload();
+  }, [waiting]);
 
   if (users.loading && !users.data) return <Loading label="Loading pending users" />;
   if (users.error) return <ErrorMessage error={users.error} onRetry={users.reload} />;

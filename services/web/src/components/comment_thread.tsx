@@ -14,6 +14,7 @@ import {
 import { ErrorMessage } from "./error_message.tsx";
 import { RelativeTime } from "./idea_time.tsx";
 import { useConfirm } from "./confirm_dialog.tsx";
+import { mentionedIds, MentionText, MentionTextarea, useMentionable } from "./mention_textarea.tsx";
 
 type Comment = Schemas["Comment"];
 
@@ -38,6 +39,7 @@ export function CommentThread(
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [dialog, ask] = useConfirm();
+  const mentionable = useMentionable(workspaceId);
   const resolved = Boolean(comment.resolved_at);
   const commentId = comment.comment_id;
 
@@ -87,7 +89,8 @@ export function CommentThread(
     }
     const ok = await run(
       "reply",
-      () => addReply(workspaceId, postId, commentId, reply.trim()),
+      () =>
+        addReply(workspaceId, postId, commentId, reply.trim(), mentionedIds(reply, mentionable)),
     );
     if (ok) setReply("");
   }
@@ -122,7 +125,9 @@ export function CommentThread(
         <RelativeTime iso={comment.created_at} />
         {resolved && <span class="comment-badge">Resolved</span>}
       </p>
-      <p class="comment-body">{comment.body}</p>
+      <p class="comment-body">
+        <MentionText text={comment.body} members={mentionable} />
+      </p>
 
       {comment.replies.length > 0 && (
         <ul class="comment-replies" aria-label="Replies">
@@ -143,7 +148,9 @@ export function CommentThread(
                   </button>
                 )}
               </p>
-              <p class="comment-body">{r.body}</p>
+              <p class="comment-body">
+                <MentionText text={r.body} members={mentionable} />
+              </p>
             </li>
           ))}
         </ul>
@@ -153,13 +160,14 @@ export function CommentThread(
         <label class="visually-hidden" for={`${id}-reply`}>
           Reply to {comment.created_by_name || "this comment"}
         </label>
-        <textarea
+        <MentionTextarea
           id={`${id}-reply`}
+          members={mentionable}
           rows={1}
           value={reply}
           maxLength={10000}
           placeholder="Reply…"
-          onInput={(e) => setReply(e.currentTarget.value)}
+          onInput={setReply}
           onKeyDown={(e) => {
             if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) {
               e.preventDefault();

@@ -28,6 +28,7 @@ import { workspaces } from "../state/workspaces.ts";
 import { url } from "../router.tsx";
 import { CommentThread } from "./comment_thread.tsx";
 import { TEXT_EXCERPT_MAX } from "./comment_limits.ts";
+import { mentionedIds, MentionTextarea, useMentionable } from "./mention_textarea.tsx";
 
 type Comment = Schemas["Comment"];
 
@@ -64,6 +65,7 @@ export function CommentsPanel({ session }: { session: EditorSession }) {
   const textarea = useRef<HTMLTextAreaElement>(null);
   const panel = useRef<HTMLElement>(null);
 
+  const mentionable = useMentionable(workspaceId);
   const me = claims.value?.sub ?? "";
   const role = workspaces.value?.find((w) => w.workspace_id === workspaceId)?.member_role;
   const privileged = isAdmin.value || role === "owner";
@@ -177,6 +179,7 @@ export function CommentsPanel({ session }: { session: EditorSession }) {
         postId,
         draft.trim(),
         pending ? { markId: pending.markId, excerpt: pending.excerpt } : undefined,
+        mentionedIds(draft, mentionable),
       );
       setDraft("");
       setPending(null);
@@ -249,16 +252,17 @@ export function CommentsPanel({ session }: { session: EditorSession }) {
           <label for="comment-new">
             {pending ? "Comment on the selected words" : "Comment on the whole post"}
           </label>
-          <textarea
+          <MentionTextarea
             id="comment-new"
-            ref={textarea}
+            inputRef={textarea}
+            members={mentionable}
             rows={2}
             value={draft}
             maxLength={10000}
             placeholder={pending
               ? "What should change here?"
               : "Or select words in the post to comment on them"}
-            onInput={(e) => setDraft(e.currentTarget.value)}
+            onInput={setDraft}
             onKeyDown={(e) => {
               if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) {
                 e.preventDefault();

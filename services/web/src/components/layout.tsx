@@ -1,9 +1,11 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link, navigate, url } from "../router.tsx";
-import { claims, isAdmin, signOut } from "../state/session.ts";
+import { claims, isAdmin, isApproved, signOut } from "../state/session.ts";
 import { preferredWorkspace, rememberWorkspace, workspaces } from "../state/workspaces.ts";
 import { CreateWorkspaceDialog } from "./workspace_create.tsx";
+import { NotificationsButton } from "./notifications_button.tsx";
+import { AdminLink } from "./admin_link.tsx";
 
 /** The workspace of the current URL (`/workspaces/:id/...`), if any. */
 export function currentWorkspaceId(): string | null {
@@ -72,9 +74,10 @@ function TopBar() {
               <Link href={`${base}/settings`}>Settings</Link>
             </>
           )}
-          {isAdmin.value && <Link href="/admin">Admin</Link>}
+          {isAdmin.value && <AdminLink />}
         </nav>
       </div>
+      {isApproved.value && <NotificationsButton />}
       <UserMenu />
     </header>
   );
@@ -143,7 +146,10 @@ function WorkspaceSwitcher() {
   );
 }
 
-/** The user's name opening a menu with Sign out; Escape and a click outside close it. */
+/**
+ * The user's name opening a menu with Personal settings and Sign out; Escape and a click outside
+ * close it.
+ */
 function UserMenu() {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
@@ -180,6 +186,9 @@ function UserMenu() {
       {open && (
         <div id="user-menu-panel" class="menu-panel">
           <p class="menu-email">{who?.email}</p>
+          <Link href="/account" class="menu-item" onClick={() => setOpen(false)}>
+            Personal settings
+          </Link>
           <button type="button" class="menu-item" onClick={() => void signOut()}>Sign out</button>
         </div>
       )}

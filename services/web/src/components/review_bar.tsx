@@ -17,6 +17,7 @@ import { ErrorMessage } from "./error_message.tsx";
 import { Loading } from "./loading.tsx";
 import { useResource } from "./use_resource.ts";
 import { SchedulePicker } from "./schedule_picker.tsx";
+import { ApprovalCount, ShareForReview } from "./review_share.tsx";
 
 type Post = Schemas["Post"];
 type Review = Schemas["PostReview"];
@@ -97,7 +98,10 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
   const nameOf = (id: string | null) => {
     if (!id) return "";
     const m = all.find((m) => m.user_id === id);
-    return m ? m.name || m.email : "a former member";
+    if (m) return m.name || m.email;
+    // A reviewer through a review link has no account: their approval carries the name.
+    const outside = post.approvals?.find((a) => a.reviewer_id === id);
+    return outside ? `${outside.reviewer_name} (review link)` : "a former member";
   };
   const myRole = workspace.data?.member_role;
   const isAuthor = post.author_id === me;
@@ -135,6 +139,7 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
           Waiting for {post.reviewer_ids.map(nameOf).join(", ")}.
         </p>
       )}
+      {workspace.data && <ApprovalCount post={post} workspace={workspace.data} />}
       {withdrawn && (
         <p class="review-line review-warning">
           The text changed after {last.reviewer_name} approved it, so the post went back to review.
@@ -169,6 +174,7 @@ export function ReviewBar({ post, onChange }: { post: Post; onChange: (post: Pos
 
       <History reviews={items} loading={reviews.loading && !reviews.data} />
       {reviews.error ? <ErrorMessage error={reviews.error} onRetry={reviews.reload} /> : null}
+      {(myRole === "owner" || myRole === "editor") && <ShareForReview post={post} />}
     </section>
   );
 }

@@ -1,24 +1,30 @@
-/** "New workspace": a dialog with name and description; the new workspace opens on its ideas. */
+/**
+ * "New workspace": a dialog with name, description and time zone (the browser's unless another
+ * is chosen); the new workspace opens on its ideas.
+ */
 import { useEffect, useState } from "preact/hooks";
 import { navigate } from "../router.tsx";
 import { createWorkspace } from "../state/workspaces.ts";
 import { ErrorMessage } from "./error_message.tsx";
 import { WorkspaceDialog } from "./workspace_dialog.tsx";
 import { describedBy, Field, fieldErrors } from "./workspace_form.tsx";
+import { browserTimeZone, timeZoneOptions } from "./time_zones.ts";
 
 export function CreateWorkspaceDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
+  const [timezone, setTimezone] = useState(browserTimeZone);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     if (open) {
       setName("");
       setDescription("");
+      setTimezone(browserTimeZone());
       setError(null);
     }
   }, [open]);
-  const { byField, rest } = fieldErrors(error, ["name", "description"]);
+  const { byField, rest } = fieldErrors(error, ["name", "description", "timezone"]);
   return (
     <WorkspaceDialog title="New workspace" open={open} onClose={onClose}>
       <form
@@ -27,7 +33,11 @@ export function CreateWorkspaceDialog({ open, onClose }: { open: boolean; onClos
           setBusy(true);
           setError(null);
           try {
-            const created = await createWorkspace(name, description.trim() || undefined);
+            const created = await createWorkspace(
+              name,
+              description.trim() || undefined,
+              timezone,
+            );
             onClose();
             navigate(`/workspaces/${encodeURIComponent(created.workspace_id)}/ideas`);
           } catch (err) {
@@ -58,6 +68,21 @@ export function CreateWorkspaceDialog({ open, onClose }: { open: boolean; onClos
             onInput={(e) => setDescription(e.currentTarget.value)}
             {...describedBy("new-workspace-description", byField.description)}
           />
+        </Field>
+        <Field
+          id="new-workspace-timezone"
+          label="Time zone"
+          error={byField.timezone}
+          hint="Publishing slots and scheduled times are in this zone."
+        >
+          <select
+            id="new-workspace-timezone"
+            value={timezone}
+            onChange={(e) => setTimezone(e.currentTarget.value)}
+            {...describedBy("new-workspace-timezone", byField.timezone, true)}
+          >
+            {timeZoneOptions(timezone).map((z) => <option key={z} value={z}>{z}</option>)}
+          </select>
         </Field>
         <ErrorMessage error={rest} />
         <div class="button-row">

@@ -94,6 +94,10 @@ export default function ConfirmScreen(_: ScreenProps) {
           value={code}
           onInput={setCode}
         />
+        <p class="auth-muted auth-outbox-note">
+          If email is not set up on this server, an administrator can find your code in the server's
+          outbox file.
+        </p>
         <SubmitRow error={error} busy={busy} label="Confirm email" busyLabel="Confirming…" />
       </form>
       <div class="auth-resend">

@@ -7,6 +7,7 @@ import { EmptyState } from "../components/empty_state.tsx";
 import { ErrorMessage } from "../components/error_message.tsx";
 import { Loading } from "../components/loading.tsx";
 import { navigate } from "../router.tsx";
+import { browserTimeZone } from "../components/time_zones.ts";
 import type { ScreenProps } from "../screen_props.ts";
 import {
   createWorkspace,
@@ -53,7 +54,8 @@ export function CreateWorkspaceForm() {
         setBusy(true);
         setError(null);
         try {
-          const created = await createWorkspace(name.trim());
+          // A first workspace starts in the browser's time zone (settings can change it).
+          const created = await createWorkspace(name.trim(), undefined, browserTimeZone());
           navigate(`/workspaces/${encodeURIComponent(created.workspace_id)}/ideas`);
         } catch (err) {
           setError(err);

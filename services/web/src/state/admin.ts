@@ -3,19 +3,36 @@
  * recover), backups (create, download, upload, restore and its job) and metrics.
  */
 import { ApiError, call, client } from "./api.ts";
+import { countPending, loadPendingAccounts, pendingAccounts } from "./admin_pending.ts";
 
-export function loadUsers(status?: "pending") {
-  return status
-    ? call(client().GET("/api/admin/users", { params: { query: { status } } }))
-    : call(client().GET("/api/admin/users"));
+export { loadPendingAccounts, pendingAccounts };
+
+export async function loadUsers(status?: "pending") {
+  if (!status) return await call(client().GET("/api/admin/users"));
+  const data = await call(client().GET("/api/admin/users", { params: { query: { status } } }));
+  countPending(data.users);
+  return data;
 }
 
-export function approveUser(id: string) {
-  return call(client().POST("/api/admin/users/{id}/approve", { params: { path: { id } } }));
+/** After an approval or a rejection, the badge follows (when it was read at all). */
+async function recount() {
+  if (pendingAccounts.value !== null) await loadPendingAccounts().catch(() => {});
 }
 
-export function rejectUser(id: string) {
-  return call(client().POST("/api/admin/users/{id}/reject", { params: { path: { id } } }));
+export async function approveUser(id: string) {
+  const user = await call(
+    client().POST("/api/admin/users/{id}/approve", { params: { path: { id } } }),
+  );
+  await recount();
+  return user;
+}
+
+export async function rejectUser(id: string) {
+  const user = await call(
+    client().POST("/api/admin/users/{id}/reject", { params: { path: { id } } }),
+  );
+  await recount();
+  return user;
 }
 
 export function setUserRole(id: string, role: "admin" | "member") {

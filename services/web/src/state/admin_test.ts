@@ -11,8 +11,10 @@ import {
   loadAdminWorkspaces,
   loadBackups,
   loadMetrics,
+  loadPendingAccounts,
   loadRestoreJob,
   loadUsers,
+  pendingAccounts,
   recoverAdminWorkspace,
   rejectUser,
   setUserEnabled,
@@ -22,6 +24,7 @@ import {
 } from "./admin.ts";
 
 Deno.test("admin store: users are listed (all or pending) and changed one by one", async () => {
+  pendingAccounts.value = null;
   using server = serve(
     new Hono()
       .get("/api/admin/users", (c) => c.json({ users: [] }))
@@ -38,7 +41,10 @@ Deno.test("admin store: users are listed (all or pending) and changed one by one
     ["GET", "/api/admin/users", {}],
     ["GET", "/api/admin/users", { status: "pending" }],
     ["POST", "/api/admin/users/u1/approve", {}],
+    // the badge of accounts awaiting approval follows each decision
+    ["GET", "/api/admin/users", { status: "pending" }],
     ["POST", "/api/admin/users/u2/reject", {}],
+    ["GET", "/api/admin/users", { status: "pending" }],
     ["PUT", "/api/admin/users/u1/role", { role: "admin" }],
     ["PUT", "/api/admin/users/u1/status", { enabled: false }],
   ]);
@@ -124,4 +130,20 @@ Deno.test("admin store: an unknown restore job stops the polling", async () => {
   stop();
   assert.equal(errors.length, 1);
   assert.equal(server.seen.length, 1);
+});
+
+Deno.test("admin store: the pending list sets the count of accounts awaiting approval", async () => {
+  pendingAccounts.value = null;
+  using _server = serve(
+    new Hono().get("/api/admin/users", (c) =>
+      c.json({
+        users: [
+          { user_id: "u1", status: "pending" },
+          { user_id: "u2", status: "pending" },
+          { user_id: "u3", status: "approved" },
+        ],
+      })),
+  );
+  await loadPendingAccounts();
+  assert.equal(pendingAccounts.value, 2);
 });

@@ -20,12 +20,16 @@ export async function loadComments(workspaceId: string, postId: string) {
   return data;
 }
 
-/** A new comment, anchored to a mark in the text when `anchor` is given. */
+/**
+ * A new comment, anchored to a mark in the text when `anchor` is given; each member in
+ * `mentions` (user ids) is told they were mentioned.
+ */
 export function addComment(
   workspaceId: string,
   postId: string,
   body: string,
   anchor?: { markId: string; excerpt: string },
+  mentions: string[] = [],
 ) {
   return call(
     client().POST("/api/posts/{id}/comments", {
@@ -34,6 +38,7 @@ export function addComment(
         workspace_id: workspaceId,
         body,
         ...(anchor ? { mark_id: anchor.markId, text_excerpt: anchor.excerpt } : {}),
+        ...(mentions.length > 0 ? { mentions } : {}),
       },
     }),
   );
@@ -56,11 +61,17 @@ export function deleteComment(workspaceId: string, postId: string, commentId: st
   );
 }
 
-export function addReply(workspaceId: string, postId: string, commentId: string, body: string) {
+export function addReply(
+  workspaceId: string,
+  postId: string,
+  commentId: string,
+  body: string,
+  mentions: string[] = [],
+) {
   return call(
     client().POST("/api/posts/{id}/comments/{comment_id}/replies", {
       params: { path: { id: postId, comment_id: commentId } },
-      body: { workspace_id: workspaceId, body },
+      body: { workspace_id: workspaceId, body, ...(mentions.length > 0 ? { mentions } : {}) },
     }),
   );
 }

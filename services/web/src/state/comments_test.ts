@@ -47,3 +47,19 @@ Deno.test("comments store: lists a post's comments and sends each write to its r
     ["DELETE", "/api/posts/p1/comments/c1", { workspaceId: "ws1" }],
   ]);
 });
+
+Deno.test("comments store: a comment and a reply send the members they mention, and no empty list", async () => {
+  using server = serve(
+    new Hono()
+      .post("/api/posts/:id/comments", (c) => c.json({ comment_id: "c2" }, 201))
+      .post("/api/posts/:id/comments/:cid/replies", (c) => c.json({}, 201)),
+  );
+  await addComment("ws1", "p1", "Hi @Bob", undefined, ["u2"]);
+  await addReply("ws1", "p1", "c1", "Thanks @Ann", ["u1"]);
+  await addReply("ws1", "p1", "c1", "No one", []);
+  assert.deepEqual(server.seen.map((s) => s.body), [
+    { workspace_id: "ws1", body: "Hi @Bob", mentions: ["u2"] },
+    { workspace_id: "ws1", body: "Thanks @Ann", mentions: ["u1"] },
+    { workspace_id: "ws1", body: "No one" },
+  ]);
+});

@@ -62,3 +62,19 @@ export async function cancelInvite(workspaceId: string, email: string): Promise<
     }),
   );
 }
+
+const DIRECTORY_MS = 30_000;
+const directory = new Map<string, { at: number; pending: Promise<Member[]> }>();
+
+/**
+ * The workspace's members for pickers (mentions): one read shared by every box that asks
+ * within 30 seconds; a failed read is not kept.
+ */
+export function memberDirectory(workspaceId: string): Promise<Member[]> {
+  const hit = directory.get(workspaceId);
+  if (hit && Date.now() - hit.at < DIRECTORY_MS) return hit.pending;
+  const pending = loadMembers(workspaceId).then((d) => d.members);
+  directory.set(workspaceId, { at: Date.now(), pending });
+  pending.catch(() => directory.delete(workspaceId));
+  return pending;
+}

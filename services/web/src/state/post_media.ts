@@ -350,7 +350,7 @@ export function createMediaUploader(o: MediaUploaderOptions): MediaUploader {
             body: {
               workspace_id: o.workspaceId,
               filename: file.name,
-              contentType: type,
+              contentType: type as "image/jpeg" | "image/png" | "image/gif" | "application/pdf",
               size: file.size,
             },
           }),

@@ -73,6 +73,14 @@ function setToken(token: string, expiresIn: number) {
   refreshTimer = setTimeout(() => void refreshSession(), delay);
 }
 
+/**
+ * Takes a session the server just issued to this tab (a password change answers one, its
+ * refresh token already in the cookie): the old access token is no longer accepted.
+ */
+export function adoptSession(token: string, expiresIn: number) {
+  setToken(token, expiresIn);
+}
+
 /** Ends the session in this tab (the server side is `signOut`). */
 export function signedOut(reason: "signed-out" | "expired" | null = null) {
   clearTimeout(refreshTimer);

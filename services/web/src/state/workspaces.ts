@@ -26,11 +26,18 @@ export async function loadWorkspaces(): Promise<WorkspaceWithRole[]> {
   }
 }
 
-/** Creates a workspace (the caller owns it) and adds it to the list. */
-export async function createWorkspace(name: string, description?: string) {
-  const created = await call(client().POST("/api/workspaces", { body: { name, description } }));
+/**
+ * Creates a workspace (the caller owns it) and adds it to the list. A `timezone` other than the
+ * one it was created with is set right after (creation takes a name and a description only);
+ * when that fails the workspace stays, in its first zone, and the error is thrown.
+ */
+export async function createWorkspace(name: string, description?: string, timezone?: string) {
+  let created = await call(client().POST("/api/workspaces", { body: { name, description } }));
   workspaces.value = [...(workspaces.value ?? []), { ...created, member_role: "owner" }];
   rememberWorkspace(created.workspace_id);
+  if (timezone && timezone !== created.timezone) {
+    created = await updateWorkspace(created.workspace_id, { timezone });
+  }
   return created;
 }
 

@@ -49,3 +49,28 @@ Deno.test("workspaces store: create, update (with a new role) and delete keep th
     "GET /api/workspaces",
   ]);
 });
+
+Deno.test("workspaces store: a new workspace takes the time zone it is created with", async () => {
+  workspaces.value = [];
+  using server = serve(
+    new Hono()
+      .post(
+        "/api/workspaces",
+        async (c) => c.json({ ...ws("w9", (await c.req.json()).name), timezone: "UTC" }, 201),
+      )
+      .put(
+        "/api/workspaces/:id",
+        async (c) => c.json({ ...ws(c.req.param("id"), "Zoned"), ...(await c.req.json()) }),
+      ),
+  );
+  const created = await createWorkspace("Zoned", undefined, "Europe/Berlin");
+  assert.equal(created.timezone, "Europe/Berlin");
+  assert.equal(workspaces.value?.[0].timezone, "Europe/Berlin");
+  assert.deepEqual(server.seen.map((s) => [s.method, s.path, s.body]), [
+    ["POST", "/api/workspaces", { name: "Zoned" }],
+    ["PUT", "/api/workspaces/w9", { timezone: "Europe/Berlin" }],
+  ]);
+  // Already in that zone: no second call.
+  await createWorkspace("Plain", undefined, "UTC");
+  assert.equal(server.seen.length, 3);
+});

@@ -9,32 +9,18 @@ import type { Schemas } from "../../state/api.ts";
 import { loadPrompts } from "../../state/prompts.ts";
 import { updateWorkspace } from "../../state/workspaces.ts";
 import type { Detail } from "./shared.tsx";
+import { timeZoneOptions } from "../../components/time_zones.ts";
+import { ApprovalsRequired } from "./approvals_required.tsx";
 
 const GENERAL_FIELDS = [
   "name",
   "description",
   "timezone",
   "publishing_slots",
+  "approvals_required",
   "approval_required",
   "default_prompt_id",
 ] as const;
-
-function timeZones(): string[] {
-  try {
-    return (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf(
-      "timeZone",
-    );
-  } catch {
-    return ["UTC"];
-  }
-}
-
-/** The IANA zones to offer, with the current one (and UTC) always among them. */
-function zoneOptions(current: string): string[] {
-  const zones = timeZones();
-  const extra = [current, "UTC"].filter((z) => z && !zones.includes(z));
-  return [...extra, ...zones];
-}
 
 export function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: boolean }) {
   const id = detail.workspace_id;
@@ -42,6 +28,7 @@ export function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: 
   const [description, setDescription] = useState(detail.description);
   const [timezone, setTimezone] = useState(detail.timezone);
   const [approval, setApproval] = useState(detail.approval_required);
+  const [approvals, setApprovals] = useState(detail.approvals_required ?? 1);
   const [slots, setSlots] = useState<ListEntry[]>(
     detail.publishing_slots.map((s, i) => ({ id: `${i}:${s}`, name: s })),
   );
@@ -73,6 +60,7 @@ export function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: 
               name,
               timezone,
               approval_required: approval,
+              approvals_required: approvals,
               description,
               publishing_slots: slots.map((s) => s.name.trim()).filter(Boolean),
               default_prompt_id: defaultPrompt || null,
@@ -128,12 +116,22 @@ export function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: 
               <span class="field-label">Approval required before publishing</span>
             </label>
             <p class="field-hint" id="settings-approval-hint">
-              When on, a post is scheduled or published only after an owner or editor other than its
-              author approves it, and any change to the text afterwards sends it back to review.
+              When on, a post is scheduled or published only once it has the approvals needed
+              (owners or editors other than its author, or reviewers with a review link), and any
+              change to the text afterwards sends it back to review.
             </p>
             {byField.approval_required && (
               <p class="field-error" role="alert">{byField.approval_required}</p>
             )}
+            <ApprovalsRequired
+              value={approvals}
+              disabled={!approval}
+              error={byField.approvals_required}
+              onChange={(n) => {
+                setApprovals(n);
+                setSaved(false);
+              }}
+            />
           </div>
           <Field
             id="settings-timezone"
@@ -150,7 +148,7 @@ export function GeneralSettings({ detail, canEdit }: { detail: Detail; canEdit: 
               }}
               {...describedBy("settings-timezone", byField.timezone, true)}
             >
-              {zoneOptions(timezone).map((z) => <option key={z} value={z}>{z}</option>)}
+              {timeZoneOptions(timezone).map((z) => <option key={z} value={z}>{z}</option>)}
             </select>
           </Field>
           <div class="field" role="group" aria-labelledby="slots-label">
