@@ -365,6 +365,7 @@ Deno.test(
       await noHorizontalScroll(phone);
       await checkA11y(phone);
       await screenshot(phone, "post-media-editor-375");
+      await phone.context().close();
 
       // A document beside images is refused, in the server's words, next to the drop zone.
       await picker.setInputFiles([asFile("deck.pdf", "application/pdf", PDF)]);
