@@ -86,8 +86,8 @@ export function pageQueryFields(list: string) {
           "in the list's order, with `next_cursor`. Without it the whole list comes back",
         example: 50,
       }),
-    cursor: z.string().refine((v) => decodeCursor(list, v) !== null, CURSOR_MESSAGE).optional()
-      .openapi({
+    cursor: z.string().max(CURSOR_MAX, CURSOR_MESSAGE).regex(/^[A-Za-z0-9_-]+$/, CURSOR_MESSAGE)
+      .refine((v) => decodeCursor(list, v) !== null, CURSOR_MESSAGE).optional().openapi({
         description: "the `next_cursor` of the previous page (with `limit`)",
       }),
   };
