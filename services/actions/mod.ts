@@ -30,12 +30,12 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
   // Migration: actions stored before the paged list's indexes existed are indexed once, here.
   await store.buildListIndexes();
   const queue = new ServiceQueue(queueDriver(kv, logger), actionsJobSchema, logger);
+  const auth = new AuthClient(directory, base.internalSecret);
   const deliverer = createDeliverer({
     kv,
     logger,
     ...config.delivery,
-    keep: (message, id) =>
-      new AuthClient(directory, base.internalSecret).keepNotification(message, id),
+    keep: (message, id) => auth.keepNotification(message, id),
   });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   const workspaces = new WorkspacesClient(directory, base.internalSecret);
@@ -44,7 +44,7 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
     queue,
     assets,
     publicUrl: config.publicUrl,
-    auth: new AuthClient(directory, base.internalSecret),
+    auth,
     workspaces,
   });
   const attachments = new AttachmentOperations({

@@ -48,12 +48,12 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   // Migration: posts stored before the paged list's indexes existed are indexed once, here.
   await store.lists.build();
   const queue = new ServiceQueue(queueDriver(kv, logger), postsJobSchema, logger);
+  const auth = new AuthClient(directory, base.internalSecret);
   const deliverer = createDeliverer({
     kv,
     logger,
     ...config.delivery,
-    keep: (message, id) =>
-      new AuthClient(directory, base.internalSecret).keepNotification(message, id),
+    keep: (message, id) => auth.keepNotification(message, id),
   });
   const liveDocs = collabLiveDocs(directory, base.internalSecret);
   const workspaces = new WorkspacesClient(directory, base.internalSecret);
@@ -64,7 +64,6 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     queue,
     logger,
   });
-  const auth = new AuthClient(directory, base.internalSecret);
   const review = new ReviewOperations({
     store,
     posts,
