@@ -13,6 +13,8 @@ export interface RunningStack {
   url: string;
   port: number;
   services: ServiceInstance[];
+  /** The gateway's handler, as the listener calls it (benchmarks call it without a socket). */
+  handler: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function startAllInOne(
     url: `http://127.0.0.1:${port}`,
     port,
     services,
+    handler: (req, info) => gateway.fetch(req, info),
     async close() {
       await server.shutdown();
       for (const s of services) await s.close();

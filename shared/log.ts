@@ -9,6 +9,8 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** Whether lines of `level` are written (to skip building what would not be). */
+  enabled?(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -41,6 +43,7 @@ export function createLogger(
     info: (m, f) => write("info", m, f),
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
+    enabled: (level) => ORDER[level] >= threshold,
     child: (fields) => createLogger(service, { level: least, fields: { ...base, ...fields } }),
   };
 }

@@ -1,14 +1,41 @@
 /**
  * bench:api -- authenticated GET /api/workspaces/{id} through the all-in-one service at 64
- * connections, against a bare Deno.serve answering the same JSON, side by side in one run.
- * Needs wrk (Debian: `apt-get install wrk`). Prints requests/s and p50/p99 for both.
+ * connections, against a bare Deno.serve side by side in one run: BENCH_ROUNDS rounds
+ * (default 3) of BENCH_SECONDS each (default 5), the servers taking turns within each round so
+ * that a noisy neighbour weighs on all of them alike. Prints requests/s and p50/p99 per round
+ * and the median ratio.
+ *
+ * Two references: a bare Deno.serve answering the same bytes (the same JSON with the same
+ * headers: the gateway's `nosniff` and `no-store` carry the answer past 512 bytes, where
+ * Deno's HTTP server writes the head and the body in two calls, for any server), and one
+ * answering the same JSON with its content type only.
+ *
+ * The service runs as `deno task start` runs it: with the allocator settings of that task
+ * (read from deno.json); BENCH_MALLOC=0 runs it without them, to compare.
+ * Needs wrk (Debian: `apt-get install wrk`).
  */
 const CONNECTIONS = 64;
-const DURATION = Deno.env.get("BENCH_SECONDS") ?? "10";
+const DURATION = Deno.env.get("BENCH_SECONDS") ?? "5";
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
 
-async function startChild(script: string, args: string[] = []) {
+/** The `NAME=value` settings the start task puts before `deno run` (the allocator's). */
+async function startTaskEnv(): Promise<Record<string, string>> {
+  if (Deno.env.get("BENCH_MALLOC") === "0") return {};
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
+  ) as { tasks: Record<string, string> };
+  const start = config.tasks.start.split("&&").at(-1)!.trim();
+  return Object.fromEntries(
+    [...start.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]),
+  );
+}
+
+async function startChild(
+  script: string,
+  args: string[] = [],
+  extraEnv: Record<string, string> = {},
+) {
   const child = new Deno.Command(Deno.execPath(), {
-    // The service runs as `deno task start` runs it.
     args: [
       "run",
       "-A",
@@ -17,7 +44,7 @@ async function startChild(script: string, args: string[] = []) {
     ],
     stdout: "piped",
     stderr: "inherit",
-    env: { LOG_LEVEL: "warn" },
+    env: { LOG_LEVEL: "warn", ...extraEnv },
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";
@@ -37,8 +64,8 @@ interface WrkResult {
   errors: string;
 }
 
-async function wrk(url: string, headers: string[]): Promise<WrkResult> {
-  const args = ["-t2", `-c${CONNECTIONS}`, `-d${DURATION}s`, "--latency"];
+async function wrk(url: string, headers: string[], seconds = DURATION): Promise<WrkResult> {
+  const args = ["-t2", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency"];
   for (const h of headers) args.push("-H", h);
   args.push(url);
   let out;
@@ -56,23 +83,49 @@ async function wrk(url: string, headers: string[]): Promise<WrkResult> {
   return { rps, p50, p99, errors };
 }
 
-const service = await startChild("./api_server.ts");
-const bare = await startChild("./bare_server.ts", [service.info.body]);
+const allocator = await startTaskEnv();
+const service = await startChild("./api_server.ts", [], allocator);
+const sameAnswer = await startChild("./bare_server.ts", [
+  service.info.body,
+  JSON.stringify(service.info.headers),
+]);
+const jsonOnly = await startChild("./bare_server.ts", [service.info.body]);
 try {
-  // Warm both up, then measure them one after the other in the same run.
   const auth = `Authorization: Bearer ${service.info.token}`;
-  await wrk(`http://127.0.0.1:${service.info.port}${service.info.path}`, [auth]);
-  const real = await wrk(`http://127.0.0.1:${service.info.port}${service.info.path}`, [auth]);
-  const ref = await wrk(`http://127.0.0.1:${bare.info.port}/`, []);
+  const targets = [
+    {
+      name: "all-in-one service",
+      url: `http://127.0.0.1:${service.info.port}${service.info.path}`,
+    },
+    { name: "bare, same answer", url: `http://127.0.0.1:${sameAnswer.info.port}/` },
+    { name: "bare, JSON only", url: `http://127.0.0.1:${jsonOnly.info.port}/` },
+  ];
+  // Warm each up once.
+  for (const target of targets) await wrk(target.url, [auth], "2");
   const row = (name: string, r: WrkResult) =>
-    `${name.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.padStart(8)}   p99 ${
+    `${name.padEnd(22)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.padStart(8)}   p99 ${
       r.p99.padStart(8)
     }   non-2xx ${r.errors}`;
-  console.log(`GET /api/workspaces/{id}, ${CONNECTIONS} connections, ${DURATION}s each`);
-  console.log(row("all-in-one service", real));
-  console.log(row("bare Deno.serve", ref));
-  console.log(`ratio: ${(100 * real.rps / ref.rps).toFixed(1)}% of the bare server's requests/s`);
+  console.log(
+    `GET /api/workspaces/{id}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION}s ` +
+      `each; service env: ${JSON.stringify(allocator)}`,
+  );
+  const ratios: number[][] = [[], []];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const results: WrkResult[] = [];
+    for (const target of targets) results.push(await wrk(target.url, [auth]));
+    console.log(`round ${round}`);
+    results.forEach((r, i) => console.log("  " + row(targets[i].name, r)));
+    ratios[0].push(results[0].rps / results[1].rps);
+    ratios[1].push(results[0].rps / results[2].rps);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(
+    `median ratio: ${(100 * median(ratios[0])).toFixed(1)}% of the bare server answering the ` +
+      `same bytes; ${(100 * median(ratios[1])).toFixed(1)}% of the one answering the JSON only`,
+  );
 } finally {
   service.child.kill();
-  bare.child.kill();
+  sameAnswer.child.kill();
+  jsonOnly.child.kill();
 }

@@ -29,14 +29,21 @@ const created = await (await fetch(`${url}/api/workspaces`, {
   headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
   body: JSON.stringify({ name: "Bench workspace", description: "bench:api" }),
 })).json();
-const got = await (await fetch(`${url}/api/workspaces/${created.workspace_id}`, {
+const answer = await fetch(`${url}/api/workspaces/${created.workspace_id}`, {
   headers: { authorization: `Bearer ${token}` },
-})).text();
+});
+const got = await answer.text();
+// The answer's own headers, for a reference that sends the same bytes (Deno.serve adds the
+// length and the date itself).
+const headers = Object.fromEntries(
+  [...answer.headers].filter(([name]) => name !== "content-length" && name !== "date"),
+);
 console.log(
   JSON.stringify({
     port: stack.port,
     token,
     path: `/api/workspaces/${created.workspace_id}`,
     body: got,
+    headers,
   }),
 );

@@ -25,7 +25,8 @@ const MCP: CorsPolicy = {
   expose: "www-authenticate, mcp-session-id, mcp-protocol-version",
 };
 
-function policyFor(path: string): CorsPolicy | null {
+/** The cross-origin policy of `path`, or null for a same-origin route. */
+export function crossOriginPolicyFor(path: string): CorsPolicy | null {
   if (path.startsWith("/.well-known/")) return DISCOVERY;
   if (path === "/oauth/register" || path === "/oauth/token") return OAUTH_ENDPOINT;
   if (path === "/mcp") return MCP;
@@ -35,7 +36,7 @@ function policyFor(path: string): CorsPolicy | null {
 /** Answers a preflight of those routes (204) and marks their answers readable cross-origin. */
 export function crossOriginForClients(): MiddlewareHandler {
   return async (c, next) => {
-    const policy = policyFor(c.req.path);
+    const policy = crossOriginPolicyFor(c.req.path);
     if (!policy) return await next();
     const preflight = c.req.method === "OPTIONS" &&
       c.req.header("access-control-request-method") !== undefined;

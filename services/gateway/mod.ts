@@ -1,4 +1,4 @@
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { decodeJwt, type JSONWebKeySet } from "jose";
 import type { ServiceName } from "../../shared/config.ts";
 import { SERVICE_NAMES } from "../../shared/config.ts";
@@ -18,18 +18,23 @@ import {
   recordClientAddress,
 } from "../../shared/http/client_address.ts";
 import { errorResponse } from "../../shared/http/service_app.ts";
-import { apiDocsRoutes } from "../../shared/http/api_docs.ts";
+import { apiDocsRoutes, DOCS_PATH } from "../../shared/http/api_docs.ts";
+import { FILE_ROUTE_PREFIX } from "../../shared/assets/file_store.ts";
 import { bearerChallenge } from "../../shared/http/protected_resource.ts";
-import { refuseNonJsonBody, securityHeaders } from "../../shared/http/security_headers.ts";
+import {
+  refuseNonJsonBody,
+  securityHeaders,
+  withSecurityHeaders,
+} from "../../shared/http/security_headers.ts";
 import { InternalClient } from "../../shared/service/internal_client.ts";
-import type { Logger } from "../../shared/log.ts";
+import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { FetchHandler, ServiceDirectory } from "../../shared/service/service_directory.ts";
 import { AuthClient } from "../auth/client.ts";
 import type { GatewayConfig } from "./config.ts";
 import { resolveRoute, type RouteTarget } from "./routing.ts";
 import { TokenVerifier } from "./token_verifier.ts";
 import { createWebSocketProxy } from "./websocket_proxy.ts";
-import { crossOriginForClients } from "./cors.ts";
+import { crossOriginForClients, crossOriginPolicyFor } from "./cors.ts";
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -40,26 +45,18 @@ export interface GatewayOptions {
 }
 
 const STRIPPED_HEADERS = [INTERNAL_SECRET_HEADER, CALLER_HEADER, CLIENT_ADDRESS_HEADER];
-
-/** What the gateway's steps learn about a request as it passes them. */
-interface Passage {
-  target: RouteTarget;
-  /** the owning service's URL when it runs apart, else null (in process) */
-  remote: string | null;
-  caller: Caller | null;
-  callerHeader: string | null;
-}
-/**
- * One step of the chain every routed request passes: a refusal ends it, null goes on. Plain
- * functions called in order rather than Hono middleware: on the hot path, Hono's composition
- * of five handlers cost about an eighth of the gateway's throughput (bench:api).
- */
-type Step = (c: Context, passage: Passage) => Promise<Response | null> | Response | null;
+const OPENAPI_PATH = "/api/openapi.json";
 
 /**
  * The one public entry: verifies the JWT once (signature, exp, iss, aud), enforces approval,
  * strips any identity a client sent, and forwards to the owning service with the internal
  * secret and the verified caller. `/internal/*` is never routed.
+ *
+ * A routed request (every API call) passes plain function calls, no framework: on the hot path
+ * each layer of middleware, each URL parse and each copied response showed in bench:api's
+ * profile. The few routes the gateway answers itself (health, the merged OpenAPI document, the
+ * docs page, presigned asset URLs) and the cross-origin routes for MCP clients go through its
+ * Hono app.
  */
 export function createGateway({ config, directory, logger, extraRoutes }: GatewayOptions) {
   const internal = (name: ServiceName) =>
@@ -85,100 +82,109 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     internalSecret: config.base.internalSecret,
     logger,
   });
-
-  /** Which service owns the path and what its caller must prove (404 for no route). */
-  const resolveTarget = (c: Context): Passage | Response => {
-    const url = new URL(c.req.url);
-    const target = resolveRoute(c.req.method, url.pathname);
-    if (!target) return c.json({ error: `No route for ${c.req.method} ${url.pathname}` }, 404);
-    if (!directory.has(target.service)) {
-      return c.json({ error: `The ${target.service} service is not available` }, 503);
-    }
-    const remote = directory.remoteUrl(target.service) ?? null;
-    return { target, remote, caller: null, callerHeader: null };
-  };
-
-  /** A WebSocket upgrade to a service deployed apart: relayed once that service admits it. */
-  const relaySocket: Step = async (c, { remote }) => {
-    if (remote && c.req.header("upgrade")?.toLowerCase() === "websocket") {
-      return await proxyWebSocket(c.req.raw, remote);
-    }
-    return null;
-  };
+  const handlers = new Map<ServiceName, FetchHandler>(
+    SERVICE_NAMES.map((name) => [name, directory.handler(name)]),
+  );
 
   /**
    * The caller, unless the route is public: a verified access token (of an approved account
    * unless the route is `/api/auth/*`), held to the account's and the session's live state.
+   * Answers the 401 when the request may not go on.
    */
-  const authenticate: Step = async (c, passage) => {
-    const { target } = passage;
-    if (target.access === "public") return null;
-    const authorization = c.req.header("authorization");
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  const authenticate = async (
+    req: Request,
+    path: string,
+    access_: RouteTarget["access"],
+  ): Promise<{ caller: Caller; header: string } | Response> => {
+    const authorization = req.headers.get("authorization");
+    const token = bearerToken(authorization);
     // Every 401 names the resource's metadata, where a client finds the authorization server.
     const unauthorized = () =>
-      c.json({ error: "Unauthorized" }, 401, {
-        "www-authenticate": bearerChallenge(
-          config.base.publicUrl,
-          new URL(c.req.url).pathname,
-          authorization !== undefined,
-        ),
+      Response.json({ error: "Unauthorized" }, {
+        status: 401,
+        headers: {
+          "www-authenticate": bearerChallenge(
+            config.base.publicUrl,
+            path,
+            authorization !== null,
+          ),
+        },
       });
-    const verified = match ? await verifier.verify(match[1]) : null;
+    let verified = token ? verifier.verify(token) : null;
+    if (verified instanceof Promise) verified = await verified;
     if (!verified) return unauthorized();
-    if (target.access === "approved" && !verified.caller.approved) return unauthorized();
-    let callerHeader = verified.header;
-    let caller = verified.caller;
+    if (access_ === "approved" && !verified.caller.approved) return unauthorized();
+    const caller = verified.caller;
     // An account unknown to auth (only after a wipe or a restore that remapped ids) keeps
     // its token's claims, as before; a known one is held to its live state.
     const sid = caller.sid;
-    let live = await access.get(caller.user_id, { sid });
+    let live = access.peek(caller.user_id, sid) ?? await access.get(caller.user_id, { sid });
     if (live?.active && effectiveRole(caller.role, live.role) !== caller.role) {
       // Rare: the token's role is above the cached live one. Either a demotion (keep it) or
       // a promotion newer than the cached answer: ask again unless the answer is newer.
-      live = await access.get(caller.user_id, { sid, fetchedAfter: issuedAtMs(match![1]) });
+      live = await access.get(caller.user_id, { sid, fetchedAfter: issuedAtMs(token!) });
     }
     if (live && (!live.active || !tokenSessionLive(live, { sid, iat: verified.iat }))) {
       return unauthorized();
     }
     const role = live ? effectiveRole(caller.role, live.role) : caller.role;
-    if (role !== caller.role) {
-      // Demoted since the token was issued: services see the lower role at once.
-      caller = { ...caller, role };
-      callerHeader = encodeCaller(caller);
-    }
-    passage.caller = caller;
-    passage.callerHeader = callerHeader;
-    return null;
+    if (role === caller.role) return { caller, header: verified.header };
+    // Demoted since the token was issued: services see the lower role at once.
+    const demoted = { ...caller, role };
+    return { caller: demoted, header: encodeCaller(demoted) };
   };
 
-  /** 415 for a body that is not JSON, unless the route authenticates its caller itself. */
-  const requireJsonBody: Step = (c, { target }) =>
-    target.selfAuthenticating ? null : refuseNonJsonBody(c);
-
-  /** Hands the request to its service: in process with the caller beside it, else over HTTP. */
-  const forward = async (c: Context, passage: Passage): Promise<Response> => {
-    const req = c.req.raw;
-    const { remote } = passage;
-    const requestId = req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
-    const handler: FetchHandler = directory.handler(passage.target.service);
+  /**
+   * Every routed request, in order: which service owns the path (404 for none), the socket
+   * relay to a service deployed apart, who the caller is (401), the JSON-only body check (415),
+   * then the service: in process with the caller beside the request, else over HTTP.
+   */
+  const route = async (
+    req: Request,
+    info: Deno.ServeHandlerInfo | undefined,
+    path: string,
+  ): Promise<Response> => {
+    const target = resolveRoute(req.method, path);
+    if (!target) return Response.json({ error: `No route for ${req.method} ${path}` }, { status: 404 });
+    const handler = handlers.get(target.service);
+    if (!handler || !directory.has(target.service)) {
+      return Response.json({ error: `The ${target.service} service is not available` }, {
+        status: 503,
+      });
+    }
+    const remote = directory.remoteUrl(target.service) ?? null;
+    if (remote && req.headers.get("upgrade")?.toLowerCase() === "websocket") {
+      return await proxyWebSocket(req, remote);
+    }
+    let caller: Caller | null = null;
+    let callerHeader: string | null = null;
+    if (target.access !== "public") {
+      const passed = await authenticate(req, path, target.access);
+      if (passed instanceof Response) return passed;
+      caller = passed.caller;
+      callerHeader = passed.header;
+    }
+    if (!target.selfAuthenticating) {
+      let refused = refuseNonJsonBody(req, path);
+      if (refused instanceof Promise) refused = await refused;
+      if (refused) return refused;
+    }
+    const requestId = req.headers.get(REQUEST_ID_HEADER) ?? nextRequestId();
     const forwardedFor = { headers: req.headers, trustedProxies: config.trustedProxies };
+    const address = peerAddress(info, forwardedFor);
     if (!remote) {
       // In process: the request itself goes on, with the verified caller beside it.
-      inProcessPasses.set(req, { caller: passage.caller, requestId });
-      recordClientAddress(req, peerAddress(c.env, forwardedFor));
+      inProcessPasses.set(req, { caller, requestId });
+      recordClientAddress(req, address);
       return await handler(req);
     }
-    const forwarded = forwardRequest(req, {
+    return await handler(forwardRequest(req, {
       secret: config.base.internalSecret,
-      callerHeader: passage.callerHeader,
+      callerHeader,
       requestId,
-      clientAddress: peerAddress(c.env, forwardedFor),
-    });
-    return await handler(forwarded);
+      clientAddress: address,
+    }));
   };
-
-  const steps: Step[] = [relaySocket, authenticate, requireJsonBody];
 
   const app = new Hono();
   app.onError((err, c) => errorResponse(err, c, logger));
@@ -190,24 +196,80 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     return ready ? c.json({ status: "ok" }) : c.json({ status: "starting" }, 503);
   });
 
-  app.get("/api/openapi.json", async (c) => c.json(await mergedOpenApi(directory, internal)));
-  app.route("/", apiDocsRoutes("/api/openapi.json"));
+  app.get(OPENAPI_PATH, async (c) => c.json(await mergedOpenApi(directory, internal)));
+  app.route("/", apiDocsRoutes(OPENAPI_PATH));
 
   if (extraRoutes) app.route("/", extraRoutes);
+  app.all("*", (c) => route(c.req.raw, c.env as Deno.ServeHandlerInfo, rawPath(c.req.url)));
 
-  // Every other request passes one chain: which service owns it, the socket relay, who the
-  // caller is, the JSON-only body check, then the service.
-  app.all("*", async (c) => {
-    const passage = resolveTarget(c);
-    if (passage instanceof Response) return passage;
-    for (const step of steps) {
-      const refused = await step(c, passage);
-      if (refused) return refused;
+  /** The paths the Hono app answers, or whose answers need its cross-origin headers. */
+  const answeredByApp = (path: string) =>
+    path === "/healthz" || path === OPENAPI_PATH || underPath(path, DOCS_PATH) ||
+    path.startsWith(FILE_ROUTE_PREFIX) || crossOriginPolicyFor(path) !== null;
+
+  const fetch = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
+    const path = rawPath(req.url);
+    if (answeredByApp(path)) return await app.fetch(req, info);
+    let res: Response;
+    try {
+      res = await route(req, info, path);
+    } catch (err) {
+      res = plainErrorResponse(err, req, path, logger);
     }
-    return await forward(c, passage);
-  });
+    return withSecurityHeaders(res, path);
+  };
 
-  return app;
+  return {
+    fetch,
+    /** A request to a path of this gateway, without a socket (tools and tests). */
+    request: (path: string, init?: RequestInit) =>
+      fetch(new Request(new URL(path, "http://localhost"), init)),
+  };
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+function bearerToken(authorization: string | null): string | null {
+  if (!authorization) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  return match ? match[1] : null;
+}
+
+/**
+ * The path of an absolute URL as `new URL(url).pathname` reads it (still percent-encoded), for
+ * the URLs Deno.serve hands over, without parsing the whole URL.
+ */
+export function rawPath(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  for (let i = start; i < url.length; i++) {
+    const ch = url.charCodeAt(i);
+    if (ch === 63 /* ? */ || ch === 35 /* # */) {
+      end = i;
+      break;
+    }
+  }
+  return url.slice(start, end);
+}
+
+function underPath(path: string, prefix: string): boolean {
+  return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47);
+}
+
+/** Request ids the gateway makes when a request brings none: unique within the process. */
+const REQUEST_ID_PREFIX = crypto.randomUUID().slice(0, 8);
+let requestCount = 0;
+function nextRequestId(): string {
+  return `${REQUEST_ID_PREFIX}-${(++requestCount).toString(36)}`;
+}
+
+/** The error mapping of `errorResponse`, for a routed request that threw. */
+function plainErrorResponse(err: unknown, req: Request, path: string, logger: Logger): Response {
+  if (err instanceof AppError) {
+    return Response.json({ error: err.message }, { status: err.status });
+  }
+  logger.error("unhandled error", { method: req.method, path, error: errorMessage(err) });
+  return Response.json({ error: "Internal server error" }, { status: 500 });
 }
 
 /**

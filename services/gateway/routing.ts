@@ -33,7 +33,7 @@ const PUBLIC_AUTH_POSTS = new Set([
 ]);
 
 /** Path prefixes (whole segments) and the service that owns them. */
-const PREFIXES: [string, ServiceName][] = [
+const PREFIXES: readonly (readonly [string, ServiceName])[] = [
   // LinkedIn publishing lives in posts; before the /oauth and workspaces prefixes
   ["/oauth/linkedin", "posts"],
   ["/api/auth", "auth"],
@@ -61,18 +61,22 @@ const PREFIXES: [string, ServiceName][] = [
 /** `/api/workspaces/{id}/linkedin` and `.../calendar`, and everything below them: posts'. */
 const WORKSPACE_LINKEDIN = /^\/api\/workspaces\/[^/]+\/(linkedin|calendar)(\/.*)?$/;
 
+const POSTS_APPROVED: RouteTarget = Object.freeze({ service: "posts", access: "approved" });
+
 /** Prefixes the web app never answers; every other path is an app route. */
 const NOT_WEB = ["/api", "/ws", "/mcp", "/oauth", "/.well-known", "/assets", "/healthz"];
 
+/** `path` is `prefix` or below it (whole segments: `/api/ideas` is not under `/api/idea`). */
 function underPrefix(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(prefix + "/");
+  return path.startsWith(prefix) &&
+    (path.length === prefix.length || path.charCodeAt(prefix.length) === 47 /* / */);
 }
 
 /** Which service answers `method path`, and what the caller must prove; null when none does. */
 export function resolveRoute(method: string, path: string): RouteTarget | null {
   if (underPrefix(path, "/internal")) return null;
   // A workspace's LinkedIn connection and its calendar are the posts service's.
-  if (WORKSPACE_LINKEDIN.test(path)) return { service: "posts", access: "approved" };
+  if (path.startsWith("/api/workspaces/") && WORKSPACE_LINKEDIN.test(path)) return POSTS_APPROVED;
   const match = PREFIXES.find(([prefix]) => underPrefix(path, prefix));
   if (!match) {
     if (NOT_WEB.some((prefix) => underPrefix(path, prefix))) return null;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { resolveRoute } from "./routing.ts";
+import { rawPath } from "./mod.ts";
 
 Deno.test("routing sends each public prefix to its owning service", () => {
   assert.deepEqual(resolveRoute("GET", "/api/workspaces/abc"), {
@@ -86,4 +87,19 @@ Deno.test("routing sends LinkedIn publishing to posts, ahead of workspaces and a
     access: "public",
   });
   assert.equal(resolveRoute("GET", "/oauth/authorize")?.service, "auth");
+});
+
+Deno.test("the gateway reads a URL's path as URL.pathname does, still percent-encoded", () => {
+  for (
+    const url of [
+      "http://127.0.0.1:8000/api/workspaces/abc",
+      "http://h/api/ideas?status=new&x=%2F",
+      "http://h/",
+      "http://h/%69nternal/health",
+      "https://h:443/a/b#frag",
+      "http://h/api/posts/1/comments?",
+    ]
+  ) {
+    assert.equal(rawPath(url), new URL(url).pathname, url);
+  }
 });

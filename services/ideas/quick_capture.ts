@@ -158,7 +158,7 @@ export function mountQuickCapture(
     await workspaces.requireMember(record.workspace_id, record.user_id);
     // The gateway leaves this route's 415 to it, and the service app its body limit (413) and
     // string check (400), so that the checks above come first (CAPTURE_PATH in mod.ts).
-    const refused = await refuseNonJsonBody(c) ?? await bodyChecks(c);
+    const refused = await refuseNonJsonBody(c.req.raw, c.req.path) ?? await bodyChecks(c);
     if (refused) return refused;
     const raw = await c.req.json().catch(() => null) as Record<string, unknown> | null;
     const title = raw && typeof raw === "object" ? raw.title : undefined;

@@ -85,6 +85,17 @@ export class AccessCache {
     return lookup;
   }
 
+  /**
+   * The fresh cached answer for the user (and session), without waiting: undefined when there
+   * is none and `get` must ask.
+   */
+  peek(userId: string, sid?: string): UserAccess | null | undefined {
+    const cached = this.#entries.get(
+      sid === undefined ? userId : `${userId}${SESSION_SEPARATOR}${sid}`,
+    );
+    return cached && cached.expiresAt > this.now() ? cached.value : undefined;
+  }
+
   /** Forgets what is known of `userId` (or of everyone), so the next `get` asks again. */
   invalidate(userId?: string): void {
     if (userId === undefined) {

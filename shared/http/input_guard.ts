@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 
 /**
  * One rule for every route of every service, applied before any schema sees the input: a
@@ -11,15 +11,8 @@ import type { MiddlewareHandler } from "hono";
  */
 export function rejectMalformedStrings(): MiddlewareHandler {
   return async (c, next) => {
-    const url = new URL(c.req.url);
-    for (const [name, value] of url.searchParams) {
-      if (!name.isWellFormed() || !value.isWellFormed()) {
-        return c.json({ error: `${wellFormedName(name)} contains invalid characters` }, 400);
-      }
-    }
-    if (!safeDecodePath(url.pathname).isWellFormed()) {
-      return c.json({ error: "Path contains invalid characters" }, 400);
-    }
+    const refused = urlStringsCheck(c);
+    if (refused) return refused;
     if (c.req.raw.body && isJsonMediaType(c.req.header("content-type"))) {
       // A clone, so a handler that reads the raw request itself (MCP) still finds its body.
       const text = await c.req.raw.clone().text();
@@ -38,6 +31,25 @@ export function rejectMalformedStrings(): MiddlewareHandler {
     }
     await next();
   };
+}
+
+/**
+ * The query string's and the path's part of that rule: a 400 naming the parameter (or the
+ * path), or null. A URL without a percent sign holds no escape that could decode to one, and
+ * is passed without parsing.
+ */
+export function urlStringsCheck(c: Context): Response | null {
+  if (!c.req.url.includes("%")) return null;
+  const url = new URL(c.req.url);
+  for (const [name, value] of url.searchParams) {
+    if (!name.isWellFormed() || !value.isWellFormed()) {
+      return c.json({ error: `${wellFormedName(name)} contains invalid characters` }, 400);
+    }
+  }
+  if (!safeDecodePath(url.pathname).isWellFormed()) {
+    return c.json({ error: "Path contains invalid characters" }, 400);
+  }
+  return null;
 }
 
 /** `\uD800`-`\uDFFF` written as a JSON escape: the only way a body can carry a surrogate. */

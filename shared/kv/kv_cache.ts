@@ -58,8 +58,13 @@ export function withReadCache(
     if (options?.consistency === "eventual") return await kv.getMany(keys, options);
     if (performance.now() - checkedAt > checkIntervalMs) await checkCounter();
     const ids = keys.map(keyId);
-    const cached = ids.map((id) => entries.get(id));
-    if (cached.every((e) => e !== undefined)) return cached as Deno.KvEntryMaybe<unknown>[];
+    const cached: Deno.KvEntryMaybe<unknown>[] = [];
+    for (const id of ids) {
+      const entry = entries.get(id);
+      if (entry === undefined) break;
+      cached.push(entry);
+    }
+    if (cached.length === ids.length) return cached;
     const started = generation;
     const fresh = await kv.getMany(keys, options);
     if (started === generation) fresh.forEach((e, i) => remember(ids[i], e));
@@ -114,10 +119,19 @@ export const READ_CACHE_KEYS: KeyFamilies = { cache_generation: "local" };
 /** How long a cached answer is served without reading the generation counter again. */
 export const CHECK_INTERVAL_MS = 200;
 
-function keyId(key: Deno.KvKey): string {
-  return JSON.stringify(key, (_k, v) => {
-    if (typeof v === "bigint") return `${v}n`;
-    if (v instanceof Uint8Array) return `u8:${Array.from(v).join(",")}`;
-    return v;
-  });
+/**
+ * A key as a string, one per key: each part tagged with its type, strings and bytes
+ * length-prefixed so that no two keys share one.
+ */
+export function keyId(key: Deno.KvKey): string {
+  let id = "";
+  for (const part of key) {
+    if (typeof part === "string") id += `s${part.length}:${part}`;
+    else if (typeof part === "number") id += `n${part};`;
+    else if (typeof part === "bigint") id += `b${part};`;
+    else if (typeof part === "boolean") id += part ? "t;" : "f;";
+    else if (part instanceof Uint8Array) id += `u${part.length}:${part.join(",")};`;
+    else id += `?${String(part)};`; // not a part KV takes: the read itself refuses it
+  }
+  return id;
 }

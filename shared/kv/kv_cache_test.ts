@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { withReadCache } from "./kv_cache.ts";
+import { keyId, withReadCache } from "./kv_cache.ts";
 
 Deno.test("the read cache answers repeated reads and sees every write through it", async () => {
   const raw = await Deno.openKv(":memory:");
@@ -55,4 +55,24 @@ Deno.test("a write through another instance's cache is seen within the check int
   await raw.set(["member"], "raw");
   assert.equal((await other.get(["member"])).value, null);
   raw.close();
+});
+
+Deno.test("cache ids of different keys differ, whatever their parts hold", () => {
+  const keys: Deno.KvKey[] = [
+    ["a", "b"],
+    ["a,b"],
+    ["a", "b", ""],
+    ["1"],
+    [1],
+    [1n],
+    [true],
+    ["true"],
+    [new Uint8Array([1, 2])],
+    ["s1:a"],
+    ["s1:", "a"],
+    ["ab"],
+  ];
+  const ids = keys.map(keyId);
+  assert.equal(new Set(ids).size, keys.length);
+  assert.equal(keyId(["ws", "x"]), keyId(["ws", "x"]));
 });
