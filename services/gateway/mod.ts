@@ -145,7 +145,9 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     path: string,
   ): Promise<Response> => {
     const target = resolveRoute(req.method, path);
-    if (!target) return Response.json({ error: `No route for ${req.method} ${path}` }, { status: 404 });
+    if (!target) {
+      return Response.json({ error: `No route for ${req.method} ${path}` }, { status: 404 });
+    }
     const handler = handlers.get(target.service);
     if (!handler || !directory.has(target.service)) {
       return Response.json({ error: `The ${target.service} service is not available` }, {
@@ -227,12 +229,22 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   };
 }
 
-/** The token of an `Authorization: Bearer <token>` header, or null. */
-function bearerToken(authorization: string | null): string | null {
-  if (!authorization) return null;
-  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-  return match ? match[1] : null;
+/**
+ * The token of an `Authorization: Bearer <token>` header (the scheme in any case, then
+ * whitespace, then one word), or null.
+ */
+export function bearerToken(authorization: string | null): string | null {
+  if (!authorization || authorization.length < 8) return null;
+  if (authorization.slice(0, 6).toLowerCase() !== "bearer") return null;
+  let start = 6;
+  while (start < authorization.length && WHITESPACE.test(authorization[start])) start++;
+  if (start === 6 || start === authorization.length) return null;
+  const token = authorization.slice(start);
+  // A space or tab within is not one word; any other character outside base64url and the dots
+  // fails the signature check.
+  return token.includes(" ") || token.includes("\t") ? null : token;
 }
+const WHITESPACE = /\s/;
 
 /**
  * The path of an absolute URL as `new URL(url).pathname` reads it (still percent-encoded), for

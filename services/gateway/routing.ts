@@ -61,8 +61,6 @@ const PREFIXES: readonly (readonly [string, ServiceName])[] = [
 /** `/api/workspaces/{id}/linkedin` and `.../calendar`, and everything below them: posts'. */
 const WORKSPACE_LINKEDIN = /^\/api\/workspaces\/[^/]+\/(linkedin|calendar)(\/.*)?$/;
 
-const POSTS_APPROVED: RouteTarget = Object.freeze({ service: "posts", access: "approved" });
-
 /** Prefixes the web app never answers; every other path is an app route. */
 const NOT_WEB = ["/api", "/ws", "/mcp", "/oauth", "/.well-known", "/assets", "/healthz"];
 
@@ -72,11 +70,29 @@ function underPrefix(path: string, prefix: string): boolean {
     (path.length === prefix.length || path.charCodeAt(prefix.length) === 47 /* / */);
 }
 
+/** Answers of `resolveRoute` by method and path (a pure function), emptied when full. */
+const resolved = new Map<string, Readonly<RouteTarget> | null>();
+const RESOLVED_MAX = 10_000;
+
 /** Which service answers `method path`, and what the caller must prove; null when none does. */
-export function resolveRoute(method: string, path: string): RouteTarget | null {
+export function resolveRoute(method: string, path: string): Readonly<RouteTarget> | null {
+  const key = `${method} ${path}`;
+  let target = resolved.get(key);
+  if (target === undefined) {
+    target = routeOf(method, path);
+    if (target) Object.freeze(target);
+    if (resolved.size >= RESOLVED_MAX) resolved.clear();
+    resolved.set(key, target);
+  }
+  return target;
+}
+
+function routeOf(method: string, path: string): RouteTarget | null {
   if (underPrefix(path, "/internal")) return null;
   // A workspace's LinkedIn connection and its calendar are the posts service's.
-  if (path.startsWith("/api/workspaces/") && WORKSPACE_LINKEDIN.test(path)) return POSTS_APPROVED;
+  if (path.startsWith("/api/workspaces/") && WORKSPACE_LINKEDIN.test(path)) {
+    return { service: "posts", access: "approved" };
+  }
   const match = PREFIXES.find(([prefix]) => underPrefix(path, prefix));
   if (!match) {
     if (NOT_WEB.some((prefix) => underPrefix(path, prefix))) return null;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { resolveRoute } from "./routing.ts";
-import { rawPath } from "./mod.ts";
+import { bearerToken, rawPath } from "./mod.ts";
 
 Deno.test("routing sends each public prefix to its owning service", () => {
   assert.deepEqual(resolveRoute("GET", "/api/workspaces/abc"), {
@@ -102,4 +102,14 @@ Deno.test("the gateway reads a URL's path as URL.pathname does, still percent-en
   ) {
     assert.equal(rawPath(url), new URL(url).pathname, url);
   }
+});
+
+Deno.test("a bearer token is the one word after the scheme, the scheme in any case", () => {
+  assert.equal(bearerToken("Bearer abc.def"), "abc.def");
+  assert.equal(bearerToken("bearer  \tabc"), "abc");
+  assert.equal(bearerToken("BEARER abc"), "abc");
+  for (const header of [null, "", "Bearer", "Bearer ", "Bearerabc", "Basic abc", "Bearer a b"]) {
+    assert.equal(bearerToken(header), null, String(header));
+  }
+  assert.equal(bearerToken("Bearer abc "), null);
 });
