@@ -39,14 +39,21 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     env,
     stdin: "null",
     stdout: "null",
-    stderr: "null",
+    stderr: "piped",
   }).spawn();
   const url = `http://127.0.0.1:${env.PORT}`;
   let exited: Deno.CommandStatus | null = null;
   process.status.then((status) => exited = status);
+  // The end of what it wrote to stderr (errors only), drained so the pipe never fills.
+  let errors = "";
+  (async () => {
+    for await (const chunk of process.stderr.pipeThrough(new TextDecoderStream())) {
+      errors = (errors + chunk).slice(-2000);
+    }
+  })().catch(() => {});
   const healthy = await waitFor(
     async () => {
-      if (exited) return false;
+      if (exited) throw new Error("exited");
       try {
         const res = await fetch(`${url}/healthz`);
         await res.body?.cancel();
@@ -62,9 +69,9 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   if (!exited) process.kill("SIGKILL");
   const status = await process.status;
   throw new Error(
-    exited
+    (exited
       ? `the service exited (code ${status.code}) before it became healthy`
-      : "the service did not become healthy within 60 s",
+      : "the service did not become healthy within 60 s") + (errors ? `; it wrote: ${errors}` : ""),
   );
 }
 
