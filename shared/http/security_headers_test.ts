@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { isNoStorePath, withSecurityHeaders } from "./security_headers.ts";
 
 Deno.test("API, login and MCP answers are no-store; the app's pages are not", () => {
-  for (const path of ["/api", "/api/ideas", "/oauth/token", "/mcp", "/setup", "/setup/x", "/oauth"]) {
+  for (
+    const path of ["/api", "/api/ideas", "/oauth/token", "/mcp", "/setup", "/setup/x", "/oauth"]
+  ) {
     assert.equal(isNoStorePath(path), true, path);
   }
   for (const path of ["/", "/ideas", "/assets/app.js", "/apix", "/oauthx"]) {
