@@ -12,8 +12,11 @@
  *
  * The service runs as `deno task start` runs it: with the allocator settings of that task
  * (read from deno.json); BENCH_MALLOC=0 runs it without them, to compare.
+ * BENCH_CPU_PROF=<dir> writes the service's CPU profile there (`--cpu-prof`; open it in Chrome's
+ * DevTools or any .cpuprofile viewer for the flame graph).
  * Needs wrk (Debian: `apt-get install wrk`).
  */
+const CPU_PROF_DIR = Deno.env.get("BENCH_CPU_PROF");
 const CONNECTIONS = 64;
 const DURATION = Deno.env.get("BENCH_SECONDS") ?? "5";
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
@@ -39,6 +42,9 @@ async function startChild(
     args: [
       "run",
       "-A",
+      ...(CPU_PROF_DIR && script === "./api_server.ts"
+        ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF_DIR}`]
+        : []),
       new URL(script, import.meta.url).pathname,
       ...args,
     ],
@@ -125,7 +131,9 @@ try {
       `same bytes; ${(100 * median(ratios[1])).toFixed(1)}% of the one answering the JSON only`,
   );
 } finally {
-  service.child.kill();
-  sameAnswer.child.kill();
-  jsonOnly.child.kill();
+  for (const { child } of [service, sameAnswer, jsonOnly]) {
+    child.kill();
+    await child.status;
+  }
+  if (CPU_PROF_DIR) console.log(`the service's CPU profile is in ${CPU_PROF_DIR}`);
 }

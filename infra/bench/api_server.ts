@@ -4,6 +4,9 @@
  */
 import { startAllInOne } from "../all_in_one.ts";
 
+// Ends on SIGTERM through Deno.exit, so a profile asked for (--cpu-prof) is written.
+Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+
 const dataDir = await Deno.makeTempDir({ prefix: "cps-bench-" });
 const admin = { email: "bench-admin@example.test", password: "Bench-Passw0rd!" };
 const stack = await startAllInOne({
