@@ -89,7 +89,8 @@ export class CollabHub {
     else this.#userSockets.delete(userId);
   }
 
-  start(): void {
+  /** Starts the sweeps and following; resolves once this instance is registered on the KV. */
+  start(): Promise<void> {
     const idleEvery = Math.max(50, Math.min(5_000, Math.floor(this.#options.idleTimeoutMs / 3)));
     const { idleTimeoutMs, membershipCheckMs } = this.#options;
     this.#timers.push(setInterval(() => closeIdle(this.#slots.values(), idleTimeoutMs), idleEvery));
@@ -98,6 +99,7 @@ export class CollabHub {
     );
     const pollMs = this.#options.followPollMs ?? 50;
     if (pollMs > 0) this.#timers.push(setInterval(() => void this.#following.poll(), pollMs));
+    return this.#following.start();
   }
 
   async close(): Promise<void> {
@@ -117,6 +119,8 @@ export class CollabHub {
       await slot.sending;
       room.destroy();
     }
+    // Last: another instance's poll after this goes still reads what these rooms stored.
+    await this.#following.unregister();
   }
 
   /** The room of `postId`, loaded if needed and held open until `release`. */
