@@ -65,8 +65,9 @@ interface Result extends Latencies {
   sent: number;
   expected: number;
   lost: number;
-  /** cores busy while the load ran */
+  /** cores busy while the load ran: the server, and this process (every provider) */
   cpu: number;
+  clientCpu: number;
   rssStart: number;
   rssPeak: number;
   rssLeft5s: number;
@@ -177,8 +178,10 @@ async function run(server: Server, together: Barrier): Promise<Result> {
   const perProvider = Math.max(1, Math.floor(SECONDS * 1000 / INTERVAL_MS));
   let sent = 0;
   let cpu = 0;
+  let clientCpu = 0;
   const type = async () => {
     const cpu0 = cpuSeconds(server.pid);
+    const client0 = cpuSeconds(Deno.pid);
     const t0 = performance.now();
     await Promise.all(
       providers.flatMap((editors) =>
@@ -210,7 +213,9 @@ async function run(server: Server, together: Barrier): Promise<Result> {
     );
     const expected = sent * (EDITORS - 1);
     await until(() => delivered >= expected, 15_000);
-    cpu = (cpuSeconds(server.pid) - cpu0) / ((performance.now() - t0) / 1000);
+    const seconds = (performance.now() - t0) / 1000;
+    cpu = (cpuSeconds(server.pid) - cpu0) / seconds;
+    clientCpu = (cpuSeconds(Deno.pid) - client0) / seconds;
   };
   const { peak } = await peakDuring(server.pid, async () => {
     await connectAll();
@@ -233,6 +238,7 @@ async function run(server: Server, together: Barrier): Promise<Result> {
     expected,
     lost,
     cpu,
+    clientCpu,
     rssStart,
     rssPeak: Math.max(peak, rssLeft5s),
     rssLeft5s,
@@ -291,6 +297,13 @@ async function main() {
   }
   if (ours) console.log(row("collab service (stored in KV)", ours));
   if (ref) console.log(row("stock @y/websocket-server (memory)", ref));
+  const client = ours ?? ref;
+  if (client) {
+    console.log(
+      `this process (every provider of both) used ${client.clientCpu.toFixed(2)} cores ` +
+        `while the load ran`,
+    );
+  }
   if (ours && ref) {
     console.log(
       `p99 ratio ${(ours.p99 / ref.p99).toFixed(2)} (target <= 1); lost ${ours.lost} ` +
