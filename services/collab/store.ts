@@ -1,3 +1,4 @@
+import { AppendBatch } from "./store/append_batch.ts";
 import type { FollowedHeads, HeadEntry, Signal } from "./store/common.ts";
 import { Compaction } from "./store/compaction.ts";
 import { DocumentRecords } from "./store/documents.ts";
@@ -37,9 +38,11 @@ export class DocStore {
   readonly #instances: InstanceRegistry;
 
   constructor(kv: Deno.Kv) {
-    this.#docs = new DocumentRecords(kv);
+    // Appends of updates and of signals, of every document, share commits.
+    const batch = new AppendBatch(kv);
+    this.#docs = new DocumentRecords(kv, batch);
     this.#compaction = new Compaction(kv, this.#docs);
-    this.#signals = new SignalLog(kv);
+    this.#signals = new SignalLog(kv, batch);
     this.#instances = new InstanceRegistry(kv);
   }
 

@@ -1,10 +1,10 @@
 import { COMMIT_BYTES } from "./common.ts";
 
-/** Documents per batch: each brings one check and two mutations (KV allows 100 checks). */
-const MAX_DOCUMENTS = 50;
+/** Appends per batch: each brings one check and a few mutations (KV allows 100 checks). */
+const MAX_APPENDS = 50;
 
 interface Pending {
-  postId: string;
+  id: string;
   bytes: number;
   /** the head this append expects (checked in the commit) */
   check: Deno.AtomicCheck;
@@ -15,9 +15,10 @@ interface Pending {
 }
 
 /**
- * Group commit across documents: appends of several documents stored in one KV commit. The
- * first append while nothing is in flight commits at once; those that arrive meanwhile wait
- * and go together in the next commit (up to MAX_DOCUMENTS documents and COMMIT_BYTES). On a
+ * Group commit across documents: appends (of updates, of signals) of several documents stored in
+ * one KV commit. The first append while nothing is in flight commits at once; those that arrive
+ * meanwhile wait and go together in the next commit (up to MAX_APPENDS appends and
+ * COMMIT_BYTES). On a
  * local SQLite file each commit is a disk sync, and one commit per update and document would
  * queue those syncs behind each other as the number of open documents grows.
  *
@@ -32,17 +33,18 @@ export class AppendBatch {
   constructor(private readonly kv: Deno.Kv) {}
 
   /**
-   * Stores `add`'s mutations in the next batch, checked against `check` (the document's head
-   * as the caller read it); answers the commit's versionstamp, or null when that head moved.
+   * Stores `add`'s mutations in the next batch, checked against `check` (the head the caller
+   * read: a document's, or its signal log's); answers the commit's versionstamp, or null when
+   * that head moved. `id` names what the head is of: one append per id goes in a batch.
    */
   submit(
-    postId: string,
+    id: string,
     bytes: number,
     check: Deno.AtomicCheck,
     add: (op: Deno.AtomicOperation) => void,
   ) {
     return new Promise<string | null>((resolve, reject) => {
-      this.#queue.push({ postId, bytes, check, add, resolve, reject });
+      this.#queue.push({ id, bytes, check, add, resolve, reject });
       if (!this.#running) void this.#run();
     });
   }
@@ -91,17 +93,17 @@ export class AppendBatch {
   #take(): Pending[] {
     const batch: Pending[] = [];
     const rest: Pending[] = [];
-    const posts = new Set<string>();
+    const ids = new Set<string>();
     let bytes = 0;
     for (const p of this.#queue) {
-      const fits = batch.length < MAX_DOCUMENTS && !posts.has(p.postId) &&
+      const fits = batch.length < MAX_APPENDS && !ids.has(p.id) &&
         (batch.length === 0 || bytes + p.bytes <= COMMIT_BYTES);
       if (!fits) {
         rest.push(p);
         continue;
       }
       batch.push(p);
-      posts.add(p.postId);
+      ids.add(p.id);
       bytes += p.bytes;
     }
     this.#queue = rest;

@@ -20,11 +20,11 @@ const HEAD_BYTES = 1_000;
 
 /** A document's records: its head, its stored updates, its workspace; loading and appending. */
 export class DocumentRecords {
-  readonly #batch: AppendBatch;
-
-  constructor(private readonly kv: Deno.Kv) {
-    this.#batch = new AppendBatch(kv);
-  }
+  constructor(
+    private readonly kv: Deno.Kv,
+    /** the commits appends share (with other documents', and signals') */
+    private readonly batch = new AppendBatch(kv),
+  ) {}
 
   async getHead(postId: string): Promise<DocHead | null> {
     return (await this.kv.get<DocHead>(headKey(postId))).value;
@@ -192,8 +192,8 @@ export class DocumentRecords {
           compacted_at: null,
         };
       const stored = parts.length === 1
-        ? await this.#batch.submit(
-          postId,
+        ? await this.batch.submit(
+          `doc:${postId}`,
           update.byteLength + HEAD_BYTES,
           entry,
           (op) => op.set(updateKey(postId, seq), parts[0]).set(headKey(postId), head),
