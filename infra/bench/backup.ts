@@ -24,6 +24,7 @@ import {
   Api,
   MiB,
   mib,
+  parallel as inParallel,
   peakDuring,
   restingRss,
   sleep,
@@ -41,21 +42,8 @@ const SIZE_TAG = JSON.stringify({ IDEAS, COMMENTS, POSTS, ACTIONS, ATTACHMENT_MI
 
 // ------------------------------------------------------------------ API
 
-/** Runs `task(i)` for i in [0, n) with CONCURRENCY in flight; reports progress. */
-async function parallel(label: string, n: number, task: (i: number) => Promise<void>) {
-  let next = 0;
-  let done = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next < n) {
-      const i = next++;
-      await task(i);
-      if (++done % 2000 === 0) console.error(`  ${label}: ${done}/${n}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  console.error(`  ${label}: ${n} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-}
+const parallel = (label: string, n: number, task: (i: number) => Promise<void>) =>
+  inParallel(label, n, CONCURRENCY, task);
 
 const words = ["launch", "pricing", "customer", "story", "roadmap", "hiring", "event", "data"];
 const sentence = (i: number) =>

@@ -21,10 +21,10 @@
  * `deno run -A infra/bench/collab.ts --serve <dataDir> <fresh|reuse>` is the service child.
  */
 import process from "node:process";
-import * as Y from "yjs";
-import { WebsocketProvider } from "y-websocket";
+import type { WebsocketProvider } from "y-websocket";
 import { startAllInOne } from "../all_in_one.ts";
 import { fillText, quantile, startRefusedWriters, timeReads } from "./collab_at_limit.ts";
+import { connect, type Latencies, latencies, now, startStock, type Target, until } from "./yws.ts";
 
 // Each provider adds a process exit listener; 50 of them are expected here.
 process.setMaxListeners(0);
@@ -38,19 +38,7 @@ const INSTANCES = (() => {
   if (!Number.isInteger(n) || n < 1) throw new Error("--instances takes a whole number");
   return n;
 })();
-const STOCK_SERVER = "npm:@y/websocket-server@0.1.1/y-websocket";
 const ADMIN = { email: "bench-admin@example.test", password: "Bench-Passw0rd!" };
-
-interface Target {
-  url: string;
-  room: string;
-  params: Record<string, string>;
-  /** a fresh WebSocket ticket (the service's are single-use): one per provider */
-  mintTicket?: () => Promise<string>;
-}
-
-/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
-const now = () => performance.timeOrigin + performance.now();
 
 // ---------------------------------------------------------------- the service child
 
@@ -111,13 +99,6 @@ async function serve(dataDir: string, mode: string) {
 
 // ---------------------------------------------------------------- the orchestrator
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 /** Starts this script's service child and reads its one JSON line. */
 async function startService(dataDir: string, mode: "fresh" | "reuse") {
   const child = new Deno.Command(Deno.execPath(), {
@@ -163,44 +144,6 @@ async function startService(dataDir: string, mode: "fresh" | "reuse") {
   return { child, target, port: info.port!, token: info.token };
 }
 
-async function startStock() {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    // Pinned by version here and by integrity in deno.lock.
-    args: ["run", "-A", STOCK_SERVER],
-    stdout: "null",
-    stderr: "inherit",
-    env: { HOST: "127.0.0.1", PORT: String(port) },
-  }).spawn();
-  for (let i = 0; i < 600; i++) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      return { child, target: { url: `ws://127.0.0.1:${port}`, room: "bench", params: {} } };
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error("the stock y-websocket server did not start");
-}
-
-function connect(target: Target, doc = new Y.Doc()): WebsocketProvider {
-  return new WebsocketProvider(target.url, target.room, doc, {
-    params: target.params,
-    // deno-lint-ignore no-explicit-any
-    WebSocketPolyfill: WebSocket as any,
-    disableBc: true,
-  });
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
-
 interface RunResult {
   p50: number;
   p99: number;
@@ -212,25 +155,6 @@ interface RunResult {
   /** with several targets: deliveries between providers on one target, and across targets */
   same?: Latencies;
   cross?: Latencies;
-}
-
-interface Latencies {
-  p50: number;
-  p99: number;
-  max: number;
-  count: number;
-}
-
-function latencies(values: number[]): Latencies {
-  const sorted = Float64Array.from(values).sort();
-  const pct = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return {
-    p50: pct(0.5),
-    p99: pct(0.99),
-    max: sorted[sorted.length - 1] ?? NaN,
-    count: values.length,
-  };
 }
 
 /**
@@ -246,11 +170,7 @@ async function run(targets: Target[]): Promise<RunResult> {
   const received = new Array<number>(CLIENTS).fill(0);
   for (let c = 0; c < CLIENTS; c++) {
     const target = targets[c % targets.length];
-    const provider = connect(
-      target.mintTicket
-        ? { ...target, params: { ...target.params, ticket: await target.mintTicket() } }
-        : target,
-    );
+    const provider = await connect(target);
     const stamps = provider.doc.getMap<number>("bench");
     const me = `${c}:`;
     stamps.observe((event) => {
@@ -322,11 +242,7 @@ async function run(targets: Target[]): Promise<RunResult> {
 
 /** Connects one provider and counts the stamps in the document the server hands it. */
 async function countStored(target: Target): Promise<number> {
-  const provider = connect(
-    target.mintTicket
-      ? { ...target, params: { ...target.params, ticket: await target.mintTicket() } }
-      : target,
-  );
+  const provider = await connect(target);
   try {
     await until(() => provider.synced, 30_000);
     return provider.doc.getMap("bench").size;
@@ -364,7 +280,7 @@ async function main() {
   const stock = await startStock();
   let ref: RunResult;
   try {
-    ref = await run([stock.target]);
+    ref = await run([{ url: stock.url, room: "bench", params: {} }]);
   } finally {
     stock.child.kill();
     await stock.child.status;

@@ -5,10 +5,12 @@
  *
  * Env: BENCH_ROOT (the checkout whose main.ts runs: another worktree, to measure an older
  * commit), BENCH_V8_FLAGS (none by default), `MALLOC_*` (override the start task's tunables),
- * BENCH_MALLOC_DEFAULTS=0 (leave them out).
+ * BENCH_MALLOC_DEFAULTS=0 (leave them out), BENCH_DENO_ARGS (more `deno run` flags, space
+ * separated, to look inside: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export const ROOT = Deno.env.get("BENCH_ROOT") ?? new URL("../..", import.meta.url).pathname;
 const V8_FLAGS = Deno.env.get("BENCH_V8_FLAGS") ?? "";
+const DENO_ARGS = (Deno.env.get("BENCH_DENO_ARGS") ?? "").split(" ").filter(Boolean);
 /** As the `start` task in deno.json sets them: fewer arenas, freed memory back to the OS. */
 const MALLOC_DEFAULTS: Record<string, string> = Deno.env.get("BENCH_MALLOC_DEFAULTS") === "0"
   ? {}
@@ -61,7 +63,13 @@ export async function startService(
     if (name.startsWith("MALLOC_")) env[name] = value;
   }
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []), "main.ts"],
+    args: [
+      "run",
+      "-A",
+      ...DENO_ARGS,
+      ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []),
+      "main.ts",
+    ],
     cwd: ROOT,
     env,
     clearEnv: true,
@@ -146,6 +154,36 @@ export async function restingRss(pid: number, ms = 4000): Promise<number> {
     low = Math.min(low, status(pid).rss);
   }
   return low;
+}
+
+/** CPU time (user + system) the process has used so far, in seconds (Linux: /proc/<pid>/stat). */
+export function cpuSeconds(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // The fields after the command name (in parentheses, which may hold spaces): utime is the
+  // 14th field of the line, stime the 15th, in clock ticks (100 a second on Linux).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Runs `task(i)` for i in [0, n) with `concurrency` in flight; reports progress on stderr. */
+export async function parallel(
+  label: string,
+  n: number,
+  concurrency: number,
+  task: (i: number) => Promise<void>,
+) {
+  let next = 0;
+  let done = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      await task(i);
+      if (++done % 2000 === 0) console.error(`  ${label}: ${done}/${n}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  console.error(`  ${label}: ${n} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 export const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;

@@ -2,7 +2,7 @@ import { newId } from "../../shared/crypto/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import { CloseCode } from "./protocol.ts";
 import type { DocumentRoom } from "./room.ts";
-import type { DocStore, FollowedHeads, Signal } from "./store.ts";
+import { type DocStore, type FollowedHeads, INSTANCE_TTL_MS, type Signal } from "./store.ts";
 
 /** One post's room as the hub holds it, with what following the other instances needs. */
 export interface RoomSlot {
@@ -52,11 +52,13 @@ export interface FollowingOptions {
 }
 
 /**
- * How the open rooms of this instance follow the other instances on the same KV: each open
- * document's head and signal log are polled (and watched where the KV delivers other writers'
- * changes); updates they stored are caught up with, their signals (awareness changes, comment
- * events) delivered, a document they deleted closed here too; and this instance's signals are
- * stored for them, grouped per commit.
+ * How the open rooms of this instance follow the other instances on the same KV: while another
+ * instance is registered on it (and at the first poll after the last one left, for what it
+ * stored before it went), each open document's head and signal log are polled; each is watched
+ * too where the KV delivers other writers' changes. Updates they stored are caught up with,
+ * their signals (awareness changes, comment events) delivered, a document they deleted closed
+ * here too; and this instance's signals are stored for them, grouped per commit. An instance
+ * alone on its KV reads only the registry at each poll, however many documents it has open.
  */
 export class InstanceFollowing {
   /** tells this instance's signals from the others' */
@@ -65,6 +67,10 @@ export class InstanceFollowing {
   readonly #options: FollowingOptions;
   #polling = false;
   #closed = false;
+  /** whether the last poll found another instance registered */
+  #othersSeen = false;
+  #renewal: ReturnType<typeof setInterval> | null = null;
+  #registering: Promise<void> | null = null;
 
   /** `slots`: the hub's open rooms (shared, not copied) */
   constructor(slots: Map<string, RoomSlot>, options: FollowingOptions) {
@@ -72,8 +78,36 @@ export class InstanceFollowing {
     this.#options = options;
   }
 
+  /**
+   * Registers this instance on the KV, renewed every third of its lifetime; resolves once
+   * registered (a failure is logged, and the renewal tries again).
+   */
+  start(): Promise<void> {
+    this.#renewal ??= setInterval(() => this.#register(), INSTANCE_TTL_MS / 3);
+    return this.#register();
+  }
+
+  #register(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#registering = this.#options.store.registerInstance(this.instanceId).catch((err) => {
+      this.#options.logger.warn("registering this collab instance failed", {
+        error: errorMessage(err),
+      });
+    });
+    return this.#registering;
+  }
+
+  /** Stops polling and watching; the registration stays until `unregister`. */
   close(): void {
     this.#closed = true;
+    if (this.#renewal !== null) clearInterval(this.#renewal);
+    this.#renewal = null;
+  }
+
+  /** Removes the registration, once this instance stored all it will (its rooms flushed). */
+  async unregister(): Promise<void> {
+    await this.#registering;
+    await this.#options.store.unregisterInstance(this.instanceId).catch(() => {});
   }
 
   /** Follows the document with `kv.watch` too, where the KV delivers other writers' changes. */
@@ -95,13 +129,22 @@ export class InstanceFollowing {
     }).finally(() => reader.cancel().catch(() => {}));
   }
 
-  /** Reads every open document's head and signal log sequence (a few reads for all of them). */
+  /**
+   * Reads every open document's head and signal log sequence (a few reads for all of them),
+   * when another instance is registered or was at the previous poll.
+   */
   async poll(): Promise<void> {
     if (this.#polling || this.#closed) return;
     this.#polling = true;
     try {
       const open = [...this.#slots].filter(([, slot]) => slot.room);
       if (open.length === 0) return;
+      const others = await this.#options.store.othersAlive(this.instanceId);
+      // The poll after the last other instance left still reads: what it stored before it
+      // removed its registration is then in the heads.
+      const follow = others || this.#othersSeen;
+      this.#othersSeen = others;
+      if (!follow) return;
       const heads = await this.#options.store.followedHeads(open.map(([id]) => id));
       for (const [postId, slot] of open) {
         if (this.#slots.get(postId) === slot) this.#onHeads(postId, slot, heads.get(postId)!);

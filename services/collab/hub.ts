@@ -8,6 +8,9 @@ import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";
 import type { DocStore, Signal } from "./store.ts";
 import { closeIdle, MembershipSweep } from "./sweeps.ts";
 
+/** How often every room's cursors are checked for expiry (y-protocols checks every 3 s). */
+const AWARENESS_CHECK_MS = 3_000;
+
 /** How many texts' fingerprints are remembered (the oldest are forgotten first). */
 const MAX_FINGERPRINTS = 10_000;
 
@@ -89,15 +92,22 @@ export class CollabHub {
     else this.#userSockets.delete(userId);
   }
 
-  start(): void {
+  /** Starts the sweeps and following; resolves once this instance is registered on the KV. */
+  start(): Promise<void> {
     const idleEvery = Math.max(50, Math.min(5_000, Math.floor(this.#options.idleTimeoutMs / 3)));
     const { idleTimeoutMs, membershipCheckMs } = this.#options;
     this.#timers.push(setInterval(() => closeIdle(this.#slots.values(), idleTimeoutMs), idleEvery));
+    // Expired cursors, for every room at once, as often as y-protocols checks its own.
+    this.#timers.push(setInterval(() => {
+      const now = Date.now();
+      for (const slot of this.#slots.values()) slot.room?.expireAwareness(now);
+    }, AWARENESS_CHECK_MS));
     this.#timers.push(
       setInterval(() => void this.#membership.run(this.connections()), membershipCheckMs),
     );
     const pollMs = this.#options.followPollMs ?? 50;
     if (pollMs > 0) this.#timers.push(setInterval(() => void this.#following.poll(), pollMs));
+    return this.#following.start();
   }
 
   async close(): Promise<void> {
@@ -117,6 +127,8 @@ export class CollabHub {
       await slot.sending;
       room.destroy();
     }
+    // Last: another instance's poll after this goes still reads what these rooms stored.
+    await this.#following.unregister();
   }
 
   /** The room of `postId`, loaded if needed and held open until `release`. */

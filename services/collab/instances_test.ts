@@ -172,3 +172,64 @@ Deno.test("instances: both compact while both write, and nothing is lost", () =>
     await connect(hubB, "p1", late);
     assert.equal(late.text, a.text);
   }, { compactAfter: 5 }));
+
+/** A store that counts the reads of open documents' heads the follow poll makes. */
+class CountingStore extends DocStore {
+  headReads = 0;
+  override followedHeads(postIds: string[]) {
+    this.headReads++;
+    return super.followedHeads(postIds);
+  }
+}
+
+Deno.test("instances: one alone on its KV reads no document heads at its polls, and follows once another registers", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const hub = (store: DocStore) =>
+    new CollabHub({
+      store,
+      logger,
+      compactAfter: 100,
+      idleTimeoutMs: 30_000,
+      graceMs: 0,
+      membershipCheckMs: 60_000,
+      isMember: () => Promise.resolve(true),
+      followPollMs: 10,
+      watch: false,
+    });
+  const storeA = new CountingStore(kv);
+  const hubA = hub(storeA);
+  await hubA.start();
+  let hubB: CollabHub | null = null;
+  try {
+    const a = new FakeClient("ua");
+    const roomA = await connect(hubA, "p1", a);
+    a.doc.getText("content").insert(0, "a");
+    await roomA.flush();
+    const afterLoad = storeA.headReads;
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(storeA.headReads, afterLoad, "no head reads while alone");
+
+    hubB = hub(new DocStore(kv));
+    await hubB.start();
+    const b = new FakeClient("ub");
+    const roomB = await connect(hubB, "p1", b);
+    b.doc.getText("content").insert(1, "b");
+    await roomB.flush();
+    await until(() => a.text === "ab", "B's update on A");
+    assert.ok(storeA.headReads > afterLoad);
+
+    // B's last update, stored just before it goes, still reaches A; then A reads no heads.
+    b.doc.getText("content").insert(2, "!");
+    await hubB.close();
+    hubB = null;
+    await until(() => a.text === "ab!", "B's last update on A");
+    await new Promise((r) => setTimeout(r, 50));
+    const settled = storeA.headReads;
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(storeA.headReads, settled, "no head reads once alone again");
+  } finally {
+    await hubB?.close();
+    await hubA.close();
+    kv.close();
+  }
+});

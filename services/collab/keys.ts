@@ -19,6 +19,9 @@ export const snapshotKey = (postId: string, snapshotId: string, part: number): D
   snapshotId,
   part,
 ];
+/** The collab instances serving from this KV (one registration each, expiring). */
+export const INSTANCES_PREFIX: Deno.KvKey = ["collab_instances"];
+export const instanceKey = (instanceId: string): Deno.KvKey => [...INSTANCES_PREFIX, instanceId];
 
 /**
  * Every key family the collab service writes, with its backup class: the one list its backup
@@ -32,4 +35,5 @@ export const KEY_FAMILIES = declareKeys({
   doc_snapshots: "data",
   doc_signal_heads: "data",
   doc_signals: "data",
+  collab_instances: "local",
 });

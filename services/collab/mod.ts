@@ -75,10 +75,9 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
         path === WS_ADMIT_PATH;
       return socket ? handleWs(req) : app.fetch(req);
     },
-    start: () => {
-      hub.start();
+    start: async () => {
+      await hub.start();
       ready = true;
-      return Promise.resolve();
     },
     close: async () => {
       ready = false;

@@ -97,6 +97,9 @@ export class DocumentRoom {
     this.doc.on("update", this.#onUpdate);
     this.awareness = new awarenessProtocol.Awareness(this.doc);
     this.awareness.setLocalState(null);
+    // y-protocols gives each Awareness its own 3 s timer for expiring cursors; the hub runs that
+    // check for every room from one timer instead (expireAwareness).
+    clearInterval((this.awareness as unknown as { _checkInterval: number })._checkInterval);
     this.#owners = new AwarenessOwners(
       this.awareness,
       this.#conns,
@@ -141,6 +144,23 @@ export class DocumentRoom {
     conn.send(encodeSyncStep1(this.doc));
     const states = this.awareness.getStates();
     if (states.size > 0) conn.send(encodeAwareness(this.awareness, [...states.keys()]));
+  }
+
+  /**
+   * Removes the cursors of other clients not renewed for `outdatedTimeout` (30 s; a provider
+   * renews its own every 15 s), as y-protocols' own timer would: origin "timeout".
+   */
+  expireAwareness(now = Date.now()): void {
+    const remove: number[] = [];
+    for (const [id, meta] of this.awareness.meta) {
+      if (
+        id !== this.awareness.clientID && this.awareness.states.has(id) &&
+        now - meta.lastUpdated >= awarenessProtocol.outdatedTimeout
+      ) remove.push(id);
+    }
+    if (remove.length > 0) {
+      awarenessProtocol.removeAwarenessStates(this.awareness, remove, "timeout");
+    }
   }
 
   /** Removes a connection; its cursors disappear for everyone else. */

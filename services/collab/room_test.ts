@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import * as Y from "yjs";
-import { CloseCode, decoding, MESSAGE_APP_EVENT, MESSAGE_SYNC } from "./protocol.ts";
-import { connect, FakeClient, withHub } from "./testing.ts";
+import {
+  CloseCode,
+  decoding,
+  MESSAGE_APP_EVENT,
+  MESSAGE_AWARENESS,
+  MESSAGE_SYNC,
+} from "./protocol.ts";
+import { awarenessFrame, connect, FakeClient, withHub } from "./testing.ts";
 
 Deno.test("two clients editing at once converge, and the stored document has both edits", () =>
   withHub(async (hub, store) => {
@@ -142,3 +148,23 @@ Deno.test("a document survives its room being dropped and loaded again", () =>
   }));
 
 // ---------------------------------------------------------------- upgrade refusals
+
+Deno.test("a cursor not renewed for 30 s is removed, and the other clients are told", () =>
+  withHub(async (hub) => {
+    const a = new FakeClient();
+    const b = new FakeClient();
+    const room = await connect(hub, "p1", a);
+    await connect(hub, "p1", b);
+    room.receive(a, awarenessFrame([{ clientID: 100, clock: 1, state: { user: "A" } }]));
+    const awarenessFrames = () =>
+      b.received.filter((m) =>
+        typeof m !== "string" &&
+        decoding.readVarUint(decoding.createDecoder(m)) === MESSAGE_AWARENESS
+      ).length;
+    const before = awarenessFrames();
+    room.expireAwareness(Date.now() + 29_000);
+    assert.ok(room.awareness.getStates().has(100), "still within 30 s");
+    room.expireAwareness(Date.now() + 30_500);
+    assert.ok(!room.awareness.getStates().has(100));
+    assert.equal(awarenessFrames(), before + 1);
+  }));

@@ -1,10 +1,13 @@
+import { AppendBatch } from "./store/append_batch.ts";
 import type { FollowedHeads, HeadEntry, Signal } from "./store/common.ts";
 import { Compaction } from "./store/compaction.ts";
 import { DocumentRecords } from "./store/documents.ts";
+import { InstanceRegistry } from "./store/instances.ts";
 import { SignalLog } from "./store/signals.ts";
 
 export * from "./store/common.ts";
 export { SIGNAL_TTL_MS } from "./store/signals.ts";
+export { INSTANCE_TTL_MS } from "./store/instances.ts";
 
 /**
  * The only code that touches collab's KV, one module per topic (each in store/): a document's
@@ -25,16 +28,22 @@ export { SIGNAL_TTL_MS } from "./store/signals.ts";
  * - `["doc_signal_heads", postId]` and `["doc_signals", postId, seq]`: what instances tell each
  *   other about a post besides its text (awareness changes, comment events), a short-lived log
  *   (each entry expires after `SIGNAL_TTL_MS`) that every instance with the post open follows.
+ * - `["collab_instances", instanceId]`: the instances serving from this KV, each registration
+ *   expiring unless renewed (instances.ts): an instance alone has no other writer to follow.
  */
 export class DocStore {
   readonly #docs: DocumentRecords;
   readonly #compaction: Compaction;
   readonly #signals: SignalLog;
+  readonly #instances: InstanceRegistry;
 
   constructor(kv: Deno.Kv) {
-    this.#docs = new DocumentRecords(kv);
+    // Appends of updates and of signals, of every document, share commits.
+    const batch = new AppendBatch(kv);
+    this.#docs = new DocumentRecords(kv, batch);
     this.#compaction = new Compaction(kv, this.#docs);
-    this.#signals = new SignalLog(kv);
+    this.#signals = new SignalLog(kv, batch);
+    this.#instances = new InstanceRegistry(kv);
   }
 
   // ---------------------------------------------------------------- documents
@@ -129,5 +138,19 @@ export class DocStore {
   /** The signals stored as `fromSeq..toSeq` that have not expired, in order. */
   readSignals(postId: string, fromSeq: number, toSeq: number) {
     return this.#signals.readSignals(postId, fromSeq, toSeq);
+  }
+
+  /** Registers (or renews) a serving instance; it expires after INSTANCE_TTL_MS. */
+  registerInstance(instanceId: string) {
+    return this.#instances.register(instanceId);
+  }
+
+  unregisterInstance(instanceId: string) {
+    return this.#instances.unregister(instanceId);
+  }
+
+  /** Whether another instance serves from this KV. */
+  othersAlive(instanceId: string) {
+    return this.#instances.othersAlive(instanceId);
   }
 }

@@ -152,3 +152,31 @@ Deno.test("deleting a document removes every record", () =>
     assert.deepEqual(await store.load("p1"), null);
     assert.deepEqual([...await store.existing(["p1", "p2"])], ["p2"]);
   }));
+
+Deno.test("appends of many documents made together share commits, each at its next sequence number", () =>
+  withStore(async (store) => {
+    const docs = Array.from({ length: 120 }, () => new Y.Doc());
+    const firsts = await Promise.all(
+      docs.map((doc, i) => store.append(`p${i}`, textUpdate(doc, (t) => t.insert(0, `${i}:`)))),
+    );
+    // One of them moved on meanwhile: its batch's check fails, and each append goes again.
+    const stale = 7;
+    await store.append(`p${stale}`, textUpdate(new Y.Doc(), (t) => t.insert(0, "other ")));
+    const seconds = await Promise.all(
+      docs.map((doc, i) =>
+        store.append(`p${i}`, textUpdate(doc, (t) => t.insert(t.length, "b")), {
+          expected: firsts[i],
+        })
+      ),
+    );
+    const commits = new Set(seconds.map((e) => e.versionstamp));
+    assert.ok(commits.size < 20, `${commits.size} commits for 120 appends`);
+    for (let i = 0; i < docs.length; i++) {
+      assert.deepEqual(seconds[i].head.seq, i === stale ? 3 : 2);
+      const loaded = (await store.load(`p${i}`))!;
+      assert.deepEqual(loaded.head.seq, seconds[i].head.seq);
+      assert.deepEqual(loaded.versionstamp, seconds[i].versionstamp);
+      const text = textOf(loaded.updates);
+      assert.ok(text.includes(`${i}:b`) && (i !== stale || text.includes("other")), text);
+    }
+  }));

@@ -1,5 +1,6 @@
 import { nowIso } from "../../../shared/time.ts";
 import { chunkKey, docWorkspaceKey, headKey, signalHeadKey, updateKey } from "../keys.ts";
+import { AppendBatch } from "./append_batch.ts";
 import {
   type ChunkedUpdate,
   COMMIT_BYTES,
@@ -14,9 +15,16 @@ import {
   split,
 } from "./common.ts";
 
+/** Bytes a head record takes in a commit, roughly (its JSON is about 300). */
+const HEAD_BYTES = 1_000;
+
 /** A document's records: its head, its stored updates, its workspace; loading and appending. */
 export class DocumentRecords {
-  constructor(private readonly kv: Deno.Kv) {}
+  constructor(
+    private readonly kv: Deno.Kv,
+    /** the commits appends share (with other documents', and signals') */
+    private readonly batch = new AppendBatch(kv),
+  ) {}
 
   async getHead(postId: string): Promise<DocHead | null> {
     return (await this.kv.get<DocHead>(headKey(postId))).value;
@@ -141,7 +149,8 @@ export class DocumentRecords {
   /**
    * Stores one update as the next sequence number (creating the document when absent) and
    * answers the new head. An update over 60 000 bytes is chunked; chunks that do not fit the
-   * final commit are written first, each commit checking the head did not move.
+   * final commit are written first, each commit checking the head did not move. A one-part
+   * update goes in a commit shared with other documents' appends (AppendBatch).
    */
   async append(
     postId: string,
@@ -182,32 +191,47 @@ export class DocumentRecords {
           updated_at: now,
           compacted_at: null,
         };
-      const op = this.kv.atomic().check(entry);
-      if (parts.length === 1) {
-        op.set(updateKey(postId, seq), update);
-      } else {
-        const perCommit = Math.floor(COMMIT_BYTES / PART_BYTES);
-        let i = 0;
-        let moved = false;
-        // All chunks but the last group go first; nothing references them until the head moves.
-        for (; parts.length - i > perCommit; i += perCommit) {
-          const pre = this.kv.atomic().check(entry);
-          for (let j = i; j < i + perCommit; j++) pre.set(chunkKey(postId, seq, j), parts[j]);
-          if (!(await pre.commit()).ok) {
-            moved = true;
-            break;
-          }
-        }
-        if (moved) continue;
-        for (let j = i; j < parts.length; j++) op.set(chunkKey(postId, seq, j), parts[j]);
-        op.set(updateKey(postId, seq), { chunks: parts.length, bytes: update.length });
-      }
-      op.set(headKey(postId), head);
-      const res = await op.commit();
-      if (res.ok) return { head, versionstamp: res.versionstamp };
+      const stored = parts.length === 1
+        ? await this.batch.submit(
+          `doc:${postId}`,
+          update.byteLength + HEAD_BYTES,
+          entry,
+          (op) => op.set(updateKey(postId, seq), parts[0]).set(headKey(postId), head),
+        )
+        : await this.#appendChunked(postId, seq, update, parts, entry, head);
+      if (stored !== null) return { head, versionstamp: stored };
       await new Promise((r) => setTimeout(r, Math.random() * 2 * (attempt + 1)));
     }
     throw new Error(`Storing an update of document ${postId} kept conflicting`);
+  }
+
+  /**
+   * Stores an update in chunks: those that do not fit the final commit first, each commit
+   * checking the head did not move; answers the final commit's versionstamp, or null when the
+   * head moved.
+   */
+  async #appendChunked(
+    postId: string,
+    seq: number,
+    update: Uint8Array,
+    parts: Uint8Array[],
+    entry: Deno.KvEntryMaybe<DocHead>,
+    head: DocHead,
+  ): Promise<string | null> {
+    const perCommit = Math.floor(COMMIT_BYTES / PART_BYTES);
+    let i = 0;
+    // All chunks but the last group go first; nothing references them until the head moves.
+    for (; parts.length - i > perCommit; i += perCommit) {
+      const pre = this.kv.atomic().check(entry);
+      for (let j = i; j < i + perCommit; j++) pre.set(chunkKey(postId, seq, j), parts[j]);
+      if (!(await pre.commit()).ok) return null;
+    }
+    const op = this.kv.atomic().check(entry);
+    for (let j = i; j < parts.length; j++) op.set(chunkKey(postId, seq, j), parts[j]);
+    op.set(updateKey(postId, seq), { chunks: parts.length, bytes: update.length });
+    op.set(headKey(postId), head);
+    const res = await op.commit();
+    return res.ok ? res.versionstamp : null;
   }
 
   /** Removes the document: the head first (so it is gone at once), then every record. */

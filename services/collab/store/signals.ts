@@ -1,4 +1,5 @@
 import { headKey, signalHeadKey, signalKey } from "../keys.ts";
+import { AppendBatch } from "./append_batch.ts";
 import type { DocHead, FollowedHeads, Signal } from "./common.ts";
 
 /** How long a signal stays readable: longer than a provider's awareness renewal (15 s). */
@@ -11,7 +12,11 @@ const SIGNAL_ENTRY_BYTES = 48_000;
  * events): a short-lived log each instance with the post open follows, beside the doc head.
  */
 export class SignalLog {
-  constructor(private readonly kv: Deno.Kv) {}
+  constructor(
+    private readonly kv: Deno.Kv,
+    /** the commits appends share (with other documents', and updates') */
+    private readonly batch = new AppendBatch(kv),
+  ) {}
 
   /** The doc heads and signal sequences of several posts, five posts to a read. */
   async followedHeads(postIds: string[]): Promise<Map<string, FollowedHeads>> {
@@ -60,13 +65,19 @@ export class SignalLog {
     for (let attempt = 0; attempt < 50; attempt++) {
       const entry = await this.kv.get<{ seq: number }>(signalHeadKey(postId));
       const first = (entry.value?.seq ?? 0) + 1;
-      const op = this.kv.atomic().check(entry);
-      groups.forEach((group, i) =>
-        op.set(signalKey(postId, first + i), group, { expireIn: SIGNAL_TTL_MS })
-      );
       const last = first + groups.length - 1;
-      op.set(signalHeadKey(postId), { seq: last });
-      if ((await op.commit()).ok) return { first, last };
+      const stored = await this.batch.submit(
+        `signals:${postId}`,
+        groups.reduce((n, g) => n + g.reduce((m, signal) => m + signalBytes(signal), 0), 0),
+        entry,
+        (op) => {
+          groups.forEach((group, i) =>
+            op.set(signalKey(postId, first + i), group, { expireIn: SIGNAL_TTL_MS })
+          );
+          op.set(signalHeadKey(postId), { seq: last });
+        },
+      );
+      if (stored !== null) return { first, last };
       await new Promise((r) => setTimeout(r, Math.random() * 2 * (attempt + 1)));
     }
     throw new Error(`Storing a signal of document ${postId} kept conflicting`);
