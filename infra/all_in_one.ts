@@ -8,6 +8,7 @@ import { SERVICE_FACTORIES } from "./service_factories.ts";
 import { fileAssetRoutesFromEnv } from "../shared/assets/file_routes.ts";
 import { uploadClaims } from "../services/gateway/upload_claims.ts";
 import { ensurePrivateDir, isLocalDataDir, PRIVATE_FILE_MODE } from "../shared/kv/kv.ts";
+import { readOrCreateTextFile } from "../shared/runtime/file_once.ts";
 
 export interface RunningStack {
   url: string;
@@ -89,17 +90,9 @@ async function instanceSecret(dataDir: string): Promise<string> {
   if (!isLocalDataDir(dataDir)) return fresh;
   await ensurePrivateDir(dataDir);
   const path = `${dataDir}/internal_secret`;
-  try {
-    await Deno.writeTextFile(path, fresh, { createNew: true, mode: PRIVATE_FILE_MODE });
-    return fresh;
-  } catch (err) {
-    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+  const secret = (await readOrCreateTextFile(path, () => fresh, PRIVATE_FILE_MODE)).trim();
+  if (secret.length < 16) {
+    throw new Error(`${path} is empty or too short: delete it or set INTERNAL_SECRET`);
   }
-  // Another instance made it; it may still be writing the 72 characters.
-  for (let i = 0; i < 50; i++) {
-    const secret = (await Deno.readTextFile(path)).trim();
-    if (secret.length >= 16) return secret;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${path} is empty or too short: delete it or set INTERNAL_SECRET`);
+  return secret;
 }

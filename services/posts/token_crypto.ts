@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { readOrCreateTextFile } from "../../shared/runtime/file_once.ts";
 
 /**
  * LinkedIn access tokens are encrypted at rest (AES-256-GCM) with a key that is not in the
@@ -16,23 +17,13 @@ export class TokenCipher {
     if (options.keyBase64) {
       raw = Uint8Array.fromBase64(options.keyBase64);
     } else {
-      const file = join(options.dataDir, "linkedin_token.key");
-      try {
-        raw = Uint8Array.fromBase64((await Deno.readTextFile(file)).trim());
-      } catch (err) {
-        if (!(err instanceof Deno.errors.NotFound)) throw err;
-        raw = crypto.getRandomValues(new Uint8Array(32));
-        await Deno.mkdir(options.dataDir, { recursive: true });
-        try {
-          await Deno.writeTextFile(file, raw.toBase64() + "\n", {
-            createNew: true,
-            mode: 0o600,
-          });
-        } catch (race) {
-          if (!(race instanceof Deno.errors.AlreadyExists)) throw race;
-          raw = Uint8Array.fromBase64((await Deno.readTextFile(file)).trim());
-        }
-      }
+      await Deno.mkdir(options.dataDir, { recursive: true });
+      const text = await readOrCreateTextFile(
+        join(options.dataDir, "linkedin_token.key"),
+        () => crypto.getRandomValues(new Uint8Array(32)).toBase64() + "\n",
+        0o600,
+      );
+      raw = Uint8Array.fromBase64(text.trim());
     }
     if (raw.length !== 32) throw new Error("The LinkedIn token key must be 32 bytes");
     const key = await crypto.subtle.importKey("raw", raw as BufferSource, "AES-GCM", false, [
