@@ -11,7 +11,7 @@
  * Env (defaults are the full size):
  * - BENCH_IDEAS (20000), BENCH_COMMENTS (5000), BENCH_POSTS (50, the comments are spread over
  *   them), BENCH_ACTIONS (200), BENCH_ATTACHMENT_MIB (100, in total, one attachment per action)
- * - BENCH_CONCURRENCY (8): requests in flight while populating
+ * - BENCH_CONCURRENCY (16): requests in flight while populating
  * - BENCH_DATA_DIR: keep the populated DATA_DIR there and reuse it on the next run (populating
  *   is skipped when it holds a finished population of the same size); unset, a temporary one
  * - BENCH_ROOT: the checkout whose main.ts runs (another worktree, to measure an older commit)
@@ -27,6 +27,7 @@ import {
   parallel as inParallel,
   peakDuring,
   restingRss,
+  ROOT,
   sleep,
   startService,
   stopService,
@@ -37,7 +38,7 @@ const COMMENTS = num("BENCH_COMMENTS", 5_000);
 const POSTS = Math.max(1, num("BENCH_POSTS", 50));
 const ACTIONS = num("BENCH_ACTIONS", 200);
 const ATTACHMENT_MIB = num("BENCH_ATTACHMENT_MIB", 100);
-const CONCURRENCY = Math.max(1, num("BENCH_CONCURRENCY", 8));
+const CONCURRENCY = Math.max(1, num("BENCH_CONCURRENCY", 16));
 const SIZE_TAG = JSON.stringify({ IDEAS, COMMENTS, POSTS, ACTIONS, ATTACHMENT_MIB });
 
 // ------------------------------------------------------------------ API
@@ -50,7 +51,7 @@ const sentence = (i: number) =>
   Array.from({ length: 12 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(" ") +
   ` #${i}`;
 
-async function populate(api: Api) {
+export async function populate(api: Api) {
   const me = await api.call("GET", "/api/auth/me");
   const ws = await api.call("POST", "/api/workspaces", {
     name: "Bench workspace",
@@ -131,7 +132,11 @@ async function restore(api: Api, key: string) {
 
 // ------------------------------------------------------------------ main
 
+/** The machine's load averages (1, 5, 15 min): the figures of a shared machine need them beside. */
+const loadavg = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+
 async function main() {
+  const loadAtStart = loadavg();
   const keep = Deno.env.get("BENCH_DATA_DIR");
   const dataDir = keep ?? await Deno.makeTempDir({ prefix: "cps-bench-backup-" });
   const marker = `${dataDir}/.bench-populated`;
@@ -163,8 +168,9 @@ async function main() {
     service = await startService(dataDir);
     const restarted = await restingRss(service.pid);
 
+    console.log(`service: ${ROOT}; load average ${loadAtStart} at the start, ${loadavg()} now`);
     console.log(
-      `population: ${IDEAS} ideas, ${COMMENTS} comments, ${ACTIONS} actions, ` +
+      `population: ${IDEAS} ideas, ${COMMENTS} comments on ${POSTS} posts, ${ACTIONS} actions, ` +
         `${ATTACHMENT_MIB} MiB of attachments (${
           populated ? "reused" : "created through the API"
         })`,
@@ -187,6 +193,7 @@ async function main() {
       restore_peak_rss_mib: Math.round(r.peak / MiB),
       backup_seconds: Number(b.seconds.toFixed(1)),
       restore_seconds: Number(r.seconds.toFixed(1)),
+      load_average: loadavg(),
     }));
   } finally {
     await stopService(service);
@@ -194,4 +201,4 @@ async function main() {
   }
 }
 
-await main();
+if (import.meta.main) await main();

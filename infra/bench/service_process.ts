@@ -6,7 +6,11 @@
  * Env: BENCH_ROOT (the checkout whose main.ts runs: another worktree, to measure an older
  * commit), BENCH_V8_FLAGS (none by default), `MALLOC_*` (override the start task's tunables),
  * BENCH_MALLOC_DEFAULTS=0 (leave them out), BENCH_DENO_ARGS (more `deno run` flags, space
- * separated, to look inside: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * separated, to look inside: `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_SERVICE_ENV
+ * (`NAME=value` pairs separated by spaces, given to the service as well: a setting to compare
+ * with and without).
+ *
+ * The memory read is the process's and its children's (none today: workers are threads).
  */
 export const ROOT = Deno.env.get("BENCH_ROOT") ?? new URL("../..", import.meta.url).pathname;
 const V8_FLAGS = Deno.env.get("BENCH_V8_FLAGS") ?? "";
@@ -56,6 +60,10 @@ export async function startService(
     LOG_LEVEL: "error",
   };
   Object.assign(env, extraEnv);
+  for (const pair of (Deno.env.get("BENCH_SERVICE_ENV") ?? "").split(/\s+/).filter(Boolean)) {
+    const at = pair.indexOf("=");
+    if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
   const denoDir = Deno.env.get("DENO_DIR");
   if (denoDir) env.DENO_DIR = denoDir;
   Object.assign(env, MALLOC_DEFAULTS);
@@ -105,20 +113,56 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ------------------------------------------------------------------ memory of that process
 
-export function status(pid: number): { rss: number; hwm: number } {
+/** The process and its descendants (children of each of its threads), `pid` first. */
+function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    let tasks: string[] = [];
+    try {
+      tasks = [...Deno.readDirSync(`/proc/${out[i]}/task`)].map((t) => t.name);
+    } catch { /* exited */ }
+    for (const task of tasks) {
+      try {
+        const text = Deno.readTextFileSync(`/proc/${out[i]}/task/${task}/children`);
+        for (const child of text.split(/\s+/).filter(Boolean)) out.push(Number(child));
+      } catch { /* exited */ }
+    }
+  }
+  return out;
+}
+
+function statusOf(pid: number): { rss: number; hwm: number } {
   const text = Deno.readTextFileSync(`/proc/${pid}/status`);
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
   return { rss: kb("VmRSS") * 1024, hwm: kb("VmHWM") * 1024 };
 }
 
-/** Resets the process's VmHWM to its current RSS (Linux: `5` into clear_refs); false if refused. */
+/** RSS and peak RSS (VmHWM) of the process and its children, summed. */
+export function status(pid: number): { rss: number; hwm: number } {
+  const total = statusOf(pid);
+  for (const child of processTree(pid).slice(1)) {
+    try {
+      const s = statusOf(child);
+      total.rss += s.rss;
+      total.hwm += s.hwm;
+    } catch { /* exited */ }
+  }
+  return total;
+}
+
+/** Resets the VmHWM of the process and its children to their current RSS (Linux: `5` into clear_refs); false if refused. */
 function resetPeak(pid: number): boolean {
   try {
     Deno.writeTextFileSync(`/proc/${pid}/clear_refs`, "5");
-    return true;
   } catch {
     return false;
   }
+  for (const child of processTree(pid).slice(1)) {
+    try {
+      Deno.writeTextFileSync(`/proc/${child}/clear_refs`, "5");
+    } catch { /* exited */ }
+  }
+  return true;
 }
 
 /** Runs `work` while sampling the process's RSS every 20 ms; answers the peak seen. */
