@@ -161,7 +161,12 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
   service("genai", {
     peers: ["workspaces", "prompts", "ideas", "posts"],
     kv: true,
-    optional: [...AI_BACKEND, "AI_CALLS_PER_MINUTE", "PROOFREAD_CHECKER_PRELOAD"],
+    optional: [
+      ...AI_BACKEND,
+      "AI_CALLS_PER_MINUTE",
+      "PROOFREAD_CHECKER_PRELOAD",
+      "PROOFREAD_CHECKER_IDLE_SECONDS",
+    ],
   }),
   service("collab", {
     peers: ["auth", "workspaces"],

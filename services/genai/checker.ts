@@ -1,8 +1,10 @@
 /**
  * The built-in grammar and spelling checker of proofread: Harper (harper.js) in a module
- * worker (checker_worker.ts), no network and no model. The service loads it at start-up in the
- * background (`warm()`; a few seconds off the main thread), or on the first proofread with
- * `PROOFREAD_CHECKER_PRELOAD=false`, and it stays until the service closes. Its lints become
+ * worker (checker_worker.ts), no network and no model. The service loads it on the first
+ * proofread (a few seconds off the main thread), or at start-up in the background with
+ * `PROOFREAD_CHECKER_PRELOAD=true` (`warm()`). Loaded, it holds about 300 MiB, so the worker
+ * ends once no check has come for `PROOFREAD_CHECKER_IDLE_SECONDS` (the next check loads it
+ * again). Its lints become
  * annotations of the spec's shape: `grammar` for grammar and spelling, `suggestion` for style,
  * the first replacement in `suggestion`.
  */
@@ -171,6 +173,8 @@ export function withoutLongTokens(
 /** How long loading may take, and then one check, before the check is abandoned. */
 export const CHECKER_LOAD_TIMEOUT_MS = 60_000;
 export const CHECKER_CALL_TIMEOUT_MS = 10_000;
+/** How long a loaded checker stays without a check before its worker ends (by default). */
+export const CHECKER_IDLE_MS = 300_000;
 
 interface Pending {
   resolve(lints: RawLint[]): void;
@@ -181,7 +185,8 @@ interface Pending {
 /**
  * The checker's worker: started on the first check (or `warm()`), jobs answered in order.
  * A worker that fails, crashes or does not answer in time is ended; the next check starts a
- * new one.
+ * new one. One left without a check for `idleMs` (0: never) is ended too, which gives back
+ * the memory Harper holds.
  */
 export class GrammarChecker {
   #worker: Worker | null = null;
@@ -191,9 +196,10 @@ export class GrammarChecker {
   #abortLoad: ((err: Error) => void) | null = null;
   #nextId = 1;
   #closed = false;
+  #idleTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
-    private readonly options: { logger?: Logger; callTimeoutMs?: number } = {},
+    private readonly options: { logger?: Logger; callTimeoutMs?: number; idleMs?: number } = {},
   ) {}
 
   /** The annotations of the built-in checker for `text` (empty text: none). */
@@ -214,24 +220,33 @@ export class GrammarChecker {
   /** Harper's lints for `text`, as the worker answered them (a failed check ends the worker). */
   async lint(text: string): Promise<RawLint[]> {
     if (this.#closed) throw new Error("The grammar checker is closed");
-    await this.warm();
-    const worker = this.#worker!;
-    const id = this.#nextId++;
-    return await new Promise<RawLint[]>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error(`The grammar checker did not answer within ${this.#timeout()} ms`));
-        this.#stop();
-      }, this.#timeout());
-      this.#pending.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, text } satisfies CheckJob);
-    });
+    this.#clearIdle();
+    try {
+      await this.warm();
+      const worker = this.#worker!;
+      const id = this.#nextId++;
+      return await new Promise<RawLint[]>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.#pending.delete(id);
+          reject(new Error(`The grammar checker did not answer within ${this.#timeout()} ms`));
+          this.#stop();
+        }, this.#timeout());
+        this.#pending.set(id, { resolve, reject, timer });
+        worker.postMessage({ id, text } satisfies CheckJob);
+      });
+    } finally {
+      this.#armIdle();
+    }
   }
 
   /** Starts the worker and resolves once Harper is loaded (at once when it already is). */
   warm(): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The grammar checker is closed"));
-    this.#ready ??= this.#start();
+    if (!this.#ready) {
+      this.#ready = this.#start();
+      // A checker loaded ahead of use (at start-up) ends as well if no check comes.
+      this.#ready.then(() => this.#armIdle(), () => {});
+    }
     return this.#ready;
   }
 
@@ -244,6 +259,28 @@ export class GrammarChecker {
   close(): void {
     this.#closed = true;
     this.#stop();
+  }
+
+  /** Ends the worker once `idleMs` pass with no check waiting (re-armed after every check). */
+  #armIdle(): void {
+    const idleMs = this.options.idleMs ?? CHECKER_IDLE_MS;
+    if (idleMs <= 0 || this.#closed || this.#worker === null) return;
+    this.#clearIdle();
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = null;
+      if (this.#pending.size > 0) return; // a check is running: it re-arms the timer
+      this.options.logger?.info("the grammar checker ended after an idle period", {
+        idle_ms: idleMs,
+      });
+      this.#stop();
+    }, idleMs);
+    // The idle end alone never keeps the process alive.
+    Deno.unrefTimer(this.#idleTimer);
+  }
+
+  #clearIdle(): void {
+    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
   }
 
   #timeout(): number {
@@ -299,6 +336,7 @@ export class GrammarChecker {
   }
 
   #stop(): void {
+    this.#clearIdle();
     this.#worker?.terminate();
     this.#worker = null;
     this.#ready = null;

@@ -91,3 +91,26 @@ Deno.test("a lint's suggestion becomes the replacement of its range", () => {
     ],
   );
 });
+
+Deno.test(
+  "a checker left without checks ends its worker and loads again on the next",
+  opts,
+  async () => {
+    const checker = new GrammarChecker({ idleMs: 300 });
+    try {
+      assert.equal(checker.loaded, false);
+      assert.deepEqual((await checker.check("This is an test.")).map((a) => a.suggestion), ["a"]);
+      assert.equal(checker.loaded, true);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(checker.loaded, true, "ended before its idle period was over");
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(checker.loaded, false, "still loaded after its idle period");
+      assert.deepEqual((await checker.check("I saw the the cat.")).map((a) => a.suggestion), [
+        "the",
+      ]);
+      assert.equal(checker.loaded, true);
+    } finally {
+      checker.close();
+    }
+  },
+);

@@ -16,12 +16,18 @@ export const genaiEnvShape = {
     z.coerce.number().int().min(0).max(1_000_000).default(20),
   ),
   /**
-   * Load proofread's built-in grammar checker at start-up (a few seconds in a worker, off the
-   * main thread), so the first proofread does not wait for it; `false` loads it on first use.
+   * `true` loads proofread's built-in grammar checker at start-up (a few seconds in a worker,
+   * off the main thread), so the first proofread does not wait for it; by default it loads on
+   * first use (it holds about 300 MiB while loaded).
    */
   PROOFREAD_CHECKER_PRELOAD: z.preprocess(
     emptyToUndefined,
-    z.enum(["true", "false"], { error: "must be true or false" }).default("true"),
+    z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
+  ),
+  /** The loaded checker's worker ends after this many seconds without a proofread; 0 = never. */
+  PROOFREAD_CHECKER_IDLE_SECONDS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(0).max(86_400).default(300),
   ),
 };
 
@@ -35,6 +41,8 @@ export interface GenaiConfig {
   aiCallsPerMinute: number;
   /** Load the grammar checker at start-up rather than on the first proofread. */
   checkerPreload: boolean;
+  /** End the loaded checker's worker after this long without a check; 0 = never. */
+  checkerIdleMs: number;
 }
 
 /** The genai service's settings: the AI backend (`shared/ai/config.ts`) and its rate limit. */
@@ -48,5 +56,6 @@ export function parseGenaiConfig(
     backend: aiBackendSettings(raw),
     aiCallsPerMinute: raw.AI_CALLS_PER_MINUTE,
     checkerPreload: raw.PROOFREAD_CHECKER_PRELOAD === "true",
+    checkerIdleMs: raw.PROOFREAD_CHECKER_IDLE_SECONDS * 1000,
   };
 }

@@ -31,8 +31,8 @@ export const createGenaiService: ServiceFactory = async ({ env, base, directory,
   }
   const kv = await openServiceKv(base.dataDir, "genai");
   const secret = base.internalSecret;
-  // Loaded in a worker at start (or on the first proofread), kept until the service closes.
-  const checker = new GrammarChecker({ logger });
+  // Loaded in a worker on the first proofread (or at start), ended after an idle period.
+  const checker = new GrammarChecker({ logger, idleMs: config.checkerIdleMs });
   const ops = new GenaiOperations({
     backend,
     store: new GenaiStore(kv),
