@@ -1,6 +1,7 @@
 /** `deno task start`: every service in one process (CONTRACT section 1). */
 import { startAllInOne } from "./infra/all_in_one.ts";
 import { registerQueueCron, stopWithin } from "./shared/runtime/lifecycle.ts";
+import { trimNativeMemoryPeriodically } from "./shared/runtime/native_memory.ts";
 
 if (import.meta.main) {
   let started!: () => void;
@@ -10,6 +11,7 @@ if (import.meta.main) {
     Deno.exit(1);
   });
   started();
+  trimNativeMemoryPeriodically();
   const stop = async () => {
     await stopWithin(() => stack.close());
     Deno.exit(0);

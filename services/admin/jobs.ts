@@ -1,6 +1,7 @@
 import type { AssetStore } from "../../shared/assets/store.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { QueueHandlers } from "../../shared/queue/queue.ts";
+import { withHeapWatch } from "../../shared/runtime/heap_watch.ts";
 import { nowIso } from "../../shared/time.ts";
 import type { AuthClient } from "../auth/client.ts";
 import { applyArchive, mapUserIds, RestoreValidationError, validateArchive } from "./backups.ts";
@@ -26,7 +27,7 @@ let running: Promise<void> = Promise.resolve();
  * start with the id map it had settled on. A failure is recorded, not retried.
  */
 export function runRestore(deps: RestoreDeps, jobId: string): Promise<void> {
-  const next = running.then(() => restore(deps, jobId));
+  const next = running.then(() => withHeapWatch(() => restore(deps, jobId)));
   running = next.catch(() => {});
   return next;
 }

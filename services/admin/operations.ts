@@ -7,6 +7,7 @@ import type { AuthClient, UserProfile } from "../auth/client.ts";
 import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsClient } from "../posts/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
+import { withHeapWatch } from "../../shared/runtime/heap_watch.ts";
 import { writeBackup } from "./backups.ts";
 import type { KeyspaceClient } from "./peers.ts";
 import {
@@ -191,7 +192,7 @@ export class BackupOperations {
     const reserved = await this.#reserve("");
     let written;
     try {
-      written = await writeBackup({ assets, keyspaces, tmpDir }, reserved);
+      written = await withHeapWatch(() => writeBackup({ assets, keyspaces, tmpDir }, reserved));
     } catch (err) {
       await store.removeBackup(reserved.key);
       throw err;

@@ -9,6 +9,7 @@ import { AppError } from "./app_error.ts";
 import { rejectMalformedStrings, urlStringsCheck } from "./input_guard.ts";
 import { documentedMethods, serviceOpenApiDocument } from "./openapi_document.ts";
 import { exportKv, importKv, readLineChunks } from "../archive/kv_backup.ts";
+import { withHeapWatch } from "../runtime/heap_watch.ts";
 import type { KeyFamilies } from "../kv/kv_keys.ts";
 import {
   type Caller,
@@ -241,13 +242,16 @@ export function mountServiceInternals(
     const body = c.req.raw.body ?? ReadableStream.from<Uint8Array>([]);
     let imported: number;
     const startedAt = Date.now();
-    try {
-      imported = await importKv(options.kv, readLineChunks(body), options.keys);
-    } catch (err) {
-      if (err instanceof TypeError) throw new AppError(400, `Cannot import: ${err.message}`);
-      throw err;
-    }
-    await options.afterImport?.(startedAt);
-    return c.json({ imported });
+    // Watched: when the service runs apart, the admin service's watch is not in this process.
+    await withHeapWatch(async () => {
+      try {
+        imported = await importKv(options.kv, readLineChunks(body), options.keys);
+      } catch (err) {
+        if (err instanceof TypeError) throw new AppError(400, `Cannot import: ${err.message}`);
+        throw err;
+      }
+      await options.afterImport?.(startedAt);
+    });
+    return c.json({ imported: imported! });
   });
 }

@@ -3,6 +3,7 @@ import { createLogger } from "../log.ts";
 import type { ServiceFactory } from "../service/service.ts";
 import { ServiceDirectory } from "../service/service_directory.ts";
 import { registerQueueCron, stopWithin } from "./lifecycle.ts";
+import { trimNativeMemoryPeriodically } from "./native_memory.ts";
 
 /**
  * Runs one service alone on its own port and KV, as it would be deployed: peers are reached
@@ -29,6 +30,7 @@ export async function runStandalone(name: ServiceName, factory: ServiceFactory) 
   await service.start();
   ready = true;
   started();
+  trimNativeMemoryPeriodically();
   logger.info("listening", { port: server.addr.port });
   const stop = async () => {
     await stopWithin(async () => {
