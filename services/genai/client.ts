@@ -4,7 +4,7 @@ import { InternalClient, type PassedOnStatus } from "../../shared/service/intern
 import type { Logger } from "../../shared/log.ts";
 import { errorMessage } from "../../shared/log.ts";
 import type { ServiceDirectory } from "../../shared/service/service_directory.ts";
-import { fallbackTitle } from "../../shared/ai/fallback_title.ts";
+import { fallbackTitle } from "../../shared/ai/titles.ts";
 import {
   type GenerateResponse,
   generateResponse,
@@ -63,7 +63,7 @@ export class GenaiClient {
     } finally {
       clearTimeout(timer);
     }
-    return fallbackTitle(text);
+    return await fallbackTitle(text);
   }
 
   async #ask(text: string): Promise<string | null> {

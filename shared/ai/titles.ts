@@ -1,7 +1,16 @@
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { type AiBackend, AiBackendError } from "./backend.ts";
-import { fallbackTitle } from "./fallback_title.ts";
+
+/**
+ * The fallback title of `text`. Its module is imported on the first fallback title, not at
+ * start-up: retext-pos builds its part-of-speech lexicon as it loads (about 15 MiB of heap),
+ * which a service whose titles come from a model never needs.
+ */
+export async function fallbackTitle(text: string): Promise<string> {
+  const { fallbackTitle: make } = await import("./fallback_title.ts");
+  return make(text);
+}
 
 /** The server side of a title call stops before the client's 5 s deadline. */
 export const TITLE_BACKEND_TIMEOUT_MS = 4_500;
@@ -37,7 +46,7 @@ export async function makeTitle(
   text: string,
   logger: Logger,
 ): Promise<TitleResult> {
-  if (!backend) return { title: fallbackTitle(text), source: "fallback" };
+  if (!backend) return { title: await fallbackTitle(text), source: "fallback" };
   try {
     const answer = await backend.chat([
       { role: "system", content: TITLE_SYSTEM },
@@ -50,7 +59,7 @@ export async function makeTitle(
       error: err instanceof AiBackendError ? err.message : errorMessage(err),
     });
   }
-  return { title: fallbackTitle(text), source: "fallback" };
+  return { title: await fallbackTitle(text), source: "fallback" };
 }
 
 /**
@@ -74,5 +83,5 @@ export async function titleWithin(
   } finally {
     clearTimeout(timer);
   }
-  return fallbackTitle(text);
+  return await fallbackTitle(text);
 }
