@@ -6,8 +6,8 @@
  * dies (KV's list pages and atomic mutations wait on I/O), and V8 lets the old generation grow
  * to several times what is alive before it collects it: measured on a restore of 45,000 KV
  * entries and 100 MiB of assets, the heap grew from 85 to 250 MiB while what was alive stayed
- * at 50 MiB. V8 does collect at once when external memory (ArrayBuffers) jumps past its limit,
- * so while work is watched, whenever the heap has grown by `HEAP_GROWTH` since the last prompt
+ * at 50 MiB. V8 does collect soon (by the next task) when external memory (ArrayBuffers) jumps
+ * past its limit, so while work is watched, whenever the heap has grown by `HEAP_GROWTH` since the last prompt
  * a large ArrayBuffer is made and dropped: it is reserved, never written (calloc maps fresh
  * zero pages, so none becomes resident), and V8 answers with a full collection.
  */
@@ -16,7 +16,7 @@ import { releaseFreedNativeMemory } from "./native_memory.ts";
 
 /** Heap growth (used bytes) over the lowest seen while watched that prompts a collection. */
 const HEAP_GROWTH = 16 * 1024 * 1024;
-/** External memory a prompt reports: well past V8's limit, so it collects at once. */
+/** External memory a prompt reports: well past V8's limit (64 MiB over the last collection's). */
 const PROMPT_BYTES = 256 * 1024 * 1024;
 /** Prompts at most this often, whatever the heap does. */
 const MIN_PROMPT_INTERVAL_MS = 200;
@@ -31,7 +31,7 @@ function heapUsed(): number {
   return Deno.memoryUsage().heapUsed;
 }
 
-/** Prompts V8 to collect garbage now (see above); nothing becomes resident. */
+/** Prompts V8 to collect garbage (it does by the next task; see above); nothing becomes resident. */
 export function promptCollection(): void {
   try {
     let reserved: ArrayBuffer | null = new ArrayBuffer(PROMPT_BYTES);
