@@ -6,6 +6,7 @@ import { PostsClient } from "../posts/client.ts";
 import { PromptsClient } from "../prompts/client.ts";
 import { WorkspacesClient } from "../workspaces/client.ts";
 import { AiBackend } from "../../shared/ai/backend.ts";
+import { endFallbackTitles } from "../../shared/ai/titles.ts";
 import { parseGenaiConfig } from "./config.ts";
 import { mountGenaiInternal } from "./internal.ts";
 import { GenaiOperations } from "./operations.ts";
@@ -68,6 +69,7 @@ export const createGenaiService: ServiceFactory = async ({ env, base, directory,
     close: () => {
       closed = true;
       checker.close();
+      endFallbackTitles();
       kv.close();
       return Promise.resolve();
     },

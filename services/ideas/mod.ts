@@ -2,7 +2,7 @@ import { createServiceApp, mountServiceInternals } from "../../shared/http/servi
 import { KEY_FAMILIES } from "./keys.ts";
 import { AccessCache } from "../../shared/http/access_cache.ts";
 import { AiBackend } from "../../shared/ai/backend.ts";
-import { titleWithin } from "../../shared/ai/titles.ts";
+import { endFallbackTitles, titleWithin } from "../../shared/ai/titles.ts";
 import { openServiceKv } from "../../shared/kv/kv.ts";
 import type { ServiceFactory } from "../../shared/service/service.ts";
 import { AuthClient } from "../auth/client.ts";
@@ -60,6 +60,10 @@ export const createIdeasService: ServiceFactory = async ({ env, base, directory,
       ready = true;
       return Promise.resolve();
     },
-    close: () => Promise.resolve(kv.close()),
+    close: () => {
+      endFallbackTitles();
+      kv.close();
+      return Promise.resolve();
+    },
   };
 };

@@ -1,5 +1,6 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import type { ServiceFactory } from "../../shared/service/service.ts";
+import { endFallbackTitles } from "../../shared/ai/titles.ts";
 import { GenaiClient } from "../genai/client.ts";
 import { IdeasClient } from "../ideas/client.ts";
 import { PostsClient } from "../posts/client.ts";
@@ -30,6 +31,9 @@ export const createMcpService: ServiceFactory = ({ base, directory, logger }) =>
       ready = true;
       return Promise.resolve();
     },
-    close: () => Promise.resolve(),
+    close: () => {
+      endFallbackTitles();
+      return Promise.resolve();
+    },
   });
 };

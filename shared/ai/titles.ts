@@ -1,16 +1,8 @@
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { type AiBackend, AiBackendError } from "./backend.ts";
-
-/**
- * The fallback title of `text`. Its module is imported on the first fallback title, not at
- * start-up: retext-pos builds its part-of-speech lexicon as it loads (about 15 MiB of heap),
- * which a service whose titles come from a model never needs.
- */
-export async function fallbackTitle(text: string): Promise<string> {
-  const { fallbackTitle: make } = await import("./fallback_title.ts");
-  return make(text);
-}
+export { endFallbackTitles, fallbackTitle } from "./fallback_titles.ts";
+import { fallbackTitle } from "./fallback_titles.ts";
 
 /** The server side of a title call stops before the client's 5 s deadline. */
 export const TITLE_BACKEND_TIMEOUT_MS = 4_500;
