@@ -63,11 +63,12 @@ Deno.test("watched work keeps the heap near what is alive", async () => {
     `);
   const watched = (await grown(true)).grew;
   const unwatched = (await grown(false)).grew;
-  // Unwatched, the rounds' garbage piles up in the old generation before V8 collects it;
-  // watched, a collection follows every 16 MiB (measured: 45-49 MiB watched, 107-126 unwatched).
+  // Unwatched, the rounds' garbage piles up in the old generation before V8 collects it (measured:
+  // 107-126 MiB on a quiet machine, 65 under load); watched, a collection follows every 16 MiB
+  // (45-49 MiB, quiet or loaded).
   assert.ok(
-    watched < unwatched * 0.6,
-    `grew ${watched.toFixed(0)} MiB watched, ${unwatched.toFixed(0)} MiB unwatched`,
+    watched < 60,
+    `grew ${watched.toFixed(0)} MiB watched (${unwatched.toFixed(0)} MiB unwatched)`,
   );
 });
 
