@@ -9,6 +9,7 @@ import { fileAssetRoutesFromEnv } from "../shared/assets/file_routes.ts";
 import { uploadClaims } from "../services/gateway/upload_claims.ts";
 import { ensurePrivateDir, isLocalDataDir, PRIVATE_FILE_MODE } from "../shared/kv/kv.ts";
 import { readOrCreateTextFile } from "../shared/runtime/file_once.ts";
+import { promptCollectionsBy } from "../shared/runtime/heap_watch.ts";
 
 export interface RunningStack {
   url: string;
@@ -28,6 +29,7 @@ export async function startAllInOne(
   options: { quiet?: boolean } = {},
 ): Promise<RunningStack> {
   const base = parseBaseConfig(env);
+  promptCollectionsBy(!base.onDenoDeploy);
   if (!base.internalSecretGiven) base.internalSecret = await instanceSecret(base.dataDir);
   const gatewayConfig = parseGatewayConfig(env, base);
   const log = (name: string) => createLogger(name, { level: base.logLevel });

@@ -38,6 +38,8 @@ export const baseEnvShape = {
   STAGE: z.string().default("prod"),
   INTERNAL_SECRET: z.preprocess(emptyToUndefined, z.string().min(16).optional()),
   OUTBOX_FILE: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** Set by Deno Deploy in every deployment's isolates */
+  DENO_DEPLOYMENT_ID: z.string().optional(),
   AUTH_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   WORKSPACES_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   IDEAS_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
@@ -68,6 +70,8 @@ export interface BaseConfig {
   internalSecretGiven: boolean;
   outboxFile: string;
   serviceUrls: Partial<Record<ServiceName, string>>;
+  /** Running on Deno Deploy (`DENO_DEPLOYMENT_ID` is set) */
+  onDenoDeploy: boolean;
 }
 
 /** Parses `env` against `shape`, throwing a ConfigError whose message names the bad variable. */
@@ -115,6 +119,7 @@ export function parseBaseConfig(
     internalSecretGiven: raw.INTERNAL_SECRET !== undefined,
     outboxFile: raw.OUTBOX_FILE ?? `${raw.DATA_DIR}/outbox.jsonl`,
     serviceUrls,
+    onDenoDeploy: raw.DENO_DEPLOYMENT_ID !== undefined,
   };
 }
 

@@ -32,21 +32,20 @@ function heapUsed(): number {
   return Deno.memoryUsage().heapUsed;
 }
 
+let reservations = true;
+
 /**
- * On Deno Deploy an isolate's memory limit may count the reservation itself, so there the
- * prompt is left out and V8 collects on its own schedule.
+ * Whether a prompt reserves memory. Off on Deno Deploy (the entry points pass the base
+ * config's `onDenoDeploy`), where an isolate's memory limit may count the reservation itself:
+ * there V8 collects on its own schedule.
  */
-const ON_DENO_DEPLOY = (() => {
-  try {
-    return Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined;
-  } catch {
-    return false; // no permission to read the environment: not Deploy, which grants it
-  }
-})();
+export function promptCollectionsBy(reserving: boolean): void {
+  reservations = reserving;
+}
 
 /** Prompts V8 to collect garbage (it does by the next task; see above); nothing becomes resident. */
 export function promptCollection(): void {
-  if (!ON_DENO_DEPLOY) reserveAndDrop();
+  if (reservations) reserveAndDrop();
   // What the collection freed of ArrayBuffers and native objects goes back to the system.
   releaseFreedNativeMemory();
 }

@@ -4,6 +4,7 @@ import type { ServiceFactory } from "../service/service.ts";
 import { ServiceDirectory } from "../service/service_directory.ts";
 import { registerQueueCron, stopWithin } from "./lifecycle.ts";
 import { trimNativeMemoryPeriodically } from "./native_memory.ts";
+import { promptCollectionsBy } from "./heap_watch.ts";
 
 /**
  * Runs one service alone on its own port and KV, as it would be deployed: peers are reached
@@ -14,6 +15,7 @@ export async function runStandalone(name: ServiceName, factory: ServiceFactory) 
   registerQueueCron(`${name} queue`, new Promise<void>((resolve) => started = resolve));
   const env = Deno.env.toObject();
   const base = loadOrExit(() => parseBaseConfig(env, { requireSecret: true }));
+  promptCollectionsBy(!base.onDenoDeploy);
   const directory = new ServiceDirectory().registerUrls(base.serviceUrls);
   const logger = createLogger(name, { level: base.logLevel });
   const service = await factory({ env, base, directory, logger });
