@@ -106,8 +106,8 @@ try {
     { name: "bare, same answer", url: `http://127.0.0.1:${sameAnswer.info.port}/` },
     { name: "bare, JSON only", url: `http://127.0.0.1:${jsonOnly.info.port}/` },
   ];
-  // Warm each up once.
-  for (const target of targets) await wrk(target.url, [auth], "2");
+  // Warm each up once (long enough for the service's hot code to be optimized).
+  for (const target of targets) await wrk(target.url, [auth], "5");
   const row = (name: string, r: WrkResult) =>
     `${name.padEnd(22)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.padStart(8)}   p99 ${
       r.p99.padStart(8)

@@ -14,8 +14,8 @@ import {
 } from "../../shared/http/identity.ts";
 import {
   CLIENT_ADDRESS_HEADER,
+  MAX_ADDRESS_LENGTH,
   peerAddress,
-  recordClientAddress,
 } from "../../shared/http/client_address.ts";
 import { errorResponse } from "../../shared/http/service_app.ts";
 import { apiDocsRoutes, DOCS_PATH } from "../../shared/http/api_docs.ts";
@@ -86,6 +86,15 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     SERVICE_NAMES.map((name) => [name, directory.handler(name)]),
   );
 
+  /** Every 401 names the resource's metadata, where a client finds the authorization server. */
+  const unauthorizedResponse = (path: string, tokenSent: boolean) =>
+    Response.json({ error: "Unauthorized" }, {
+      status: 401,
+      headers: {
+        "www-authenticate": bearerChallenge(config.base.publicUrl, path, tokenSent),
+      },
+    });
+
   /**
    * The caller, unless the route is public: a verified access token (of an approved account
    * unless the route is `/api/auth/*`), held to the account's and the session's live state.
@@ -98,22 +107,12 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   ): Promise<{ caller: Caller; header: string } | Response> => {
     const authorization = req.headers.get("authorization");
     const token = bearerToken(authorization);
-    // Every 401 names the resource's metadata, where a client finds the authorization server.
-    const unauthorized = () =>
-      Response.json({ error: "Unauthorized" }, {
-        status: 401,
-        headers: {
-          "www-authenticate": bearerChallenge(
-            config.base.publicUrl,
-            path,
-            authorization !== null,
-          ),
-        },
-      });
     let verified = token ? verifier.verify(token) : null;
     if (verified instanceof Promise) verified = await verified;
-    if (!verified) return unauthorized();
-    if (access_ === "approved" && !verified.caller.approved) return unauthorized();
+    if (!verified) return unauthorizedResponse(path, authorization !== null);
+    if (access_ === "approved" && !verified.caller.approved) {
+      return unauthorizedResponse(path, authorization !== null);
+    }
     const caller = verified.caller;
     // An account unknown to auth (only after a wipe or a restore that remapped ids) keeps
     // its token's claims, as before; a known one is held to its live state.
@@ -125,7 +124,7 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       live = await access.get(caller.user_id, { sid, fetchedAfter: issuedAtMs(token!) });
     }
     if (live && (!live.active || !tokenSessionLive(live, { sid, iat: verified.iat }))) {
-      return unauthorized();
+      return unauthorizedResponse(path, authorization !== null);
     }
     const role = live ? effectiveRole(caller.role, live.role) : caller.role;
     if (role === caller.role) return { caller, header: verified.header };
@@ -172,12 +171,16 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       if (refused) return refused;
     }
     const requestId = req.headers.get(REQUEST_ID_HEADER) ?? nextRequestId();
-    const forwardedFor = { headers: req.headers, trustedProxies: config.trustedProxies };
-    const address = peerAddress(info, forwardedFor);
+    const address = config.trustedProxies.length === 0
+      ? peerAddress(info)
+      : peerAddress(info, { headers: req.headers, trustedProxies: config.trustedProxies });
     if (!remote) {
       // In process: the request itself goes on, with the verified caller beside it.
-      inProcessPasses.set(req, { caller, requestId });
-      recordClientAddress(req, address);
+      inProcessPasses.set(req, {
+        caller,
+        requestId,
+        clientAddress: address.slice(0, MAX_ADDRESS_LENGTH),
+      });
       return await handler(req);
     }
     return await handler(forwardRequest(req, {

@@ -12,13 +12,8 @@ export const CLIENT_ADDRESS_HEADER = "x-cp-client-address";
 /** The address used when the gateway recorded none (a peer service, a unit test). */
 export const UNKNOWN_ADDRESS = "unknown";
 
-const MAX_LENGTH = 100;
-const inProcessAddresses = new WeakMap<Request, string>();
-
-/** The gateway records the peer address of a request it hands on in process. */
-export function recordClientAddress(req: Request, address: string): void {
-  inProcessAddresses.set(req, address.slice(0, MAX_LENGTH));
-}
+export const MAX_ADDRESS_LENGTH = 100;
+const MAX_LENGTH = MAX_ADDRESS_LENGTH;
 
 /**
  * The peer address Deno.serve reported for a request (Hono passes its info as `c.env`). When
@@ -46,13 +41,12 @@ export function peerAddress(
 
 /**
  * The client address the gateway recorded for this request. In process the request itself is
- * the client's (its headers are the client's own), so only the side table is read; otherwise
+ * the client's (its headers are the client's own), so only the gateway's pass is read; otherwise
  * the header the gateway set. `unknown` when neither is there.
  */
 export function clientAddress(c: Context): string {
   const req = c.req.raw;
-  const recorded = inProcessAddresses.get(req);
-  if (recorded) return recorded;
-  if (inProcessPasses.has(req)) return UNKNOWN_ADDRESS;
+  const pass = inProcessPasses.get(req);
+  if (pass) return pass.clientAddress || UNKNOWN_ADDRESS;
   return c.req.header(CLIENT_ADDRESS_HEADER)?.slice(0, MAX_LENGTH) || UNKNOWN_ADDRESS;
 }

@@ -61,5 +61,23 @@ export function decodeCaller(header: string | null | undefined): Caller | null {
 export interface InProcessPass {
   caller: Caller | null;
   requestId: string;
+  /** the client's network address as the gateway saw it (see client_address.ts) */
+  clientAddress?: string;
 }
-export const inProcessPasses = new WeakMap<Request, InProcessPass>();
+
+/**
+ * The pass is kept on the request under a symbol only this module holds: no client can set it
+ * (a request from the wire carries no JS properties) and no code without the symbol reads it.
+ * A property rather than a WeakMap entry: on the hot path the WeakMap's insertions and its
+ * weak-table upkeep in every garbage collection showed in bench:api.
+ */
+const PASS = Symbol("in-process pass");
+type Carrier = Request & { [PASS]?: InProcessPass };
+
+export const inProcessPasses = {
+  get: (req: Request): InProcessPass | undefined => (req as Carrier)[PASS],
+  has: (req: Request): boolean => (req as Carrier)[PASS] !== undefined,
+  set: (req: Request, pass: InProcessPass): void => {
+    (req as Carrier)[PASS] = pass;
+  },
+};
