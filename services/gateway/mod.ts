@@ -103,14 +103,14 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
   const authenticate = async (
     req: Request,
     path: string,
-    access_: RouteTarget["access"],
+    required: RouteTarget["access"],
   ): Promise<{ caller: Caller; header: string } | Response> => {
     const authorization = req.headers.get("authorization");
     const token = bearerToken(authorization);
     let verified = token ? verifier.verify(token) : null;
     if (verified instanceof Promise) verified = await verified;
     if (!verified) return unauthorizedResponse(path, authorization !== null);
-    if (access_ === "approved" && !verified.caller.approved) {
+    if (required === "approved" && !verified.caller.approved) {
       return unauthorizedResponse(path, authorization !== null);
     }
     const caller = verified.caller;
@@ -147,8 +147,8 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
     if (!target) {
       return Response.json({ error: `No route for ${req.method} ${path}` }, { status: 404 });
     }
-    const handler = handlers.get(target.service);
-    if (!handler || !directory.has(target.service)) {
+    const handler = handlers.get(target.service)!;
+    if (!directory.has(target.service)) {
       return Response.json({ error: `The ${target.service} service is not available` }, {
         status: 503,
       });
