@@ -12,28 +12,18 @@
  * answering the same JSON with its content type only.
  *
  * The service runs as `deno task start` runs it: with the allocator settings of that task
- * (read from deno.json); BENCH_MALLOC=0 runs it without them, to compare.
+ * (read from deno.json); BENCH_MALLOC_DEFAULTS=0 runs it without them, to compare.
  * BENCH_CPU_PROF=<dir> writes the service's CPU profile there (`--cpu-prof`; open it in Chrome's
  * DevTools or any .cpuprofile viewer for the flame graph).
  * Needs wrk (Debian: `apt-get install wrk`).
  */
 const CPU_PROF_DIR = Deno.env.get("BENCH_CPU_PROF");
+import { startTaskMallocEnv } from "./service_process.ts";
+
 const CONNECTIONS = 64;
 const DURATION = Deno.env.get("BENCH_SECONDS") ?? "5";
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
 const WARMUP = Deno.env.get("BENCH_WARMUP_SECONDS") ?? "20";
-
-/** The `NAME=value` settings the start task puts before `deno run` (the allocator's). */
-async function startTaskEnv(): Promise<Record<string, string>> {
-  if (Deno.env.get("BENCH_MALLOC") === "0") return {};
-  const config = JSON.parse(
-    await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
-  ) as { tasks: Record<string, string> };
-  const start = config.tasks.start.split("&&").at(-1)!.trim();
-  return Object.fromEntries(
-    [...start.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]),
-  );
-}
 
 async function startChild(
   script: string,
@@ -91,7 +81,7 @@ async function wrk(url: string, headers: string[], seconds = DURATION): Promise<
   return { rps, p50, p99, errors };
 }
 
-const allocator = await startTaskEnv();
+const allocator = startTaskMallocEnv();
 const service = await startChild("./api_server.ts", [], allocator);
 const sameAnswer = await startChild("./bare_server.ts", [
   service.info.body,

@@ -15,10 +15,22 @@
 export const ROOT = Deno.env.get("BENCH_ROOT") ?? new URL("../..", import.meta.url).pathname;
 const V8_FLAGS = Deno.env.get("BENCH_V8_FLAGS") ?? "";
 const DENO_ARGS = (Deno.env.get("BENCH_DENO_ARGS") ?? "").split(" ").filter(Boolean);
-/** As the `start` task in deno.json sets them: fewer arenas, freed memory back to the OS. */
-const MALLOC_DEFAULTS: Record<string, string> = Deno.env.get("BENCH_MALLOC_DEFAULTS") === "0"
-  ? {}
-  : { MALLOC_ARENA_MAX: "2", MALLOC_TRIM_THRESHOLD_: "131072", MALLOC_MMAP_THRESHOLD_: "65536" };
+/**
+ * The `NAME=value` settings the `start` task in deno.json puts before `deno run` (the glibc
+ * allocator's: fewer arenas, freed memory back to the OS), read from the task itself; none
+ * with BENCH_MALLOC_DEFAULTS=0.
+ */
+export function startTaskMallocEnv(): Record<string, string> {
+  if (Deno.env.get("BENCH_MALLOC_DEFAULTS") === "0") return {};
+  const config = JSON.parse(
+    Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)),
+  ) as { tasks: Record<string, string> };
+  const start = config.tasks.start.split("&&").at(-1)!.trim();
+  return Object.fromEntries(
+    [...start.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]),
+  );
+}
+const MALLOC_DEFAULTS = startTaskMallocEnv();
 export const BENCH_ADMIN = {
   email: "bench-admin@example.test",
   password: "Bench-Passw0rd!",

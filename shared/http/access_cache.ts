@@ -41,6 +41,8 @@ export const ACCESS_TTL_MS = 2_000;
 const MAX_ENTRIES = 50_000;
 /** Between a user id and a session id in a cache key (neither holds it). */
 const SESSION_SEPARATOR = "\u0000";
+const cacheKey = (userId: string, sid?: string) =>
+  sid === undefined ? userId : `${userId}${SESSION_SEPARATOR}${sid}`;
 
 /**
  * Remembers each user's live access state for a short time (at most 2 s), so a check on every
@@ -73,7 +75,7 @@ export class AccessCache {
     userId: string,
     { fetchedAfter = 0, sid }: { fetchedAfter?: number; sid?: string } = {},
   ): Promise<UserAccess | null> {
-    const key = sid === undefined ? userId : `${userId}${SESSION_SEPARATOR}${sid}`;
+    const key = cacheKey(userId, sid);
     const cached = this.#entries.get(key);
     if (cached && cached.expiresAt > this.now() && cached.fetchedAt >= fetchedAfter) {
       return Promise.resolve(cached.value);
@@ -90,9 +92,7 @@ export class AccessCache {
    * is none and `get` must ask.
    */
   peek(userId: string, sid?: string): UserAccess | null | undefined {
-    const cached = this.#entries.get(
-      sid === undefined ? userId : `${userId}${SESSION_SEPARATOR}${sid}`,
-    );
+    const cached = this.#entries.get(cacheKey(userId, sid));
     return cached && cached.expiresAt > this.now() ? cached.value : undefined;
   }
 

@@ -1,5 +1,5 @@
 import { overrideKv, wrapCommit } from "./kv.ts";
-import type { KeyFamilies } from "./kv_keys.ts";
+import { type KeyFamilies, keyId } from "./kv_keys.ts";
 
 /**
  * A read cache in front of a service's own KV, for hot read paths (a workspace Get, the
@@ -118,20 +118,3 @@ export const READ_CACHE_KEYS: KeyFamilies = { cache_generation: "local" };
 
 /** How long a cached answer is served without reading the generation counter again. */
 export const CHECK_INTERVAL_MS = 200;
-
-/**
- * A key as a string, one per key: each part tagged with its type, strings and bytes
- * length-prefixed so that no two keys share one.
- */
-export function keyId(key: Deno.KvKey): string {
-  let id = "";
-  for (const part of key) {
-    if (typeof part === "string") id += `s${part.length}:${part}`;
-    else if (typeof part === "number") id += `n${part};`;
-    else if (typeof part === "bigint") id += `b${part};`;
-    else if (typeof part === "boolean") id += part ? "t;" : "f;";
-    else if (part instanceof Uint8Array) id += `u${part.length}:${part.join(",")};`;
-    else id += `?${String(part)};`; // not a part KV takes: the read itself refuses it
-  }
-  return id;
-}

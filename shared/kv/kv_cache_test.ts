@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { keyId, withReadCache } from "./kv_cache.ts";
+import { withReadCache } from "./kv_cache.ts";
+import { keyId } from "./kv_keys.ts";
 
 Deno.test("the read cache answers repeated reads and sees every write through it", async () => {
   const raw = await Deno.openKv(":memory:");

@@ -51,3 +51,20 @@ export function backupClassOf(families: KeyFamilies, key: Deno.KvKey): BackupCla
   const family = familyOf(key);
   return family !== null && Object.hasOwn(families, family) ? families[family] : undefined;
 }
+
+/**
+ * A key as a string, one per key: each part tagged with its type, strings and bytes
+ * length-prefixed so that no two keys share one.
+ */
+export function keyId(key: Deno.KvKey): string {
+  let id = "";
+  for (const part of key) {
+    if (typeof part === "string") id += `s${part.length}:${part}`;
+    else if (typeof part === "number") id += `n${part};`;
+    else if (typeof part === "bigint") id += `b${part};`;
+    else if (typeof part === "boolean") id += part ? "t;" : "f;";
+    else if (part instanceof Uint8Array) id += `u${part.length}:${part.join(",")};`;
+    else id += `?${String(part)};`; // not a part KV takes: the read itself refuses it
+  }
+  return id;
+}

@@ -14,6 +14,7 @@
  * most `budget` entries per page.
  */
 import { retryCommit } from "./kv.ts";
+import { keyId } from "./kv_keys.ts";
 
 /** One page: the items, and the position (last id) the next page starts after, if any. */
 export interface KvPage<T> {
@@ -109,8 +110,6 @@ export async function getValues<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<(T 
 
 /** The value of every index entry: the key names the record, the value says nothing more. */
 const INDEXED = true;
-
-const keyId = (key: Deno.KvKey) => JSON.stringify(key);
 
 /**
  * Adds to `op` what takes a record's index entries from `before` (its keys as stored; empty
