@@ -729,6 +729,8 @@ Deno.test("posts: tabs by status; a post shows under its status", e2e, async () 
     await tabs.getByRole("link", { name: /^In review/ }).click();
     await page.waitForURL(/\?status=in_review$/);
     const inReview = page.getByRole("list", { name: "In review posts" });
+    // The tab's list loads after the URL changes: wait for its first row before reading them all.
+    await inReview.getByRole("link").first().waitFor();
     assert.deepEqual(await inReview.getByRole("link").allInnerTexts(), ["Ready for review"]);
     await lookAt(page, "posts-in-review", () => inReview.waitFor());
     await page.reload();
