@@ -111,6 +111,11 @@ export async function checkA11y(page: Page): Promise<void> {
   axeSource ??=
     // deno-lint-ignore no-import-prefix -- test-only: kept out of deno.json so `deno task start` does not install it
     ((await import("npm:axe-core@4.14.1")).default as unknown as { source: string }).source;
+  // A region still loading is dimmed on purpose: check the page it settles into. Something
+  // that stays busy (an idea queued while offline) is checked as it is after 5 s.
+  await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`, null, {
+    timeout: 5_000,
+  }).catch(() => {});
   const hasAxe = await page.evaluate(() => "axe" in globalThis);
   if (!hasAxe) await page.evaluate(axeSource);
   // A string, so it runs in the page (which has `document`), not type-checked as Deno code.

@@ -202,24 +202,25 @@ function Calendar(
       {!canMove && (
         <p class="cal-note wa-muted">The workspace's owner and editors move and schedule posts.</p>
       )}
-      {planning.loading && !planning.data
-        ? <Loading label="Loading the calendar" />
-        : (
-          <div class={`cal-grid${planning.loading ? " is-loading" : ""}`}>
-            {WEEKDAYS.map((w) => (
-              <div key={w} class="cal-weekday" aria-hidden="true">{w.slice(0, 3)}</div>
-            ))}
-            {days.map((day) => (
-              <Day
-                key={day}
-                day={day}
-                items={items.get(day) ?? []}
-                inMonth={view === "month" ? day.slice(0, 7) === date.slice(0, 7) : undefined}
-                {...dayProps}
-              />
-            ))}
-          </div>
-        )}
+      {planning.loading && !planning.data ? <Loading label="Loading the calendar" /> : (
+        <div
+          class={`cal-grid${planning.loading ? " is-loading" : ""}`}
+          aria-busy={planning.loading ? "true" : undefined}
+        >
+          {WEEKDAYS.map((w) => (
+            <div key={w} class="cal-weekday" aria-hidden="true">{w.slice(0, 3)}</div>
+          ))}
+          {days.map((day) => (
+            <Day
+              key={day}
+              day={day}
+              items={items.get(day) ?? []}
+              inMonth={view === "month" ? day.slice(0, 7) === date.slice(0, 7) : undefined}
+              {...dayProps}
+            />
+          ))}
+        </div>
+      )}
       <MoveDialog
         moving={dialog}
         zone={tz}
