@@ -192,7 +192,8 @@ export const DEPLOYED_SERVICES: readonly DeployedService[] = [
   service("web", {
     peers: [],
     kv: false,
-    optional: ["OAUTH_CLIENT_ID", "RECAPTCHA_SITE_KEY"],
+    // ASSETS_URL: with S3, the page lets pictures come from the bucket's origin.
+    optional: ["OAUTH_CLIENT_ID", "RECAPTCHA_SITE_KEY", "ASSETS_URL"],
     // The bundle is not in the repository: Deploy's builder makes it.
     build: "deno task web:build",
   }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { BaseConfig } from "../../shared/config.ts";
 import { emptyToUndefined, parseEnv } from "../../shared/config.ts";
+import { assetsDownloadOrigin } from "../../shared/assets/config.ts";
 
 /** Where `deno task web:build` writes the bundle, beside this file. */
 export const DEFAULT_DIST_DIR = new URL("./dist/", import.meta.url).pathname;
@@ -22,6 +23,11 @@ export interface WebConfig {
    * is unset.
    */
   recaptchaSiteKey: string | null;
+  /**
+   * The S3 bucket's origin when ASSETS_URL is `s3://` (media download URLs are presigned there,
+   * so the page's `img-src` allows it); null with the `file:` store, whose URLs are our own.
+   */
+  assetsOrigin: string | null;
 }
 
 export function parseWebConfig(
@@ -34,5 +40,6 @@ export function parseWebConfig(
     oauthClientId: base.oauthClientId,
     distDir: (raw.WEB_DIST_DIR ?? DEFAULT_DIST_DIR).replace(/\/+$/, ""),
     recaptchaSiteKey: raw.RECAPTCHA_SITE_KEY ?? null,
+    assetsOrigin: assetsDownloadOrigin(env),
   };
 }

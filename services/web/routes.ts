@@ -26,9 +26,15 @@ export const RECAPTCHA_ORIGINS = "https://www.google.com https://www.gstatic.com
  * The page's Content-Security-Policy: only our own origin, plus the WebSocket origin of
  * PUBLIC_URL for `/ws`. Styles are 'self' only: CodeMirror injects its styles through
  * constructed stylesheets (adoptedStyleSheets), which style-src does not govern. With a
- * reCAPTCHA site key (and only then) Google's script, frame and calls are allowed too.
+ * reCAPTCHA site key (and only then) Google's script, frame and calls are allowed too; with an
+ * S3 asset store, pictures from the bucket's origin (`assetsOrigin`: media thumbnails and the
+ * feed preview show its presigned download URLs).
  */
-export function contentSecurityPolicy(publicUrl: string, recaptcha = false): string {
+export function contentSecurityPolicy(
+  publicUrl: string,
+  recaptcha = false,
+  assetsOrigin: string | null = null,
+): string {
   const url = new URL(publicUrl);
   const ws = `${url.protocol === "https:" ? "wss:" : "ws:"}//${url.host}`;
   const google = recaptcha ? ` ${RECAPTCHA_ORIGINS}` : "";
@@ -37,7 +43,7 @@ export function contentSecurityPolicy(publicUrl: string, recaptcha = false): str
     `script-src 'self'${google}`,
     ...(recaptcha ? [`frame-src${google}`] : []),
     `connect-src 'self' ${ws}${google}`,
-    "img-src 'self' data: blob:",
+    `img-src 'self' data: blob:${assetsOrigin ? ` ${assetsOrigin}` : ""}`,
     "style-src 'self'",
     "font-src 'self'",
     "object-src 'none'",
@@ -86,7 +92,11 @@ async function readDist(config: WebConfig, path: string): Promise<Uint8Array | n
  * answers `index.html` (never cached, so a new build is picked up at once).
  */
 export function mountWebRoutes(app: ServiceApp, config: WebConfig): void {
-  const csp = contentSecurityPolicy(config.base.publicUrl, config.recaptchaSiteKey !== null);
+  const csp = contentSecurityPolicy(
+    config.base.publicUrl,
+    config.recaptchaSiteKey !== null,
+    config.assetsOrigin,
+  );
   let indexHtml: { raw: Uint8Array; html: string } | null = null;
 
   app.use("*", async (c, next) => {

@@ -1,6 +1,6 @@
 import { type BaseConfig, ConfigError } from "../config.ts";
 import { FileAssetStore } from "./file_store.ts";
-import { S3AssetStore } from "./s3_store.ts";
+import { S3AssetStore, s3BucketUrl } from "./s3_store.ts";
 import { UrlSigner } from "./signing.ts";
 import type { AssetStore } from "./store.ts";
 
@@ -62,26 +62,7 @@ export function parseAssetsUrl(
     return { kind: "file", dir, ...signing };
   }
   if (raw.startsWith("s3://")) {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw bad("not a valid s3:// URL");
-    }
-    const bucket = decodeURIComponent(url.hostname || url.host);
-    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-      throw bad("the bucket name is missing or not a valid bucket name");
-    }
-    if (url.pathname && url.pathname !== "/") throw bad("s3:// takes a bucket, not a path");
-    const endpoint = url.searchParams.get("endpoint") ?? undefined;
-    if (endpoint !== undefined) {
-      let ok = false;
-      try {
-        ok = /^https?:$/.test(new URL(endpoint).protocol);
-      } catch { /* reported below */ }
-      if (!ok) throw bad("endpoint must be an http(s) URL");
-    }
-    const region = url.searchParams.get("region") || "us-east-1";
+    const { bucket, endpoint, region } = parseS3Location(raw);
     const accessKeyId = env.AWS_ACCESS_KEY_ID;
     const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
     if (!accessKeyId) {
@@ -96,7 +77,7 @@ export function parseAssetsUrl(
       kind: "s3",
       ...signing,
       bucket,
-      endpoint: endpoint?.replace(/\/+$/, ""),
+      endpoint,
       region,
       accessKeyId,
       secretAccessKey,
@@ -104,6 +85,43 @@ export function parseAssetsUrl(
     };
   }
   throw bad("must be file:<dir>, s3://<bucket>?endpoint=<url>&region=<r>, or empty");
+}
+
+/** Where an `s3://` ASSETS_URL points: its bucket, endpoint (no trailing slash) and region. */
+function parseS3Location(raw: string): { bucket: string; endpoint?: string; region: string } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw bad("not a valid s3:// URL");
+  }
+  const bucket = decodeURIComponent(url.hostname || url.host);
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw bad("the bucket name is missing or not a valid bucket name");
+  }
+  if (url.pathname && url.pathname !== "/") throw bad("s3:// takes a bucket, not a path");
+  const endpoint = url.searchParams.get("endpoint") ?? undefined;
+  if (endpoint !== undefined) {
+    let ok = false;
+    try {
+      ok = /^https?:$/.test(new URL(endpoint).protocol);
+    } catch { /* reported below */ }
+    if (!ok) throw bad("endpoint must be an http(s) URL");
+  }
+  const region = url.searchParams.get("region") || "us-east-1";
+  return { bucket, endpoint: endpoint?.replace(/\/+$/, ""), region };
+}
+
+/**
+ * The origin an asset's download URL is on when it is not the deployment's own: the bucket's,
+ * for an `s3://` ASSETS_URL (the web page's `img-src` must allow it to show pictures); null for
+ * the `file:` store (its URLs are under PUBLIC_URL) or none. Reads ASSETS_URL only, so an app
+ * that never touches the bucket (the web app) needs no credentials.
+ */
+export function assetsDownloadOrigin(env: Record<string, string | undefined>): string | null {
+  const raw = env.ASSETS_URL;
+  if (raw === undefined || !raw.startsWith("s3://")) return null;
+  return new URL(s3BucketUrl(parseS3Location(raw))).origin;
 }
 
 /** The store a config describes. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, parseBaseConfig } from "../config.ts";
-import { parseAssetsUrl } from "./config.ts";
+import { assetsDownloadOrigin, parseAssetsUrl } from "./config.ts";
 import { keyProblem } from "./store.ts";
 
 const base = parseBaseConfig({ DATA_DIR: "/srv/data", INTERNAL_SECRET: "s".repeat(32) });
@@ -66,4 +66,27 @@ Deno.test("keys that could leave the store's directory are refused", () => {
   for (const key of ["workspaces/w/actions/a/x y.png", "_backups/2026-01-01T00-00-00.zip"]) {
     assert.equal(keyProblem(key), null, key);
   }
+});
+
+Deno.test("the download origin is the bucket's for s3: and none for file: or unset", () => {
+  assert.equal(
+    assetsDownloadOrigin({ ASSETS_URL: "s3://my-bucket?endpoint=http://127.0.0.1:9000/&region=x" }),
+    "http://127.0.0.1:9000",
+  );
+  assert.equal(
+    assetsDownloadOrigin({ ASSETS_URL: "s3://my-bucket" }),
+    "https://my-bucket.s3.amazonaws.com",
+  );
+  assert.equal(
+    assetsDownloadOrigin({ ASSETS_URL: "s3://my-bucket?region=eu-west-1" }),
+    "https://my-bucket.s3.eu-west-1.amazonaws.com",
+  );
+  // No credentials needed: an app that only shows the pictures never signs a request.
+  assert.equal(assetsDownloadOrigin({ ASSETS_URL: "file:/srv/assets" }), null);
+  assert.equal(assetsDownloadOrigin({ ASSETS_URL: "" }), null);
+  assert.equal(assetsDownloadOrigin({}), null);
+  assert.throws(
+    () => assetsDownloadOrigin({ ASSETS_URL: "s3://my-bucket?endpoint=ftp://x" }),
+    (err: unknown) => err instanceof ConfigError && /endpoint must be an http/.test(err.message),
+  );
 });

@@ -24,6 +24,18 @@ export interface S3Options {
   partBytes?: number;
 }
 
+/**
+ * A bucket's base URL, without a trailing slash: path-style under an S3-compatible endpoint,
+ * else AWS's virtual-hosted style. Its presigned download URLs are on this URL's origin.
+ */
+export function s3BucketUrl(
+  { endpoint, bucket, region }: Pick<S3Options, "endpoint" | "bucket" | "region">,
+): string {
+  if (endpoint) return `${endpoint.replace(/\/+$/, "")}/${encodeRfc3986(bucket)}`;
+  if (region === "us-east-1") return `https://${bucket}.s3.amazonaws.com`;
+  return `https://${bucket}.s3.${region}.amazonaws.com`;
+}
+
 /** S3's smallest part but the last, and most parts in one multipart upload. */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
 const MAX_PARTS = 10_000;
@@ -95,10 +107,7 @@ export class S3AssetStore implements AssetStore {
 
   /** The bucket's base URL, without a trailing slash. */
   get bucketUrl(): string {
-    const { endpoint, bucket, region } = this.options;
-    if (endpoint) return `${endpoint.replace(/\/+$/, "")}/${encodeRfc3986(bucket)}`;
-    if (region === "us-east-1") return `https://${bucket}.s3.amazonaws.com`;
-    return `https://${bucket}.s3.${region}.amazonaws.com`;
+    return s3BucketUrl(this.options);
   }
 
   objectUrl(key: string): string {
