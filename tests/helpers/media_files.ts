@@ -1,3 +1,6 @@
+import assert from "node:assert/strict";
+import { api } from "./stack.ts";
+
 /** Small real files of each media type, for the media tests. */
 const bytes = (base64: string) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
 
@@ -23,4 +26,34 @@ export const PDF = new TextEncoder().encode(
 export async function sha256(data: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Adds a file to a post as its next media through the API (the upload grant, then the bytes
+ * PUT to its single-use URL); answers the media id.
+ */
+export async function uploadMedia(
+  stack: { url: string },
+  token: string,
+  post: { workspaceId: string; postId: string },
+  file: { filename: string; contentType: string; bytes: Uint8Array },
+): Promise<string> {
+  const grant = await api(stack, "POST", `/api/posts/${post.postId}/media`, {
+    token,
+    body: {
+      workspace_id: post.workspaceId,
+      filename: file.filename,
+      contentType: file.contentType,
+      size: file.bytes.length,
+    },
+  });
+  assert.equal(grant.status, 201, JSON.stringify(grant.body));
+  const put = await fetch(grant.body.uploadUrl, {
+    method: "PUT",
+    headers: { "content-type": file.contentType },
+    body: file.bytes as Uint8Array<ArrayBuffer>,
+  });
+  await put.body?.cancel();
+  assert.equal(put.status, 200, `the bytes of ${file.filename} were stored`);
+  return grant.body.media_id as string;
 }

@@ -11,7 +11,7 @@ import { api, e2e } from "../helpers/stack.ts";
 import { checkA11y, type Page, PHONE, screenshot, startWebTest } from "../helpers/browser.ts";
 import { openEditor } from "./editor_fixture.ts";
 import { addImage, makePost, reviewTeam, solidPng } from "./review_fixture.ts";
-import { PDF } from "../helpers/media_files.ts";
+import { PDF, uploadMedia } from "../helpers/media_files.ts";
 
 const TEXT = "We shipped the new planner today.\n\nThree things changed:\n1. Faster boards\n" +
   "2. A calendar\n3. Review links for clients\n\nThanks to everyone who tested it #launch #product";
@@ -188,23 +188,11 @@ Deno.test(
         title: "Whitepaper",
         content: "Our whitepaper is out.",
       });
-      const pdf = await api(stack, "POST", `/api/posts/${docPost}/media`, {
-        token: owner.access_token,
-        body: {
-          workspace_id: workspaceId,
-          filename: "paper.pdf",
-          contentType: "application/pdf",
-          size: PDF.length,
-        },
-      });
-      assert.equal(pdf.status, 201, JSON.stringify(pdf.body));
-      const put = await fetch(pdf.body.uploadUrl, {
-        method: "PUT",
-        headers: { "content-type": "application/pdf" },
-        body: PDF as Uint8Array<ArrayBuffer>,
-      });
-      await put.body?.cancel();
-      const titled = await api(stack, "PATCH", `/api/posts/${docPost}/media/${pdf.body.media_id}`, {
+      const pdfId = await uploadMedia(stack, owner.access_token, {
+        workspaceId,
+        postId: docPost,
+      }, { filename: "paper.pdf", contentType: "application/pdf", bytes: PDF });
+      const titled = await api(stack, "PATCH", `/api/posts/${docPost}/media/${pdfId}`, {
         token: owner.access_token,
         body: { workspace_id: workspaceId, title: "The 2026 planning guide" },
       });
