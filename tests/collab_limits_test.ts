@@ -8,7 +8,7 @@ import * as encoding from "lib0/encoding";
 import * as Y from "yjs";
 import { WebsocketProvider } from "y-websocket";
 import { api, e2e, freePort, startTestStack, type TestStack } from "./helpers/stack.ts";
-import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
+import { createUser, login, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
 import { awarenessFrame } from "../services/collab/testing.ts";
 import { settledValue, waitFor } from "./helpers/wait.ts";
@@ -323,6 +323,35 @@ Deno.test("open sockets and tickets of revoked users are refused", e2e, async (t
       assert.equal(p.provider.shouldConnect, false, "the provider must not reconnect");
       assert.equal(ownerSocket.provider.wsconnected, true, "the owner keeps editing");
     });
+
+    await t.step(
+      "open sockets closed within 5 s of their session's logout (4401 Session ended); the user's other session keeps its socket",
+      async () => {
+        const user = await createUser(stack, { name: "Two devices" });
+        await addMember(stack, owner, workspaceId, user);
+        const other = await login(stack, user.email, user.password);
+        const laptop = openRawSocket(stack.url, query(await ticketFor(stack, user)));
+        closers.push(() => laptop.socket.close());
+        const phone = openRawSocket(stack.url, query(await ticketFor(stack, other)));
+        closers.push(() => phone.socket.close());
+        await Promise.all([laptop.opened, phone.opened]);
+        const loggedOutAt = Date.now();
+        const out = await api(stack, "POST", "/api/auth/logout", {
+          body: { refresh_token: user.refresh_token },
+        });
+        assert.equal(out.status, 204);
+        await waitFor(
+          () => laptop.closed !== null,
+          "the logged-out session's socket to close",
+          5_000,
+        );
+        assert.equal(laptop.closed!.code, 4401);
+        assert.equal(laptop.closed!.reason, "Session ended");
+        assert.ok(laptop.closed!.at - loggedOutAt < 5_000);
+        await settledValue(() => phone.closed?.code ?? "open", 300);
+        assert.equal(phone.closed, null, "the other session's socket stays open");
+      },
+    );
 
     await t.step(
       "a disabled user's earlier ticket is refused at connect (401)",

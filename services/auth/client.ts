@@ -33,6 +33,8 @@ export const wsTicketSchema = z.object({
   role: z.enum(["admin", "member"]),
   approved: z.boolean(),
   expires_at: z.string(),
+  /** the sign-in session whose access token minted the ticket; null without one */
+  sid: z.string().nullable().default(null),
 });
 export type WsTicket = z.infer<typeof wsTicketSchema>;
 

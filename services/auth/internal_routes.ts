@@ -165,6 +165,7 @@ export function mountInternalRoutes(
       role: access ? effectiveRole(record.role, access.role) : record.role,
       approved: record.approved,
       expires_at: toIso(new Date(record.expires_at)),
+      sid: record.sid,
     };
   }
 

@@ -9,6 +9,11 @@ export interface Connection {
   readonly id: string;
   readonly userId: string;
   readonly workspaceId: string;
+  /**
+   * The sign-in session whose ticket opened it (null or absent: none known); a session that
+   * ends (logout, a password reset) closes its sockets at the next re-check.
+   */
+  readonly sessionId?: string | null;
   send(data: Uint8Array | string): void;
   close(code: CloseCode, reason: string): void;
 }

@@ -6,7 +6,7 @@ import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
 import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";
 import type { DocStore, Signal } from "./store.ts";
-import { closeIdle, MembershipSweep } from "./sweeps.ts";
+import { closeIdle, MembershipSweep, type MembershipSweepOptions } from "./sweeps.ts";
 
 /** How often every room's cursors are checked for expiry (y-protocols checks every 3 s). */
 const AWARENESS_CHECK_MS = 3_000;
@@ -27,11 +27,8 @@ export interface HubOptions {
   membershipCheckMs: number;
   /** true: still a member; false: not any more (close); throws: unknown (keep) */
   isMember(workspaceId: string, userId: string): Promise<boolean>;
-  /**
-   * true: the account may still edit; false: disabled or rejected (close with 4401);
-   * throws: unknown (keep). Absent: accounts are not re-checked.
-   */
-  isActive?(userId: string): Promise<boolean>;
+  /** the account's state through a socket's session (sweeps.ts); absent: not re-checked */
+  accountState?: MembershipSweepOptions["accountState"];
   /** frame, document, awareness and per-user limits; each absent one is the default */
   limits?: Partial<CollabLimits>;
   /**

@@ -28,6 +28,12 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   // An account auth does not know (only while a restore remaps ids) is not refused, as the
   // gateway does not refuse its token.
   const isActive = async (userId: string) => (await auth.access(userId))?.active !== false;
+  // A socket's session is asked about too: logout or a password reset closes its sockets.
+  const accountState = async (userId: string, sessionId: string | null) => {
+    const access = await auth.access(userId, sessionId ?? undefined);
+    if (access?.active === false) return "disabled" as const;
+    return access?.session_live === false ? "signed_out" as const : "active" as const;
+  };
   const hub = new CollabHub({
     store,
     logger,
@@ -41,7 +47,7 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
       const m = await workspaces.membership(workspaceId, userId);
       return m.role !== null && m.workspace_status === "active";
     },
-    isActive,
+    accountState,
   });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;

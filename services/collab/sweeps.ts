@@ -24,9 +24,15 @@ export interface MembershipSweepOptions {
   logger: Logger;
   /** true: still a member; false: not any more (close); throws: unknown (keep) */
   isMember(workspaceId: string, userId: string): Promise<boolean>;
-  /** true: the account may still edit; false: close with 4401; throws: unknown (keep) */
-  isActive?(userId: string): Promise<boolean>;
+  /**
+   * Whether the account may still edit through the session a socket was opened by: "active";
+   * "disabled" (disabled or rejected) or "signed_out" (the session ended: logout, a password
+   * reset) close with 4401; throws: unknown (keep). Absent: accounts are not re-checked.
+   */
+  accountState?(userId: string, sessionId: string | null): Promise<AccountState>;
 }
+
+export type AccountState = "active" | "disabled" | "signed_out";
 
 /** The periodic re-check of every open connection's account and workspace membership. */
 export class MembershipSweep {
@@ -38,29 +44,30 @@ export class MembershipSweep {
   }
 
   /**
-   * Checks every open connection again (revocation lands within 5 s): once per
-   * user that the account is still active (else 4401), and once per (workspace, user) pair that
-   * the user is still a member and the workspace still there (else 4403). A check that fails
-   * keeps the sockets until the next sweep.
+   * Checks every open connection again (revocation lands within 5 s): once per user and
+   * session that the account is still active and the session still stands (else 4401), and
+   * once per (workspace, user) pair that the user is still a member and the workspace still
+   * there (else 4403). A check that fails keeps the sockets until the next sweep.
    */
   async run(connections: Iterable<{ room: DocumentRoom; conn: Connection }>): Promise<void> {
     if (this.#sweeping) return;
     this.#sweeping = true;
     try {
-      const byUser = new Map<string, { room: DocumentRoom; conn: Connection }[]>();
+      const bySession = new Map<string, { room: DocumentRoom; conn: Connection }[]>();
       const byPair = new Map<string, { room: DocumentRoom; conn: Connection }[]>();
       for (const entry of connections) {
-        const { userId, workspaceId } = entry.conn;
-        group(byUser, userId, entry);
+        const { userId, workspaceId, sessionId = null } = entry.conn;
+        group(bySession, JSON.stringify([userId, sessionId]), entry);
         group(byPair, JSON.stringify([workspaceId, userId]), entry);
       }
-      const isActive = this.#options.isActive;
-      const inactive = new Set<string>();
-      if (isActive) {
-        await Promise.all([...byUser.entries()].map(async ([userId, entries]) => {
-          let active: boolean;
+      const accountState = this.#options.accountState;
+      const closed = new Set<string>();
+      if (accountState) {
+        await Promise.all([...bySession.entries()].map(async ([key, entries]) => {
+          const [userId, sessionId] = JSON.parse(key) as [string, string | null];
+          let state: AccountState;
           try {
-            active = await isActive(userId);
+            state = await accountState(userId, sessionId);
           } catch (err) {
             this.#options.logger.warn("account re-check failed; keeping the sockets", {
               user_id: userId,
@@ -68,14 +75,19 @@ export class MembershipSweep {
             });
             return;
           }
-          if (active) return;
-          inactive.add(userId);
-          closeEach(entries, CloseCode.Unauthorized, "Account disabled", "collab_account_closed");
+          if (state === "active") return;
+          for (const { conn } of entries) closed.add(conn.id);
+          if (state === "disabled") {
+            closeEach(entries, CloseCode.Unauthorized, "Account disabled", "collab_account_closed");
+          } else {
+            closeEach(entries, CloseCode.Unauthorized, "Session ended", "collab_session_closed");
+          }
         }));
       }
       await Promise.all([...byPair.entries()].map(async ([key, entries]) => {
         const [workspaceId, userId] = JSON.parse(key) as [string, string];
-        if (inactive.has(userId)) return;
+        const open = entries.filter(({ conn }) => !closed.has(conn.id));
+        if (open.length === 0) return;
         let member: boolean;
         try {
           member = await this.#options.isMember(workspaceId, userId);
@@ -88,7 +100,7 @@ export class MembershipSweep {
         }
         if (member) return;
         closeEach(
-          entries,
+          open,
           CloseCode.Forbidden,
           MESSAGES.notMember,
           "collab_membership_closed",

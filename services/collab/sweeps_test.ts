@@ -53,5 +53,39 @@ Deno.test("the re-check closes a disabled account's sockets with 4401", () => {
     assert.equal(closeCode(a), CloseCode.Unauthorized);
     assert.equal(b.closed, null);
     assert.equal(room.size, 1);
-  }, { membershipCheckMs: 50, isActive: (user) => Promise.resolve(active.has(user)) });
+  }, {
+    membershipCheckMs: 50,
+    accountState: (user) => Promise.resolve(active.has(user) ? "active" : "disabled"),
+  });
+});
+
+Deno.test("the re-check closes the sockets of a session that ended with 4401; the user's other session keeps its own", () => {
+  const ended = new Set<string>();
+  const asked: [string, string | null][] = [];
+  return withHub(async (hub) => {
+    const laptop = new FakeClient("u1", "w1", "s-laptop");
+    const laptop2 = new FakeClient("u1", "w1", "s-laptop");
+    const phone = new FakeClient("u1", "w1", "s-phone");
+    const room = await connect(hub, "p1", laptop);
+    for (const c of [laptop2, phone]) await connect(hub, "p1", c);
+    ended.add("s-laptop");
+    const deadline = Date.now() + 2_000;
+    while (!laptop2.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(laptop.closed, { code: CloseCode.Unauthorized, reason: "Session ended" });
+    assert.deepEqual(laptop2.closed, { code: CloseCode.Unauthorized, reason: "Session ended" });
+    assert.equal(phone.closed, null);
+    assert.equal(room.size, 1);
+    // One question per user and session, whatever the number of its sockets.
+    const sessions = new Set(asked.map((a) => JSON.stringify(a)));
+    assert.deepEqual([...sessions].sort(), [
+      JSON.stringify(["u1", "s-laptop"]),
+      JSON.stringify(["u1", "s-phone"]),
+    ]);
+  }, {
+    membershipCheckMs: 50,
+    accountState: (user, session) => {
+      asked.push([user, session]);
+      return Promise.resolve(session && ended.has(session) ? "signed_out" : "active");
+    },
+  });
 });

@@ -48,7 +48,11 @@ export class FakeClient implements Connection {
   closed: { code: number; reason: string } | null = null;
   onSend: (data: Uint8Array) => void = () => {};
 
-  constructor(readonly userId = "u1", readonly workspaceId = "w1") {
+  constructor(
+    readonly userId = "u1",
+    readonly workspaceId = "w1",
+    readonly sessionId: string | null = null,
+  ) {
     this.doc.on("update", (update: Uint8Array, origin: unknown) => {
       if (origin === this) return;
       const encoder = encoding.createEncoder();

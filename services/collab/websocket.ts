@@ -20,7 +20,9 @@ export interface WsAccess {
    * the ticket's user, or null when it is unknown, used or expired; the ticket is used up (one
    * socket per ticket), here and nowhere else
    */
-  verifyTicket(ticket: string): Promise<{ user_id: string; expires_at: string } | null>;
+  verifyTicket(
+    ticket: string,
+  ): Promise<{ user_id: string; expires_at: string; sid?: string | null } | null>;
   /** whether the account may still edit (not disabled or rejected), checked live */
   isActive(userId: string): Promise<boolean>;
   membership(workspaceId: string, userId: string): Promise<{
@@ -83,23 +85,30 @@ async function admissionMac(secret: string, payload: string): Promise<string> {
   return btoa(String.fromCharCode(...new Uint8Array(mac)));
 }
 
-/** The admission of a checked upgrade: user, post, workspace and expiry, signed. */
+/** Who a checked upgrade admits: the ticket's user and the session that minted it. */
+interface Admitted {
+  userId: string;
+  sessionId: string | null;
+}
+
+/** The admission of a checked upgrade: user, session, post, workspace and expiry, signed. */
 async function signAdmission(
   secret: string,
-  admitted: { userId: string; docId: string; workspaceId: string },
+  admitted: Admitted & { docId: string; workspaceId: string },
 ): Promise<string> {
   const payload = JSON.stringify([
     admitted.userId,
     admitted.docId,
     admitted.workspaceId,
     Date.now() + ADMISSION_TTL_MS,
+    admitted.sessionId,
   ]);
   return `${btoa(payload)}.${await admissionMac(secret, payload)}`;
 }
 
 /**
- * The user of an admission this service signed for this post and workspace, still valid; null
- * otherwise. Never read from a request without the secret: in one process the request is the
+ * The user and session of an admission this service signed for this post and workspace, still
+ * valid; null otherwise. Never read from a request without the secret: in one process the request is the
  * client's own, headers and all.
  */
 async function admittedUser(
@@ -107,16 +116,22 @@ async function admittedUser(
   secret: string,
   docId: string,
   workspaceId: string,
-): Promise<string | null> {
+): Promise<Admitted | null> {
   const admission = req.headers.get(WS_ADMISSION_HEADER);
   if (!admission || !hasSecret(req, secret)) return null;
   const [encoded, mac] = admission.split(".");
   try {
     const payload = atob(encoded ?? "");
     if (!timingSafeEqual(mac ?? "", await admissionMac(secret, payload))) return null;
-    const [userId, doc, ws, expires] = JSON.parse(payload) as [string, string, string, number];
+    const [userId, doc, ws, expires, sessionId = null] = JSON.parse(payload) as [
+      string,
+      string,
+      string,
+      number,
+      string | null | undefined,
+    ];
     if (doc !== docId || ws !== workspaceId || !(expires > Date.now())) return null;
-    return userId;
+    return { userId, sessionId };
   } catch {
     return null;
   }
@@ -149,17 +164,19 @@ export function createWsHandler(
     const { ticket, docId, workspaceId } = parsed.data;
     let room: DocumentRoom;
     let userId: string;
+    let sessionId: string | null;
     try {
       const admitted = admitOnly
         ? null
         : await admittedUser(req, internalSecret, docId, workspaceId);
-      if (admitted) userId = admitted;
+      if (admitted) ({ userId, sessionId } = admitted);
       else {
         const found = await access.verifyTicket(ticket);
         if (!found || Date.parse(found.expires_at) <= Date.now()) {
           return refuse(401, "Invalid or expired ticket");
         }
         userId = found.user_id;
+        sessionId = found.sid ?? null;
         if (!await access.isActive(userId)) return refuse(401, "Invalid or expired ticket");
         const membership = await access.membership(workspaceId, userId);
         if (!membership.role) return refuse(403, MESSAGES.notMember);
@@ -168,7 +185,12 @@ export function createWsHandler(
           return refuse(404, MESSAGES.postNotFound);
         }
         if (admitOnly) {
-          const admission = await signAdmission(internalSecret, { userId, docId, workspaceId });
+          const admission = await signAdmission(internalSecret, {
+            userId,
+            sessionId,
+            docId,
+            workspaceId,
+          });
           return Response.json({ admission });
         }
       }
@@ -192,7 +214,15 @@ export function createWsHandler(
     if (!admitted) {
       countMetric("collab_refused", 1, { status: String(CloseCode.TooManyConnections) });
     }
-    attach(upgraded.socket, { room, hub, postId: docId, userId, workspaceId, admitted });
+    attach(upgraded.socket, {
+      room,
+      hub,
+      postId: docId,
+      userId,
+      sessionId,
+      workspaceId,
+      admitted,
+    });
     countMetric("collab_connections");
     return upgraded.response;
   };
@@ -206,6 +236,7 @@ function attach(
     hub: CollabHub;
     postId: string;
     userId: string;
+    sessionId: string | null;
     workspaceId: string;
     /** false: over the per-user socket limit, closed as soon as it opens */
     admitted: boolean;
@@ -216,6 +247,7 @@ function attach(
     id: newId(),
     userId: ctx.userId,
     workspaceId: ctx.workspaceId,
+    sessionId: ctx.sessionId,
     send(data) {
       if (socket.readyState === WebSocket.OPEN) socket.send(data);
     },
