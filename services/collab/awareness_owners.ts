@@ -90,6 +90,16 @@ export class AwarenessOwners {
     this.publish?.(applied, conn.userId);
   }
 
+  /** Tells the other instances, again, the state of every client id a connection here owns. */
+  publishOwn(): void {
+    if (!this.publish) return;
+    const states = this.awareness.getStates();
+    for (const [id, conn] of this.#owners) {
+      if (!states.has(id)) continue;
+      this.publish(awarenessProtocol.encodeAwarenessUpdate(this.awareness, [id]), conn.userId);
+    }
+  }
+
   /**
    * An awareness update another instance's connection made (`userId`'s): applied and forwarded
    * to this room's connections, except entries for client ids a connection here owns.

@@ -69,6 +69,13 @@ export class InstanceFollowing {
   #closed = false;
   /** whether the last poll found another instance registered */
   #othersSeen = false;
+  /**
+   * Whether the last poll found this instance alone on its KV: then nobody reads the cursors
+   * it would append to the signal log (an instance that registers later is told them when
+   * this one's next poll finds it: `#othersAppeared`). False until a poll has read the registry,
+   * and for good when nothing polls.
+   */
+  #alone = false;
   #renewal: ReturnType<typeof setInterval> | null = null;
   #registering: Promise<void> | null = null;
 
@@ -144,6 +151,9 @@ export class InstanceFollowing {
       // removed its registration is then in the heads.
       const follow = others || this.#othersSeen;
       this.#othersSeen = others;
+      const wasAlone = this.#alone;
+      this.#alone = !others;
+      if (wasAlone && others) this.#othersAppeared();
       if (!follow) return;
       const heads = await this.#options.store.followedHeads(open.map(([id]) => id));
       for (const [postId, slot] of open) {
@@ -205,10 +215,20 @@ export class InstanceFollowing {
   }
 
   /**
+   * Another instance registered while this one was alone (so its cursors went unstored): each
+   * open room tells the cursors its sockets own now, which the newcomer reads from the log.
+   */
+  #othersAppeared(): void {
+    for (const slot of this.#slots.values()) slot.room?.publishOwnAwareness();
+  }
+
+  /**
    * Stores a signal for the other instances: while a commit of this document's signals is in
-   * flight, the next ones wait and go together in one commit.
+   * flight, the next ones wait and go together in one commit. A cursor change made while this
+   * instance is alone on its KV is not stored (nobody would read it).
    */
   publish(postId: string, slot: RoomSlot, signal: Signal): Promise<void> {
+    if (signal.kind === "awareness" && this.#alone) return Promise.resolve();
     slot.outbox.push(signal);
     slot.sending ??= this.#send(postId, slot).finally(() => slot.sending = null);
     return slot.sending;

@@ -233,3 +233,52 @@ Deno.test("instances: one alone on its KV reads no document heads at its polls, 
     kv.close();
   }
 });
+
+Deno.test("instances: one alone on its KV stores no cursors, and tells them to another once that one registers", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const hub = () =>
+    new CollabHub({
+      store: new DocStore(kv),
+      logger,
+      compactAfter: 100,
+      idleTimeoutMs: 30_000,
+      graceMs: 0,
+      membershipCheckMs: 60_000,
+      isMember: () => Promise.resolve(true),
+      followPollMs: 10,
+      watch: false,
+    });
+  const store = new DocStore(kv);
+  const signalSeq = async () => (await store.followedHeads(["p1"])).get("p1")!.signalSeq;
+  const hubA = hub();
+  await hubA.start();
+  let hubB: CollabHub | null = null;
+  try {
+    const a = new FakeClient("ua");
+    const roomA = await connect(hubA, "p1", a);
+    // A few polls: A finds itself alone.
+    await new Promise((r) => setTimeout(r, 60));
+    roomA.receive(a, awarenessFrame([{ clientID: 100, clock: 1, state: { user: "A" } }]));
+    roomA.receive(a, awarenessFrame([{ clientID: 100, clock: 2, state: { user: "A2" } }]));
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(await signalSeq(), 0, "no cursor stored while alone");
+    assert.deepEqual(roomA.awareness.getStates().get(100), { user: "A2" });
+
+    hubB = hub();
+    await hubB.start();
+    const b = new FakeClient("ub");
+    const roomB = await connect(hubB, "p1", b);
+    await until(() => roomB.awareness.getStates().has(100), "A's cursor on B");
+    assert.deepEqual(roomB.awareness.getStates().get(100), { user: "A2" });
+    // And from then on each change crosses as it is made.
+    roomA.receive(a, awarenessFrame([{ clientID: 100, clock: 3, state: { user: "A3" } }]));
+    await until(
+      () => (roomB.awareness.getStates().get(100) as { user: string }).user === "A3",
+      "A3 on B",
+    );
+  } finally {
+    await hubB?.close();
+    await hubA.close();
+    kv.close();
+  }
+});

@@ -1,6 +1,6 @@
 import { createServiceApp, mountServiceInternals } from "../../shared/http/service_app.ts";
 import { KEY_FAMILIES } from "./keys.ts";
-import { openServiceKv } from "../../shared/kv/kv.ts";
+import { openServiceKv, watchSeesOtherProcesses } from "../../shared/kv/kv.ts";
 import { WS_ADMIT_PATH } from "../../shared/http/identity.ts";
 import type { ServiceFactory } from "../../shared/service/service.ts";
 import { AuthClient } from "../auth/client.ts";
@@ -43,6 +43,10 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
     membershipCheckMs: config.membershipCheckMs,
     limits: config.limits,
     followPollMs: config.followPollMs,
+    // A watch per open document only where it tells of the other instances' writes (or where
+    // nothing else would): on a local SQLite file it sees this process's own commits alone, and
+    // each of those would wake it for a read on SQLite's one thread, between the commits.
+    watch: watchSeesOtherProcesses(base.dataDir) || config.followPollMs === 0,
     isMember: async (workspaceId, userId) => {
       const m = await workspaces.membership(workspaceId, userId);
       return m.role !== null && m.workspace_status === "active";

@@ -398,6 +398,11 @@ export class DocumentRoom {
     this.#owners.applyRemote(update, userId);
   }
 
+  /** Tells the other instances, again, the cursors this room's connections own. */
+  publishOwnAwareness(): void {
+    this.#owners.publishOwn();
+  }
+
   /**
    * Another instance's view of the stored head: when it is past what this room holds, the
    * pipeline reads the updates in between and forwards them, in order (before its own next

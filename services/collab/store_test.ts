@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import * as Y from "yjs";
+import { overrideKv, wrapCommit } from "../../shared/kv/kv.ts";
 import { DocStore, PART_BYTES } from "./store.ts";
 
 function textUpdate(doc: Y.Doc, fn: (text: Y.Text) => void): Uint8Array {
@@ -180,3 +181,50 @@ Deno.test("appends of many documents made together share commits, each at its ne
       assert.ok(text.includes(`${i}:b`) && (i !== stale || text.includes("other")), text);
     }
   }));
+
+Deno.test("an append made while a commit is in flight is committed before that commit's answer is taken, two commits at most", async () => {
+  const kv = await Deno.openKv(":memory:");
+  // Each commit is made in the KV, but its answer is held back until the test lets it go (as
+  // when the event loop is busy).
+  const held: (() => void)[] = [];
+  let commits = 0;
+  const slow = overrideKv(kv, {
+    atomic: () =>
+      wrapCommit(kv.atomic(), async (commit) => {
+        commits++;
+        const res = await commit();
+        await new Promise<void>((go) => held.push(go));
+        return res;
+      }),
+  });
+  const settle = async (check: () => boolean, what: string) => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(check(), what);
+  };
+  try {
+    const store = new DocStore(slow);
+    const append = (id: string) =>
+      store.append(id, textUpdate(new Y.Doc(), (t) => t.insert(0, id)));
+    const first = append("p1");
+    await settle(() => held.length === 1, "the first commit made");
+    const second = append("p2");
+    await settle(() => held.length === 2, "the second commit made while the first is unanswered");
+    const third = append("p3");
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(commits, 2, "no third commit while two are in flight");
+    held.shift()!();
+    assert.equal((await first).head.seq, 1);
+    await settle(() => commits === 3, "the third commit once the first was answered");
+    while (held.length < 2) await new Promise((r) => setTimeout(r, 5));
+    for (const go of held.splice(0)) go();
+    await Promise.all([second, third]);
+    const reader = new DocStore(kv);
+    for (const id of ["p1", "p2", "p3"]) {
+      const loaded = (await reader.load(id))!;
+      assert.equal(loaded.head.seq, 1);
+      assert.equal(textOf(loaded.updates), id);
+    }
+  } finally {
+    kv.close();
+  }
+});

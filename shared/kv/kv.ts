@@ -32,6 +32,14 @@ export function isLocalDataDir(dataDir: string): boolean {
   return dataDir !== ":memory:" && dataDir !== DENO_DEPLOY_KV && !/^https?:/.test(dataDir);
 }
 
+/**
+ * Whether `kv.watch` on this DATA_DIR's KV tells of other processes' writes: Deno Deploy's KV
+ * and KV Connect do; a local SQLite file (or memory) tells a process only of its own writes.
+ */
+export function watchSeesOtherProcesses(dataDir: string): boolean {
+  return dataDir === DENO_DEPLOY_KV || /^https:\/\//.test(dataDir);
+}
+
 /** Whether `err` is SQLite's "database is locked" (another process holds the write lock). */
 export function isDatabaseLocked(err: unknown): boolean {
   return err instanceof Error && /database (table )?is locked|SQLITE_BUSY/i.test(err.message);

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { isDatabaseLocked, openServiceKv, retryWhileLocked } from "./kv.ts";
+import {
+  DENO_DEPLOY_KV,
+  isDatabaseLocked,
+  openServiceKv,
+  retryWhileLocked,
+  watchSeesOtherProcesses,
+} from "./kv.ts";
 
 const KV_MODULE = new URL("./kv.ts", import.meta.url).href;
 
@@ -56,4 +62,46 @@ Deno.test("retryWhileLocked runs a locked operation again and passes other error
   );
   assert.ok(isDatabaseLocked(new TypeError("database is locked")));
   assert.ok(!isDatabaseLocked(new Error("other")));
+});
+
+Deno.test("kv.watch on a local KV file tells of this process's writes, not of another process's", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "cps-kv-watch-" });
+  const kv = await openServiceKv(dataDir, "shared");
+  const reader = kv.watch([["watched"]]).getReader();
+  const nextValue = () => reader.read().then((r) => r.value?.[0].value ?? null);
+  try {
+    assert.equal(await nextValue(), null, "the first read answers the key as it is");
+    const code = `
+      import { openServiceKv } from "${KV_MODULE}";
+      const kv = await openServiceKv(${JSON.stringify(dataDir)}, "shared");
+      await kv.set(["watched"], "theirs");
+      kv.close();
+    `;
+    const other = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--unstable-kv", code],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(other.code, 0, new TextDecoder().decode(other.stderr));
+    assert.equal((await kv.get(["watched"])).value, "theirs", "the other process wrote it");
+    const pending = nextValue();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const quiet = new Promise<"none">((r) => timer = setTimeout(() => r("none"), 500));
+    assert.equal(
+      await Promise.race([pending, quiet]),
+      "none",
+      "another process's write is not told",
+    );
+    clearTimeout(timer);
+    await kv.set(["watched"], "ours");
+    assert.equal(await pending, "ours", "this process's write is told");
+    assert.equal(watchSeesOtherProcesses(dataDir), false);
+    assert.equal(watchSeesOtherProcesses(":memory:"), false);
+    assert.equal(watchSeesOtherProcesses(DENO_DEPLOY_KV), true);
+    assert.equal(watchSeesOtherProcesses("https://kv.example.test/db"), true);
+  } finally {
+    await reader.cancel();
+    kv.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
 });
