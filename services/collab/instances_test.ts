@@ -4,7 +4,7 @@ import { createLogger } from "../../shared/log.ts";
 import { CollabHub, type HubOptions } from "./hub.ts";
 import { CloseCode, decoding, MESSAGE_APP_EVENT, MESSAGE_SYNC } from "./protocol.ts";
 import { DocStore } from "./store.ts";
-import { awarenessFrame, connect, FakeClient } from "./testing.ts";
+import { awarenessFrame, connect, FakeClient, testHub } from "./testing.ts";
 
 /**
  * Two hubs on one KV, as two instances sharing a database: each follows what the other
@@ -184,18 +184,7 @@ class CountingStore extends DocStore {
 
 Deno.test("instances: one alone on its KV reads no document heads at its polls, and follows once another registers", async () => {
   const kv = await Deno.openKv(":memory:");
-  const hub = (store: DocStore) =>
-    new CollabHub({
-      store,
-      logger,
-      compactAfter: 100,
-      idleTimeoutMs: 30_000,
-      graceMs: 0,
-      membershipCheckMs: 60_000,
-      isMember: () => Promise.resolve(true),
-      followPollMs: 10,
-      watch: false,
-    });
+  const hub = (store: DocStore) => testHub(store, { followPollMs: 10, watch: false });
   const storeA = new CountingStore(kv);
   const hubA = hub(storeA);
   await hubA.start();
@@ -236,18 +225,7 @@ Deno.test("instances: one alone on its KV reads no document heads at its polls, 
 
 Deno.test("instances: one alone on its KV stores no cursors, and tells them to another once that one registers", async () => {
   const kv = await Deno.openKv(":memory:");
-  const hub = () =>
-    new CollabHub({
-      store: new DocStore(kv),
-      logger,
-      compactAfter: 100,
-      idleTimeoutMs: 30_000,
-      graceMs: 0,
-      membershipCheckMs: 60_000,
-      isMember: () => Promise.resolve(true),
-      followPollMs: 10,
-      watch: false,
-    });
+  const hub = () => testHub(new DocStore(kv), { followPollMs: 10, watch: false });
   const store = new DocStore(kv);
   const signalSeq = async () => (await store.followedHeads(["p1"])).get("p1")!.signalSeq;
   const hubA = hub();

@@ -1,6 +1,6 @@
 import * as Y from "yjs";
 import { createLogger } from "../../shared/log.ts";
-import { CollabHub } from "./hub.ts";
+import { CollabHub, type HubOptions } from "./hub.ts";
 import { decoding, encoding, MESSAGE_AWARENESS, MESSAGE_SYNC, syncProtocol } from "./protocol.ts";
 import type { Connection } from "./room.ts";
 import { DocStore } from "./store.ts";
@@ -12,14 +12,9 @@ import { DocStore } from "./store.ts";
 
 const logger = createLogger("collab-test");
 
-/** Runs `fn` against a started hub (with `options` over test defaults) on an in-memory KV. */
-export async function withHub(
-  fn: (hub: CollabHub, store: DocStore) => Promise<void>,
-  options: Partial<ConstructorParameters<typeof CollabHub>[0]> = {},
-) {
-  const kv = await Deno.openKv(":memory:");
-  const store = new DocStore(kv);
-  const hub = new CollabHub({
+/** A hub on `store` with test defaults (no grace period, every user a member), `options` over them. */
+export function testHub(store: DocStore, options: Partial<HubOptions> = {}): CollabHub {
+  return new CollabHub({
     store,
     logger,
     compactAfter: 100,
@@ -29,6 +24,16 @@ export async function withHub(
     isMember: () => Promise.resolve(true),
     ...options,
   });
+}
+
+/** Runs `fn` against a started hub (with `options` over test defaults) on an in-memory KV. */
+export async function withHub(
+  fn: (hub: CollabHub, store: DocStore) => Promise<void>,
+  options: Partial<HubOptions> = {},
+) {
+  const kv = await Deno.openKv(":memory:");
+  const store = new DocStore(kv);
+  const hub = testHub(store, options);
   hub.start();
   try {
     await fn(hub, store);
