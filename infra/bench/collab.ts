@@ -24,7 +24,16 @@ import process from "node:process";
 import type { WebsocketProvider } from "y-websocket";
 import { startAllInOne } from "../all_in_one.ts";
 import { fillText, quantile, startRefusedWriters, timeReads } from "./collab_at_limit.ts";
-import { connect, type Latencies, latencies, now, startStock, type Target, until } from "./yws.ts";
+import {
+  connect,
+  type Latencies,
+  latencies,
+  now,
+  onArrivals,
+  startStock,
+  type Target,
+  until,
+} from "./yws.ts";
 
 // Each provider adds a process exit listener; 50 of them are expected here.
 process.setMaxListeners(0);
@@ -171,21 +180,11 @@ async function run(targets: Target[]): Promise<RunResult> {
   for (let c = 0; c < CLIENTS; c++) {
     const target = targets[c % targets.length];
     const provider = await connect(target);
-    const stamps = provider.doc.getMap<number>("bench");
-    const me = `${c}:`;
-    stamps.observe((event) => {
-      if (event.transaction.local) return;
-      const at = now();
-      for (const key of event.keysChanged) {
-        if (key.startsWith(me)) continue;
-        const sentAt = stamps.get(key);
-        if (sentAt === undefined) continue;
-        const latency = at - sentAt;
-        all.push(latency);
-        const writer = Number(key.slice(0, key.indexOf(":")));
-        (writer % targets.length === c % targets.length ? same : cross).push(latency);
-        received[c]++;
-      }
+    onArrivals(provider, `${c}:`, (key, latency) => {
+      all.push(latency);
+      const writer = Number(key.slice(0, key.indexOf(":")));
+      (writer % targets.length === c % targets.length ? same : cross).push(latency);
+      received[c]++;
     });
     providers.push(provider);
   }

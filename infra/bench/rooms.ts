@@ -36,7 +36,16 @@ import {
   status,
   stopService,
 } from "./service_process.ts";
-import { connect, type Latencies, latencies, now, startStock, type Target, until } from "./yws.ts";
+import {
+  connect,
+  type Latencies,
+  latencies,
+  now,
+  onArrivals,
+  startStock,
+  type Target,
+  until,
+} from "./yws.ts";
 
 // Each provider adds a process exit listener; hundreds of them are expected here.
 process.setMaxListeners(0);
@@ -156,18 +165,9 @@ async function run(server: Server, together: Barrier): Promise<Result> {
       const room = Math.floor(i / EDITORS);
       const editor = i % EDITORS;
       const provider = await connect(server.rooms[room]);
-      const stamps = provider.doc.getMap<number>("bench");
-      const me = `${editor}:`;
-      stamps.observe((event) => {
-        if (event.transaction.local) return;
-        const at = now();
-        for (const key of event.keysChanged) {
-          if (key.startsWith(me)) continue;
-          const sentAt = stamps.get(key);
-          if (sentAt === undefined) continue;
-          arrivals.push(at - sentAt);
-          delivered++;
-        }
+      onArrivals(provider, `${editor}:`, (_key, ms) => {
+        arrivals.push(ms);
+        delivered++;
       });
       (providers[room] ??= [])[editor] = provider;
     });

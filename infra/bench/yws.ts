@@ -54,6 +54,28 @@ export async function connect(target: Target, doc = new Y.Doc()): Promise<Websoc
   });
 }
 
+/**
+ * Calls `arrived(key, ms)` as each stamp another provider set arrives: stamps are entries
+ * `<writer>:<n>` of the document's `bench` map holding their send time (`now()`); this
+ * provider's own are those starting with `own`.
+ */
+export function onArrivals(
+  provider: WebsocketProvider,
+  own: string,
+  arrived: (key: string, ms: number) => void,
+): void {
+  const stamps = provider.doc.getMap<number>("bench");
+  stamps.observe((event) => {
+    if (event.transaction.local) return;
+    const at = now();
+    for (const key of event.keysChanged) {
+      if (key.startsWith(own)) continue;
+      const sentAt = stamps.get(key);
+      if (sentAt !== undefined) arrived(key, at - sentAt);
+    }
+  });
+}
+
 /** Polls `check` every 50 ms until it holds or `timeoutMs` passed; answers its last value. */
 export async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
