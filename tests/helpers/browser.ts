@@ -107,15 +107,18 @@ let axeSource: string | null = null;
  * Runs axe-core on the page and throws on any violation of impact serious or critical. The
  * script goes in through the DevTools protocol, so the page's strict CSP stays on.
  */
-export async function checkA11y(page: Page): Promise<void> {
+export async function checkA11y(page: Page, options: { settle?: boolean } = {}): Promise<void> {
   axeSource ??=
     // deno-lint-ignore no-import-prefix -- test-only: kept out of deno.json so `deno task start` does not install it
     ((await import("npm:axe-core@4.14.1")).default as unknown as { source: string }).source;
-  // A region still loading is dimmed on purpose: check the page it settles into. Something
-  // that stays busy (an idea queued while offline) is checked as it is after 5 s.
-  await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`, null, {
-    timeout: 5_000,
-  }).catch(() => {});
+  // Check the page a loading region settles into (a pending idea card is dimmed on purpose).
+  // Something that stays busy (an idea queued while offline) is checked as it is after 5 s.
+  // `settle: false` checks the busy state itself.
+  if (options.settle !== false) {
+    await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`, null, {
+      timeout: 5_000,
+    }).catch(() => {});
+  }
   const hasAxe = await page.evaluate(() => "axe" in globalThis);
   if (!hasAxe) await page.evaluate(axeSource);
   // A string, so it runs in the page (which has `document`), not type-checked as Deno code.

@@ -138,12 +138,25 @@ Deno.test(
       await checkA11y(page);
       await screenshot(page, "calendar-week-moved-1440");
 
-      // The month, by its link; the URL says the view and the day.
+      // The month, by its link; the URL says the view and the day. Its range is held back
+      // a moment: the week's grid stays, marked busy, and still passes axe (contrast included).
+      let releaseRange = () => {};
+      const rangeHeld = new Promise<void>((r) => releaseRange = r);
+      await page.route("**/api/workspaces/*/calendar?*", async (route) => {
+        await rangeHeld;
+        await route.continue();
+      });
       await page.getByRole("link", { name: "Month" }).click();
       await page.waitForURL(/view=month/);
+      await page.locator('.cal-grid[aria-busy="true"]').waitFor();
+      await checkA11y(page, { settle: false });
+      await screenshot(page, "calendar-loading-1440");
+      releaseRange();
       assert.equal(new URL(page.url()).searchParams.get("date"), wednesday);
       await page.getByRole("heading", { name: monthName(wednesday) }).waitFor();
       await day(friday).getByText("T Launch day").waitFor();
+      await page.locator(".cal-grid:not([aria-busy])").waitFor();
+      await page.unroute("**/api/workspaces/*/calendar?*");
       await checkA11y(page);
       await screenshot(page, "calendar-month-1440");
 
