@@ -111,8 +111,8 @@ export async function checkA11y(page: Page, options: { settle?: boolean } = {}):
   axeSource ??=
     // deno-lint-ignore no-import-prefix -- test-only: kept out of deno.json so `deno task start` does not install it
     ((await import("npm:axe-core@4.14.1")).default as unknown as { source: string }).source;
-  // Check the page a loading region settles into (a pending idea card is dimmed on purpose).
-  // Something that stays busy (an idea queued while offline) is checked as it is after 5 s.
+  // Check the page a loading region settles into. Something that stays busy (an idea queued
+  // while offline) is checked as it is after 5 s.
   // `settle: false` checks the busy state itself.
   if (options.settle !== false) {
     await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`, null, {
