@@ -486,6 +486,12 @@ Deno.test("first run: the logged setup URL creates the first admin once", e2e, a
     assert.equal(again.status, 410);
     const other = await api(stack, "POST", "/api/setup", { body: { ...admin, token: "x" } });
     assert.equal(other.status, 410);
+    // Once an admin exists setup is over, whatever the body holds.
+    for (const body of [{ token }, { ...admin, token, password: "short" }, {}]) {
+      const over = await api(stack, "POST", "/api/setup", { body });
+      assert.equal(over.status, 410, JSON.stringify(body));
+      assert.match(over.body.error, /admin account exists/);
+    }
     assert.deepEqual((await api(stack, "GET", "/api/setup")).body, { needed: false });
   } finally {
     await stack.close();

@@ -185,6 +185,11 @@ export async function resetPassword(
   logger.info("password reset; sessions revoked", { user_id: result.after.user_id });
 }
 
+/** 410 once any admin account exists: first-run setup is over, whatever the request holds. */
+export async function requireSetupOpen(accounts: Accounts): Promise<void> {
+  if (await accounts.deps.store.setup.adminExists()) throw new AppError(410, SETUP_NOT_NEEDED);
+}
+
 /** First run: the one-time setup token makes the first admin (410 once an admin exists). */
 export async function setUpAdmin(
   accounts: Accounts,

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { body, err, json } from "../../shared/http/openapi.ts";
 import type { ServiceApp } from "../../shared/http/service_app.ts";
 import type { Accounts } from "./accounts.ts";
-import { setUpAdmin } from "./operations.ts";
+import { requireSetupOpen, setUpAdmin } from "./operations.ts";
 import { messageSchema, setupBodySchema, setupStatusSchema } from "./schemas.ts";
 
 export const SETUP_DONE_MESSAGE = "Admin account created";
@@ -21,6 +21,12 @@ export function mountSetupRoutes(app: ServiceApp, accounts: Accounts): void {
     }),
     async (c) => c.json({ needed: !(await store.setup.adminExists()) }, 200),
   );
+
+  // Setup is over once an admin exists: 410 before the body is read or validated.
+  app.use("/api/setup", async (c, next) => {
+    if (c.req.method === "POST") await requireSetupOpen(accounts);
+    await next();
+  });
 
   app.openapi(
     createRoute({

@@ -73,21 +73,47 @@ function looksLikeName(text: string, lint: RawLint, names: Set<string>): boolean
 /** A sentence or line whose words are mostly flagged is in another language... */
 const FOREIGN_SENTENCE_SHARE = 0.6;
 const FOREIGN_SENTENCE_MIN = 2;
-/** ...and so is a text with this share of words unknown to the dictionary. */
+/** ...and so is a text with this share of words unknown to the dictionary... */
 const FOREIGN_TEXT_SHARE = 0.4;
 const FOREIGN_TEXT_MIN = 3;
+/**
+ * ...unless at least one word in eight is an English function word: then it is English with
+ * many misspellings ("Thsi is a smple post wiht typos"), and every one of them is found.
+ * Words that are also common German, Spanish, French or Italian words (`an`, `in`, `was`,
+ * `will`, `die`, `a`, `me`, `he`, `on`, `as`, `so`, lower-case `i`) do not count.
+ */
+const ENGLISH_SHARE = 1 / 8;
+const ENGLISH_FUNCTION_WORDS = new Set(
+  ("the is are were be been being to of and for with it its it's this that these those you " +
+    "your we our they their them she her his him my have has had not but or at by from can " +
+    "could would should do does did if there what which who when how just very about into " +
+    "than then because also only more most some any all")
+    .split(" "),
+);
+
+/** At least one word in eight of `span` is an English function word (`I` counted). */
+function readsAsEnglish(span: string): boolean {
+  const words = span.match(WORD) ?? [];
+  const english =
+    words.filter((w) => w === "I" || ENGLISH_FUNCTION_WORDS.has(w.toLowerCase().replace("’", "'")))
+      .length;
+  return english > 0 && english >= words.length * ENGLISH_SHARE;
+}
 
 /**
  * The spans the English checker cannot judge: the whole text when at least 40 % of its words
  * are unknown to its dictionary (a post in Spanish), else each sentence or line with at least
- * 60 % of its words flagged, and at least two (a German quote in an English post). Every lint
- * inside one is left out.
+ * 60 % of its words flagged, and at least two (a German quote in an English post); a span that
+ * reads as English is never one. Every lint inside one is left out.
  */
 function foreignSpans(text: string, lints: RawLint[]): [number, number][] {
   // `lints` holds no names: a post full of names is still English.
   const words = (span: string) => span.match(WORD)?.length ?? 0;
   const unknown = lints.filter((l) => l.kind === "Spelling").length;
-  if (unknown >= FOREIGN_TEXT_MIN && unknown >= words(text) * FOREIGN_TEXT_SHARE) {
+  if (
+    unknown >= FOREIGN_TEXT_MIN && unknown >= words(text) * FOREIGN_TEXT_SHARE &&
+    !readsAsEnglish(text)
+  ) {
     return [[0, text.length]];
   }
   const spans: [number, number][] = [];
@@ -95,7 +121,7 @@ function foreignSpans(text: string, lints: RawLint[]): [number, number][] {
     const from = sentence.index;
     const to = from + sentence[0].length;
     const flagged = lints.filter((l) => l.start >= from && l.end <= to).length;
-    if (flagged < FOREIGN_SENTENCE_MIN) continue;
+    if (flagged < FOREIGN_SENTENCE_MIN || readsAsEnglish(sentence[0])) continue;
     if (flagged >= words(sentence[0]) * FOREIGN_SENTENCE_SHARE) spans.push([from, to]);
   }
   return spans;

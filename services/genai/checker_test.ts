@@ -29,6 +29,25 @@ Deno.test("the built-in checker (Harper, in a worker)", opts, async (t) => {
       for (const a of annotations) assert.ok(a.message.length > 0 && !a.message.includes("`"));
     });
 
+    await t.step("a text dense with misspellings is still English: each one is found", async () => {
+      const dense = "Thsi is a smple post wiht typos.";
+      assert.deepEqual(found(dense, await checker.check(dense)), [
+        ["Thsi", "grammar", "This"],
+        ["smple", "grammar", "sample"],
+        ["wiht", "grammar", "with"],
+      ]);
+      const sentence = "Great launch. I recieve teh mesage tommorow.";
+      assert.deepEqual(
+        found(sentence, await checker.check(sentence)).map(([words]) => words),
+        ["recieve", "teh", "mesage", "tommorow"],
+      );
+      // Other languages are still left alone, beside English or on their own.
+      const mixed = "Great launch today! Wir haben heute ein neues Produkt gestartet. Thanks all.";
+      assert.deepEqual(await checker.check(mixed), []);
+      const german = "Ich habe heute etwas über verteilte Systeme gelernt und es war spannend.";
+      assert.deepEqual(await checker.check(german), []);
+    });
+
     await t.step("ranges are JavaScript string offsets, emoji before them included", async () => {
       const text = "🚀👩‍💻 Launch day: this is an test.";
       const [a] = await checker.check(text);
