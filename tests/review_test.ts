@@ -548,3 +548,76 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "a reviewer who changes an approved post through MCP is not told of their own change",
+  e2e,
+  async () => {
+    const ai = startFakeChatCompletions();
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
+    });
+    try {
+      const owner = await createUser(stack);
+      const author = await createUser(stack);
+      const editor = await createUser(stack);
+      const wsId = await workspaceWith(stack, owner, [[author, "editor"], [editor, "editor"]]);
+      const created = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "MCP", content: "Approved words." },
+      });
+      const postId = created.body.post_id;
+      const tools: [string, Record<string, unknown>][] = [
+        ["iterate_post", { instruction: "Shorter" }],
+        ["set_first_comment", { first_comment: "Sources in the comments" }],
+      ];
+      for (const [tool, args] of tools) {
+        await api(stack, "POST", `/api/posts/${postId}/review-requests`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, reviewer_ids: [owner.user_id, editor.user_id] },
+        });
+        const approved = await api(stack, "POST", `/api/posts/${postId}/reviews`, {
+          token: editor.access_token,
+          body: { workspace_id: wsId, decision: "approve" },
+        });
+        assert.equal(approved.body.status, "approved");
+        const before = await settledOutboxLength(stack.outboxFile);
+        ai.script({ content: "Short words." });
+        const client = new Client({ name: "review-test", version: "1.0.0" });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${owner.access_token}` } },
+          }),
+        );
+        try {
+          const result = await client.callTool({
+            name: tool,
+            arguments: { workspace_id: wsId, post_id: postId, ...args },
+          });
+          assert.notEqual(result.isError, true, JSON.stringify(result.content));
+        } finally {
+          await client.close();
+        }
+        await waitFor(
+          async () =>
+            (await readOutbox(stack.outboxFile)).slice(before).some((l) =>
+              l.template === "review_requested" && l.to === editor.email
+            ),
+          `${tool}: the other reviewer's review_requested`,
+        );
+        await settledOutboxLength(stack.outboxFile);
+        assert.deepEqual(
+          (await readOutbox(stack.outboxFile)).slice(before)
+            .filter((l) => l.template === "review_requested").map((l) => l.to),
+          [editor.email],
+          `${tool}: the reviewer who made the change is not told of it`,
+        );
+      }
+    } finally {
+      await stack.close();
+      await ai.close();
+    }
+  },
+);
