@@ -2,7 +2,7 @@
 // and first-run setup.
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
-import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
+import { api, e2e, startTestStack, TEST_ADMIN, type TestStack } from "./helpers/stack.ts";
 import { type OutboxLine, readOutbox, settledOutboxLength } from "./helpers/outbox.ts";
 import { approve, createUser, GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 import { startFakeOidcProvider } from "./fakes/oidc_provider.ts";
@@ -187,6 +187,61 @@ Deno.test(
           const member = members.body.members.find((m: { email: string }) => m.email === victim);
           assert.equal(member?.user_id, me.body.user_id);
           assert.equal(member?.role, "viewer");
+        },
+      );
+
+      await t.step(
+        "an account whose email Google or a password reset confirms is announced to every admin",
+        async () => {
+          const announced = async (email: string) => {
+            const line = await waitFor(
+              async () =>
+                (await readOutbox(stack.outboxFile)).find((l) =>
+                  l.template === "account_pending" && l.data.email === email
+                ),
+              `account_pending for ${email}`,
+            );
+            assert.equal(line.to, TEST_ADMIN.email);
+            return line;
+          };
+          const fresh = uniqueEmail("gnew");
+          google.user = { sub: `sub-${fresh}`, email: fresh, email_verified: true, name: "Nora" };
+          const tokens = await googleSignIn(stack);
+          const me = await api(stack, "GET", "/api/auth/me", { token: tokens.access_token });
+          const line = await announced(fresh);
+          assert.deepEqual([line.data.name, line.data.user_id], ["Nora", me.body.user_id]);
+
+          const claimed = uniqueEmail("gclaim");
+          assert.equal((await signup(stack, claimed, GOOD_PASSWORD, "Cleo")).status, 200);
+          google.user = {
+            sub: `sub-${claimed}`,
+            email: claimed,
+            email_verified: true,
+            name: "Cleo",
+          };
+          await googleSignIn(stack);
+          await announced(claimed);
+
+          const reset = uniqueEmail("resetconf");
+          assert.equal((await signup(stack, reset, GOOD_PASSWORD, "Rory")).status, 200);
+          await api(stack, "POST", "/api/auth/forgot-password", { body: { email: reset } });
+          const mail = await nthMail(stack, reset, "password_reset", 1);
+          const done = await api(stack, "POST", "/api/auth/reset-password", {
+            body: { email: reset, code: mail.data.code, password: "New-Passw0rd!" },
+          });
+          assert.equal(done.status, 200);
+          await announced(reset);
+
+          // An account confirmed already is not announced again by signing in with Google.
+          google.user = { sub: `sub-${fresh}`, email: fresh, email_verified: true, name: "Nora" };
+          await googleSignIn(stack);
+          await settledOutboxLength(stack.outboxFile);
+          assert.equal(
+            (await readOutbox(stack.outboxFile)).filter((l) =>
+              l.template === "account_pending" && l.data.email === fresh
+            ).length,
+            1,
+          );
         },
       );
 

@@ -3,11 +3,12 @@ import * as Y from "yjs";
 import { WebsocketProvider } from "y-websocket";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
-import { waitForOutbox } from "./helpers/outbox.ts";
+import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { settledValue, waitFor } from "./helpers/wait.ts";
+import { PNG, uploadMedia } from "./helpers/media_files.ts";
 
 /** A workspace owned by `owner` with `others` added in the given roles. */
 async function workspaceWith(
@@ -312,6 +313,76 @@ Deno.test(
             l.data.reason === "approved_text_changed",
         );
       });
+
+      await t.step(
+        "a reviewer who changes approved text, media, first comment or version is not told of it",
+        async () => {
+          const p = await api(stack, "POST", "/api/posts", {
+            token: author.access_token,
+            body: { workspace_id: wsId, title: "Own change", content: "First words." },
+          });
+          const id = p.body.post_id;
+          const approveBy = async (reviewer: TestUser) => {
+            await requestReview(author, { reviewer_ids: [owner.user_id, editor.user_id] }, id);
+            const ok = await decide(reviewer, "approve", id);
+            assert.equal(ok.body.status, "approved", JSON.stringify(ok.body));
+          };
+          const mediaId = await uploadMedia(stack, author.access_token, {
+            workspaceId: wsId,
+            postId: id,
+          }, { filename: "chart.png", contentType: "image/png", bytes: PNG });
+          const saved = await api(stack, "POST", `/api/posts/${id}/versions`, {
+            token: owner.access_token,
+            body: { workspace_id: wsId },
+          });
+          assert.equal(saved.status, 201);
+          const changes: [string, () => Promise<{ status: number; body: { status: string } }>][] = [
+            ["text", () =>
+              api(stack, "PUT", `/api/posts/${id}`, {
+                token: owner.access_token,
+                body: { workspace_id: wsId, content: "Second words." },
+              })],
+            ["first comment", () =>
+              api(stack, "PUT", `/api/posts/${id}`, {
+                token: owner.access_token,
+                body: { workspace_id: wsId, first_comment: "More in the comments" },
+              })],
+            ["media alt text", () =>
+              api(stack, "PATCH", `/api/posts/${id}/media/${mediaId}`, {
+                token: owner.access_token,
+                body: { workspace_id: wsId, alt_text: "A rising line" },
+              })],
+            ["version restore", () =>
+              api(
+                stack,
+                "POST",
+                `/api/posts/${id}/versions/${saved.body.version_id}/restore`,
+                { token: owner.access_token, body: { workspace_id: wsId } },
+              )],
+          ];
+          for (const [what, change] of changes) {
+            await approveBy(editor);
+            const before = await settledOutboxLength(stack.outboxFile);
+            const res = await change();
+            assert.equal(res.status, 200, what);
+            assert.equal(res.body.status, "in_review", what);
+            await waitFor(
+              async () =>
+                (await readOutbox(stack.outboxFile)).slice(before).some((l) =>
+                  l.template === "review_requested" && l.to === editor.email
+                ),
+              `${what}: the other reviewer's review_requested`,
+            );
+            await settledOutboxLength(stack.outboxFile);
+            const after = (await readOutbox(stack.outboxFile)).slice(before);
+            assert.deepEqual(
+              after.filter((l) => l.template === "review_requested").map((l) => l.to),
+              [editor.email],
+              `${what}: the other reviewer is told, the one who changed it is not`,
+            );
+          }
+        },
+      );
     } finally {
       await stack.close();
     }
@@ -471,6 +542,79 @@ Deno.test(
       assert.equal(post.body.content, "Short text.");
       assert.equal(post.body.status, "in_review");
       assert.equal(post.body.approved_by, null);
+    } finally {
+      await stack.close();
+      await ai.close();
+    }
+  },
+);
+
+Deno.test(
+  "a reviewer who changes an approved post through MCP is not told of their own change",
+  e2e,
+  async () => {
+    const ai = startFakeChatCompletions();
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
+    });
+    try {
+      const owner = await createUser(stack);
+      const author = await createUser(stack);
+      const editor = await createUser(stack);
+      const wsId = await workspaceWith(stack, owner, [[author, "editor"], [editor, "editor"]]);
+      const created = await api(stack, "POST", "/api/posts", {
+        token: author.access_token,
+        body: { workspace_id: wsId, title: "MCP", content: "Approved words." },
+      });
+      const postId = created.body.post_id;
+      const tools: [string, Record<string, unknown>][] = [
+        ["iterate_post", { instruction: "Shorter" }],
+        ["set_first_comment", { first_comment: "Sources in the comments" }],
+      ];
+      for (const [tool, args] of tools) {
+        await api(stack, "POST", `/api/posts/${postId}/review-requests`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, reviewer_ids: [owner.user_id, editor.user_id] },
+        });
+        const approved = await api(stack, "POST", `/api/posts/${postId}/reviews`, {
+          token: editor.access_token,
+          body: { workspace_id: wsId, decision: "approve" },
+        });
+        assert.equal(approved.body.status, "approved");
+        const before = await settledOutboxLength(stack.outboxFile);
+        ai.script({ content: "Short words." });
+        const client = new Client({ name: "review-test", version: "1.0.0" });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${owner.access_token}` } },
+          }),
+        );
+        try {
+          const result = await client.callTool({
+            name: tool,
+            arguments: { workspace_id: wsId, post_id: postId, ...args },
+          });
+          assert.notEqual(result.isError, true, JSON.stringify(result.content));
+        } finally {
+          await client.close();
+        }
+        await waitFor(
+          async () =>
+            (await readOutbox(stack.outboxFile)).slice(before).some((l) =>
+              l.template === "review_requested" && l.to === editor.email
+            ),
+          `${tool}: the other reviewer's review_requested`,
+        );
+        await settledOutboxLength(stack.outboxFile);
+        assert.deepEqual(
+          (await readOutbox(stack.outboxFile)).slice(before)
+            .filter((l) => l.template === "review_requested").map((l) => l.to),
+          [editor.email],
+          `${tool}: the reviewer who made the change is not told of it`,
+        );
+      }
     } finally {
       await stack.close();
       await ai.close();

@@ -6,6 +6,7 @@
  */
 import type { z } from "zod";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
+import type { OutgoingMessage } from "../../shared/delivery/message.ts";
 import { AppError } from "../../shared/http/app_error.ts";
 import { timingSafeEqual } from "../../shared/crypto/ids.ts";
 import { type Accounts, confirmationCode, INVALID_REFRESH } from "./accounts.ts";
@@ -124,18 +125,11 @@ export async function confirmEmail(
   if (window === null) {
     throw new AppError(429, "Too many confirmation tries from this address; try again later");
   }
-  const result = await store.codes.confirmEmail(email, code, async (user) => {
-    // An account that now awaits approval is announced to every admin.
-    const admins = await store.users.getUsers(await store.setup.adminIds());
-    return admins.filter((a) => a.enabled).map((admin) =>
-      accounts.deps.buildMessage("dm", admin.email, "account_pending", {
-        name: user.name,
-        email: user.email,
-        user_id: user.user_id,
-        url: `${accounts.deps.config.base.publicUrl}/admin`,
-      })
-    );
-  });
+  const result = await store.codes.confirmEmail(
+    email,
+    code,
+    async (user) => (await pendingAnnouncer(accounts))(user),
+  );
   if (result.kind === "unknown") throw new AppError(404, "User not found");
   if (result.kind === "invalid") throw new AppError(400, "Invalid or expired confirmation code");
   await store.codes.giveBackConfirmTry(address, window);
@@ -166,6 +160,29 @@ export async function mailCode(
 }
 
 /**
+ * An account that has confirmed its email (a code, Google's verified email, a password reset)
+ * and awaits approval is announced to every enabled admin: answers the `account_pending` DMs
+ * for such an account, to be queued in the commit that confirms it.
+ */
+async function pendingAnnouncer(
+  accounts: Accounts,
+): Promise<(user: UserRecord) => OutgoingMessage[]> {
+  const { store, buildMessage, config } = accounts.deps;
+  const admins = (await store.users.getUsers(await store.setup.adminIds())).filter((a) =>
+    a.enabled
+  );
+  return (user) =>
+    user.approved ? [] : admins.map((admin) =>
+      buildMessage("dm", admin.email, "account_pending", {
+        name: user.name,
+        email: user.email,
+        user_id: user.user_id,
+        url: `${config.base.publicUrl}/admin`,
+      })
+    );
+}
+
+/**
  * Sets the password with the mailed reset code (400 wrong, used or expired), confirms the email
  * (its invites become memberships) and revokes every session of the account.
  */
@@ -179,6 +196,7 @@ export async function resetPassword(
     body.email,
     body.code,
     () => hashPassword(body.password),
+    async (user) => (await pendingAnnouncer(accounts))(user),
   );
   if (result.kind === "invalid") throw new AppError(400, "Invalid, used or expired reset code");
   await store.throttle.clearLoginFailures(body.email);
@@ -315,25 +333,31 @@ export async function googleAccount(
     if (byEmail.confirmed && byEmail.google_sub && byEmail.google_sub !== identity.sub) {
       throw new AppError(403, "This email is linked to another Google account");
     }
-    const updated = await store.users.updateUser(byEmail.user_id, (u) => ({
-      user: u.confirmed ? { ...u, google_sub: identity.sub } : {
+    const announce = byEmail.confirmed ? null : await pendingAnnouncer(accounts);
+    const updated = await store.users.updateUser(byEmail.user_id, (u) => {
+      if (u.confirmed) return { user: { ...u, google_sub: identity.sub } };
+      const claimed: UserRecord = {
         ...u,
         name: identity.name,
         google_sub: identity.sub,
         confirmed: true,
         password_hash: null,
         sessions_revoked_at: Date.now() + 1,
-      },
-    }));
+      };
+      return { user: claimed, messages: announce?.(claimed) };
+    });
     if (!updated) throw new AppError(403, "Account not found");
     return updated.after;
   }
-  const created = await store.users.createUser(newMember({
-    email: identity.email,
-    name: identity.name,
-    password_hash: null,
-    google_sub: identity.sub,
-  }, true));
+  const created = await store.users.createUser(
+    newMember({
+      email: identity.email,
+      name: identity.name,
+      password_hash: null,
+      google_sub: identity.sub,
+    }, true),
+    { messagesFor: await pendingAnnouncer(accounts) },
+  );
   if (!created) {
     // Someone else created the account in the meantime: use theirs.
     const again = await store.users.getUserByGoogleSub(identity.sub) ??

@@ -232,7 +232,7 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
       current_content: post.content,
       ...(prompt_id ? { prompt_id } : {}),
     });
-    const updated = await posts.setContent(post_id, suggestion, workspace_id);
+    const updated = await posts.setContent(post_id, suggestion, workspace_id, caller.user_id);
     return { post_id: updated.post_id, content: updated.content };
   });
 
@@ -276,7 +276,12 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
 
   register("set_first_comment", async ({ workspace_id, post_id, first_comment }) => {
     await member(workspace_id);
-    const post = await posts.setFirstComment(post_id, workspace_id, first_comment);
+    const post = await posts.setFirstComment(
+      post_id,
+      workspace_id,
+      first_comment,
+      caller.user_id,
+    );
     return { post_id: post.post_id, first_comment: post.first_comment, status: post.status };
   });
 

@@ -100,11 +100,21 @@ export class PostsClient {
 
   /**
    * Replaces the post's text (MCP iterate_post): stored, and sent to every connected editor.
-   * With `workspaceId`, 404 unless the post belongs to that workspace.
+   * With `workspaceId`, 404 unless the post belongs to that workspace. `actorId` makes the
+   * change (nobody is told of their own).
    */
-  async setContent(postId: string, content: string, workspaceId?: string): Promise<Post> {
+  async setContent(
+    postId: string,
+    content: string,
+    workspaceId?: string,
+    actorId?: string,
+  ): Promise<Post> {
     return await this.#post("PUT", `/internal/posts/${enc(postId)}/content`, {
-      body: { content, ...(workspaceId ? { workspace_id: workspaceId } : {}) },
+      body: {
+        content,
+        ...(workspaceId ? { workspace_id: workspaceId } : {}),
+        ...(actorId ? { actor_id: actorId } : {}),
+      },
     });
   }
 
@@ -113,9 +123,14 @@ export class PostsClient {
     postId: string,
     workspaceId: string,
     firstComment: string | null,
+    actorId?: string,
   ): Promise<Post> {
     return await this.#post("PUT", `/internal/posts/${enc(postId)}/first-comment`, {
-      body: { workspace_id: workspaceId, first_comment: firstComment },
+      body: {
+        workspace_id: workspaceId,
+        first_comment: firstComment,
+        ...(actorId ? { actor_id: actorId } : {}),
+      },
     });
   }
 

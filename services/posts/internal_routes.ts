@@ -112,7 +112,11 @@ export function mountPostsInternal(
     if (!record || (input.workspace_id && record.workspace_id !== input.workspace_id)) {
       throw notFound(POST_NOT_FOUND);
     }
-    return c.json(await posts.update(record.workspace_id, id, { content: input.content }));
+    return c.json(
+      await posts.update(record.workspace_id, id, { content: input.content }, {
+        actorId: input.actor_id,
+      }),
+    );
   });
 
   /** MCP set_first_comment: the comment posted once right after the post (null: none). */
@@ -122,7 +126,7 @@ export function mountPostsInternal(
     const record = await store.findPost(id);
     if (!record || record.workspace_id !== input.workspace_id) throw notFound(POST_NOT_FOUND);
     await posts.update(record.workspace_id, id, { first_comment: input.first_comment });
-    const sentBack = await review.extrasChanged(record.workspace_id, id);
+    const sentBack = await review.extrasChanged(record.workspace_id, id, input.actor_id);
     return c.json(sentBack ?? await posts.read((await store.findPost(id))!));
   });
 

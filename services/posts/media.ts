@@ -140,7 +140,7 @@ export class MediaOperations {
       return { ...current, media: [...existing, media], updated_at: media.uploaded_at };
     });
     if (!result) throw notFound(POST_NOT_FOUND);
-    await this.deps.review.extrasChanged(workspaceId, postId);
+    await this.deps.review.extrasChanged(workspaceId, postId, caller.user_id);
     return { media_id: media.media_id, uploadUrl, expiresIn: uploadUrlTtl };
   }
 
@@ -150,6 +150,7 @@ export class MediaOperations {
     postId: string,
     mediaId: string,
     patch: { alt_text?: string; title?: string },
+    actorId?: string,
   ): Promise<Post> {
     const post = await this.deps.posts.require(workspaceId, postId);
     const found = post.media.find((m) => m.media_id === mediaId);
@@ -164,11 +165,16 @@ export class MediaOperations {
       if (patch.alt_text !== undefined) next.alt_text = patch.alt_text;
       if (patch.title !== undefined) next.title = patch.title;
       return media.with(at, next);
-    });
+    }, actorId);
   }
 
   /** Puts the post's media in the order of `mediaIds` (each of them once, no other). */
-  async reorder(workspaceId: string, postId: string, mediaIds: string[]): Promise<Post> {
+  async reorder(
+    workspaceId: string,
+    postId: string,
+    mediaIds: string[],
+    actorId?: string,
+  ): Promise<Post> {
     const refusal = "media_ids must name each of the post's media exactly once";
     return await this.#change(workspaceId, postId, (media) => {
       const byId = new Map(media.map((m) => [m.media_id, m]));
@@ -180,17 +186,22 @@ export class MediaOperations {
         if (!m) throw badRequest(refusal);
         return m;
       });
-    });
+    }, actorId);
   }
 
   /** Removes a media entry and its bytes. */
-  async delete(workspaceId: string, postId: string, mediaId: string): Promise<void> {
+  async delete(
+    workspaceId: string,
+    postId: string,
+    mediaId: string,
+    actorId?: string,
+  ): Promise<void> {
     let removed: Media | undefined;
     await this.#change(workspaceId, postId, (media) => {
       removed = media.find((m) => m.media_id === mediaId);
       if (!removed) throw notFound(MEDIA_NOT_FOUND);
       return media.filter((m) => m.media_id !== mediaId);
-    });
+    }, actorId);
     if (removed && this.deps.assets) {
       await this.deps.assets.delete(mediaKey(workspaceId, postId, removed)).catch((err) =>
         this.deps.logger.warn("could not remove a deleted media's bytes", {
@@ -280,12 +291,14 @@ export class MediaOperations {
 
   /**
    * Replaces the post's media with what `change` makes of them (null: nothing to write), in
-   * one commit on the post; an approval that covered other media is withdrawn after.
+   * one commit on the post; an approval that covered other media is withdrawn after (its
+   * reviewers told, but `actorId`, who made the change).
    */
   async #change(
     workspaceId: string,
     postId: string,
     change: (media: Media[]) => Media[] | null,
+    actorId?: string,
   ): Promise<Post> {
     const { store, posts, review } = this.deps;
     await posts.require(workspaceId, postId);
@@ -295,7 +308,8 @@ export class MediaOperations {
       return { ...current, media: next, updated_at: nowIso() } satisfies StoredPost;
     });
     if (!result) throw notFound(POST_NOT_FOUND);
-    return await review.extrasChanged(workspaceId, postId) ?? await posts.read(result.after);
+    return await review.extrasChanged(workspaceId, postId, actorId) ??
+      await posts.read(result.after);
   }
 
   #assets(): AssetStore {

@@ -80,7 +80,7 @@ export function mountMediaRoutes(
       const { workspace_id, ...patch } = c.req.valid("json");
       const { id, media_id } = c.req.valid("param");
       await workspaces.requireMember(workspace_id, caller.user_id);
-      return c.json(await media.update(workspace_id, id, media_id, patch), 200);
+      return c.json(await media.update(workspace_id, id, media_id, patch, caller.user_id), 200);
     },
   );
 
@@ -97,7 +97,8 @@ export function mountMediaRoutes(
       const caller = requireCaller(c);
       const { workspace_id, media_ids } = c.req.valid("json");
       await workspaces.requireMember(workspace_id, caller.user_id);
-      return c.json(await media.reorder(workspace_id, c.req.valid("param").id, media_ids), 200);
+      const { id } = c.req.valid("param");
+      return c.json(await media.reorder(workspace_id, id, media_ids, caller.user_id), 200);
     },
   );
 
@@ -115,7 +116,7 @@ export function mountMediaRoutes(
       const { workspaceId } = c.req.valid("query");
       const { id, media_id } = c.req.valid("param");
       await workspaces.requireMember(workspaceId, caller.user_id);
-      await media.delete(workspaceId, id, media_id);
+      await media.delete(workspaceId, id, media_id, caller.user_id);
       return c.body(null, 204);
     },
   );

@@ -73,8 +73,8 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     logger,
     publicUrl: base.publicUrl,
   });
-  posts.afterTextChange = async (postId, content) =>
-    await review.textChanged(postId, await textFingerprint(content));
+  posts.afterTextChange = async (postId, content, actorId) =>
+    await review.textChanged(postId, await textFingerprint(content), actorId);
   const linkedin = new LinkedInApi(config.linkedin, `${base.publicUrl}/oauth/linkedin/callback`);
   const cipher = await TokenCipher.open({
     keyBase64: config.linkedin.tokenKey,

@@ -27,9 +27,9 @@ export interface NewPost {
 export class PostOperations {
   /**
    * Called after a new text is stored (REST, MCP, AI): the review rules send an approved post
-   * whose text changed back to review, and answer it then.
+   * whose text changed back to review, and answer it then. `actorId` made the change.
    */
-  afterTextChange?: (postId: string, content: string) => Promise<Post | null>;
+  afterTextChange?: (postId: string, content: string, actorId?: string) => Promise<Post | null>;
 
   constructor(
     private readonly deps: {
@@ -146,13 +146,14 @@ export class PostOperations {
 
   /**
    * Applies `update`. A new text goes to the live document first (so every connected editor
-   * gets it at once, and a collab failure changes nothing), then to the stored copy.
+   * gets it at once, and a collab failure changes nothing), then to the stored copy. `guard`
+   * checks the post inside the commit; `actorId` is who changes it (when a person does).
    */
   async update(
     workspaceId: string,
     postId: string,
     update: PostUpdate,
-    guard?: (current: PostRecord) => void,
+    { guard, actorId }: { guard?: (current: PostRecord) => void; actorId?: string } = {},
   ): Promise<Post> {
     const { store, liveDocs } = this.deps;
     if (update.content !== undefined) {
@@ -165,7 +166,7 @@ export class PostOperations {
       throw notFound(POST_NOT_FOUND);
     }
     if (update.content !== undefined) {
-      const sentBack = await this.afterTextChange?.(postId, update.content);
+      const sentBack = await this.afterTextChange?.(postId, update.content, actorId);
       return sentBack ?? withContent(result.after, update.content);
     }
     return await this.read(result.after);

@@ -290,16 +290,16 @@ export class ReviewOperations {
   /**
    * The post's text now has `fingerprint`. An approved or scheduled post whose approval covers
    * another text goes back to `in_review`: approval cleared, schedule cancelled, reviewers
-   * DMed, the voiding kept in the review history. Answers the post when it was sent back, else
-   * null. Idempotent.
+   * DMed (not `actorId`, whose change it was), the voiding kept in the review history. Answers
+   * the post when it was sent back, else null. Idempotent.
    */
-  async textChanged(postId: string, fingerprint: string): Promise<Post | null> {
+  async textChanged(postId: string, fingerprint: string, actorId?: string): Promise<Post | null> {
     const { store, posts } = this.deps;
     const workspaceId = await store.workspaceOf(postId);
     if (!workspaceId) return null;
     const stored = await store.getStored(workspaceId, postId);
     if (!stored || !invalidates(stored, fingerprint)) return null;
-    const emails = await this.emails(stored.reviewer_ids);
+    const emails = await this.emails(othersThan(stored.reviewer_ids, actorId));
     const approver = await this.#approverName(stored);
     const result = await store.modifyPost(workspaceId, postId, (current, op) => {
       if (!invalidates(current, fingerprint)) return null;
@@ -317,11 +317,15 @@ export class ReviewOperations {
    * covers other ones goes back to `in_review`, as with `textChanged`. Answers the post when it
    * was sent back, else null. Idempotent.
    */
-  async extrasChanged(workspaceId: string, postId: string): Promise<Post | null> {
+  async extrasChanged(
+    workspaceId: string,
+    postId: string,
+    actorId?: string,
+  ): Promise<Post | null> {
     const { store, posts } = this.deps;
     const stored = await store.getStored(workspaceId, postId);
     if (!stored || !extrasInvalidate(stored)) return null;
-    const emails = await this.emails(stored.reviewer_ids);
+    const emails = await this.emails(othersThan(stored.reviewer_ids, actorId));
     const approver = await this.#approverName(stored);
     const result = await store.modifyPost(workspaceId, postId, (current, op) => {
       if (!extrasInvalidate(current)) return null;
@@ -385,6 +389,12 @@ export class ReviewOperations {
       approverName: await this.#approverName(post),
     };
   }
+}
+
+/** The reviewers to tell of a change: nobody is told of their own (a DM goes to whoever has
+ * an address in the map `sendBackToReview` is given). */
+function othersThan(reviewerIds: string[], actorId: string | undefined): string[] {
+  return reviewerIds.filter((id) => id !== actorId);
 }
 
 /** Whether `fingerprint` withdraws the approval (not while a publish call is in flight: the

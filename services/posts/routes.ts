@@ -146,9 +146,9 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
           }
         }
       }
-      const post = await posts.update(workspace_id, id, changes);
+      const post = await posts.update(workspace_id, id, changes, { actorId: caller.user_id });
       const sentBack = changes.first_comment !== undefined
-        ? await deps.review?.extrasChanged(workspace_id, id)
+        ? await deps.review?.extrasChanged(workspace_id, id, caller.user_id)
         : null;
       return c.json(sentBack ?? post, 200);
     },
@@ -172,7 +172,7 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       await workspaces.requireMember(workspace_id, caller.user_id);
       await posts.require(workspace_id, id);
       const guard = await deps.review?.statusGuard(workspace_id, status);
-      return c.json(await posts.update(workspace_id, id, { status }, guard), 200);
+      return c.json(await posts.update(workspace_id, id, { status }, { guard }), 200);
     },
   );
 

@@ -516,11 +516,15 @@ export const internalFirstCommentBody = z.object({
     FIRST_COMMENT_MAX,
     `first_comment is longer than ${FIRST_COMMENT_MAX} characters`,
   ).nullable(),
+  /** who makes the change (the tool's caller) */
+  actor_id: z.string().max(ID_MAX, "actor_id is too long").optional(),
 });
 
 export const internalContentBody = z.object({
   content: content(CONTENT_MAX),
   workspace_id: z.string().max(ID_MAX, "workspace_id is too long").optional(),
+  /** who makes the change (the tool's caller) */
+  actor_id: z.string().max(ID_MAX, "actor_id is too long").optional(),
 });
 
 // ---------------------------------------------------------------- responses

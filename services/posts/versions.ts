@@ -90,7 +90,7 @@ export class VersionOperations {
       content: version.text,
       first_comment: version.first_comment,
       publish_as: version.publish_as,
-    });
+    }, { actorId: caller.user_id });
     const result = await store.modifyPost(workspaceId, postId, (current, op) => {
       const next = { ...current, media, updated_at: nowIso() };
       store.versions.add(op, versionOf(next, version.text, "restored", by(caller)));
@@ -98,8 +98,8 @@ export class VersionOperations {
     });
     if (!result) throw notFound(POST_NOT_FOUND);
     const sentBack: Post | null =
-      await review.textChanged(postId, await textFingerprint(version.text)) ??
-        await review.extrasChanged(workspaceId, postId);
+      await review.textChanged(postId, await textFingerprint(version.text), caller.user_id) ??
+        await review.extrasChanged(workspaceId, postId, caller.user_id);
     return sentBack ?? await posts.read(result.after);
   }
 }

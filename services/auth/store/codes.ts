@@ -240,6 +240,8 @@ export class CodeStore {
     email: string,
     code: string,
     passwordHash: () => Promise<string>,
+    /** the DMs to send (in the same commit) when the reset confirms an account that now awaits approval */
+    awaitingApproval?: (user: UserRecord) => Promise<OutgoingMessage[]>,
   ): Promise<ResetResult> {
     const codeHash = await sha256Hex(code);
     let hash: string | null = null;
@@ -275,10 +277,14 @@ export class CodeStore {
         sessions_revoked_at: Date.now() + 1,
         updated_at: nowIso(),
       };
-      const res = await this.kv.atomic().check(userEntry).check(codeEntry)
+      const tell = !user.confirmed && !after.approved && awaitingApproval
+        ? await awaitingApproval(after)
+        : [];
+      const op = this.kv.atomic().check(userEntry).check(codeEntry)
         .delete(codeEntry.key)
-        .set(userEntry.key, after)
-        .commit();
+        .set(userEntry.key, after);
+      for (const message of tell) this.queue.enqueue(op, { type: "deliver", message });
+      const res = await op.commit();
       return res.ok ? { ok: true, value: { kind: "reset", before: user, after } } : { ok: false };
     });
   }

@@ -102,11 +102,16 @@ export class UserStore {
   /**
    * Creates an account unless its email (or Google subject) is taken: the index keys are
    * checked empty in the same commit, so of two concurrent signups exactly one wins. A
-   * confirmation code and an outgoing message commit with it.
+   * confirmation code and outgoing messages (`message`, and those `messagesFor` makes for
+   * the new account) commit with it.
    */
   async createUser(
     input: NewUser,
-    extras: { confirmCode?: string; message?: OutgoingMessage } = {},
+    extras: {
+      confirmCode?: string;
+      message?: OutgoingMessage;
+      messagesFor?: (user: UserRecord) => OutgoingMessage[];
+    } = {},
   ): Promise<UserRecord | null> {
     const now = nowIso();
     const user: UserRecord = {
@@ -145,7 +150,11 @@ export class UserStore {
           { expireIn: CONFIRM_CODE_TTL_MS },
         );
       }
-      if (extras.message) this.queue.enqueue(op, { type: "deliver", message: extras.message });
+      const messages = [
+        ...(extras.message ? [extras.message] : []),
+        ...(extras.messagesFor?.(user) ?? []),
+      ];
+      for (const message of messages) this.queue.enqueue(op, { type: "deliver", message });
       const res = await op.commit();
       return res.ok ? { ok: true, value: user } : { ok: false };
     });
@@ -153,12 +162,14 @@ export class UserStore {
 
   /**
    * Read-modify-write of one account. `change` answers the new record (or null to leave it
-   * as it is) and may add a message that is queued in the same commit. The pending counter
+   * as it is) and may add messages that are queued in the same commit. The pending counter
    * follows the derived status.
    */
   async updateUser(
     userId: string,
-    change: (user: UserRecord) => { user: UserRecord; message?: OutgoingMessage } | null,
+    change: (
+      user: UserRecord,
+    ) => { user: UserRecord; message?: OutgoingMessage; messages?: OutgoingMessage[] } | null,
     { touch = true }: { touch?: boolean } = {},
   ): Promise<{ before: UserRecord; after: UserRecord } | null> {
     return await retryCommit<{ before: UserRecord; after: UserRecord } | null>(async () => {
@@ -181,7 +192,9 @@ export class UserStore {
         if (isAdmin(after)) op.set(adminKey(userId), true);
         else op.delete(adminKey(userId));
       }
-      if (changed.message) this.queue.enqueue(op, { type: "deliver", message: changed.message });
+      for (const message of [changed.message, ...(changed.messages ?? [])]) {
+        if (message) this.queue.enqueue(op, { type: "deliver", message });
+      }
       const res = await op.commit();
       return res.ok ? { ok: true, value: { before, after } } : { ok: false };
     });
