@@ -359,3 +359,32 @@ Deno.test("connect answers 503 when LinkedIn is not configured", e2e, async () =
     await stack.close();
   }
 });
+
+Deno.test("MCP list_posts lists drafts that were never reviewed", e2e, async () => {
+  const stack = await startTestStack();
+  try {
+    const author = await createUser(stack);
+    const ws = await api(stack, "POST", "/api/workspaces", {
+      token: author.access_token,
+      body: { name: "Drafts" },
+    });
+    const wsId = ws.body.workspace_id;
+    const draft = await api(stack, "POST", "/api/posts", {
+      token: author.access_token,
+      body: { workspace_id: wsId, title: "Fresh draft", content: "Not reviewed yet" },
+    });
+    assert.equal(draft.status, 201, JSON.stringify(draft.body));
+    const all = await mcpCall(stack, author, "list_posts", { workspace_id: wsId });
+    assert.deepEqual(all.posts?.map((p: { post_id: string }) => p.post_id), [
+      draft.body.post_id,
+    ], JSON.stringify(all));
+    assert.deepEqual([all.posts[0].title, all.posts[0].status], ["Fresh draft", "draft"]);
+    const drafts = await mcpCall(stack, author, "list_posts", {
+      workspace_id: wsId,
+      status: "draft",
+    });
+    assert.equal(drafts.posts?.length, 1, JSON.stringify(drafts));
+  } finally {
+    await stack.close();
+  }
+});
