@@ -117,6 +117,22 @@ Deno.test("LinkedIn connection and scheduling", e2e, async (t) => {
       assert.deepEqual([conn.body.connected, conn.body.connected_by], [true, author.user_id]);
     });
 
+    await t.step("a code LinkedIn refuses is 400 with LinkedIn's refusal alone", async () => {
+      const { wsId } = await fresh();
+      const started = await startConnect(stack, author, wsId);
+      const forged = new URL(started.callback);
+      forged.searchParams.set("code", "never-issued");
+      const refused = await followCallback(forged, started.cookie);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(JSON.parse(refused.text), {
+        error: "LinkedIn refused the authorization code (400)",
+      });
+      const none = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
+        token: author.access_token,
+      });
+      assert.equal(none.body.connected, false, "nothing was connected");
+    });
+
     await t.step("a viewer cannot schedule, unschedule or publish", async () => {
       const { wsId, approvedPost, schedule } = await connected();
       const id = await approvedPost("Viewer must not post this");
