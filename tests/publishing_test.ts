@@ -117,6 +117,22 @@ Deno.test("LinkedIn connection and scheduling", e2e, async (t) => {
       assert.deepEqual([conn.body.connected, conn.body.connected_by], [true, author.user_id]);
     });
 
+    await t.step("a code LinkedIn refuses is 400 with LinkedIn's refusal alone", async () => {
+      const { wsId } = await fresh();
+      const started = await startConnect(stack, author, wsId);
+      const forged = new URL(started.callback);
+      forged.searchParams.set("code", "never-issued");
+      const refused = await followCallback(forged, started.cookie);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(JSON.parse(refused.text), {
+        error: "LinkedIn refused the authorization code (400)",
+      });
+      const none = await api(stack, "GET", `/api/workspaces/${wsId}/linkedin`, {
+        token: author.access_token,
+      });
+      assert.equal(none.body.connected, false, "nothing was connected");
+    });
+
     await t.step("a viewer cannot schedule, unschedule or publish", async () => {
       const { wsId, approvedPost, schedule } = await connected();
       const id = await approvedPost("Viewer must not post this");
@@ -355,6 +371,35 @@ Deno.test("connect answers 503 when LinkedIn is not configured", e2e, async () =
       },
     );
     assert.deepEqual([res.status, res.body], [503, { error: "LinkedIn is not configured" }]);
+  } finally {
+    await stack.close();
+  }
+});
+
+Deno.test("MCP list_posts lists drafts that were never reviewed", e2e, async () => {
+  const stack = await startTestStack();
+  try {
+    const author = await createUser(stack);
+    const ws = await api(stack, "POST", "/api/workspaces", {
+      token: author.access_token,
+      body: { name: "Drafts" },
+    });
+    const wsId = ws.body.workspace_id;
+    const draft = await api(stack, "POST", "/api/posts", {
+      token: author.access_token,
+      body: { workspace_id: wsId, title: "Fresh draft", content: "Not reviewed yet" },
+    });
+    assert.equal(draft.status, 201, JSON.stringify(draft.body));
+    const all = await mcpCall(stack, author, "list_posts", { workspace_id: wsId });
+    assert.deepEqual(all.posts?.map((p: { post_id: string }) => p.post_id), [
+      draft.body.post_id,
+    ], JSON.stringify(all));
+    assert.deepEqual([all.posts[0].title, all.posts[0].status], ["Fresh draft", "draft"]);
+    const drafts = await mcpCall(stack, author, "list_posts", {
+      workspace_id: wsId,
+      status: "draft",
+    });
+    assert.equal(drafts.posts?.length, 1, JSON.stringify(drafts));
   } finally {
     await stack.close();
   }

@@ -137,8 +137,9 @@ export class PostsClient {
   /** A workspace's posts, newest first, optionally of one status (MCP list_posts). */
   async listPosts(workspaceId: string, status?: string): Promise<PostRecord[]> {
     const query = `workspaceId=${enc(workspaceId)}${status ? `&status=${enc(status)}` : ""}`;
+    // The route answers stored records: a post never reviewed has no `approvals` at all.
     const found = await this.#client.call(
-      z.object({ items: z.array(postSchema.omit({ content: true })) }),
+      z.object({ items: z.array(postSchema.omit({ content: true, approvals: true })) }),
       "GET",
       `/internal/posts?${query}`,
       { passOn: [400] },

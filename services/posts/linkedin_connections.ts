@@ -124,7 +124,12 @@ export class LinkedInConnections {
         organizations = await linkedin.organizations(token.accessToken);
       }
     } catch (err) {
-      throw new AppError(400, errorMessage(err));
+      // The answer names LinkedIn's refusal; the stack goes to the log only.
+      this.deps.logger.warn("LinkedIn connect failed", {
+        workspace_id: workspaceId,
+        error: errorMessage(err),
+      });
+      throw new AppError(400, err instanceof Error ? err.message : String(err));
     }
     const now = Date.now();
     const connection: StoredConnection = {

@@ -98,9 +98,12 @@ export const pendingInviteListSchema = z.object({
 /** A publishing slot: a weekday and a 24-hour time in the workspace's zone. */
 export const SLOT_PATTERN = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([01]\d|2[0-3]):[0-5]\d$/;
 
-/** Whether `zone` is an IANA time zone name this runtime knows. */
+/**
+ * Whether `zone` is an IANA time zone name this runtime knows. Intl also takes UTC offsets
+ * (`+02:00`), which name no zone: a zone name starts with a letter.
+ */
 export function isTimeZone(zone: string): boolean {
-  if (!zone.trim()) return false;
+  if (!/^[A-Za-z]/.test(zone)) return false;
   try {
     new Intl.DateTimeFormat(undefined, { timeZone: zone });
     return true;
