@@ -52,3 +52,8 @@ export function createLogger(
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
+
+/** The error's message alone, for an answer or a stored status: no stack, no file paths. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

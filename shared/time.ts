@@ -7,3 +7,17 @@ export function toIso(date: Date): string {
 export function nowIso(): string {
   return toIso(new Date());
 }
+
+/**
+ * Whether `zone` names an IANA time zone (`Europe/Zurich`, `UTC`). `Intl` also takes UTC
+ * offsets such as `+02:00`, which name no zone: a name starts with a letter.
+ */
+export function isTimeZone(zone: string): boolean {
+  if (!/^[A-Za-z]/.test(zone) || zone.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

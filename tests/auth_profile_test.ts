@@ -18,6 +18,15 @@ Deno.test(
         });
         assert.equal(bad.status, 400);
         assert.equal(bad.body.error, "timezone is not a known IANA time zone");
+        // Intl takes a UTC offset, but it names no zone.
+        for (const offset of ["+02:00", "-0500"]) {
+          const res = await api(stack, "PATCH", "/api/auth/me", {
+            token: user.access_token,
+            body: { timezone: offset },
+          });
+          assert.equal(res.status, 400, offset);
+          assert.equal(res.body.error, "timezone is not a known IANA time zone");
+        }
         const blank = await api(stack, "PATCH", "/api/auth/me", {
           token: user.access_token,
           body: { name: "   " },

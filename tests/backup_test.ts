@@ -410,6 +410,7 @@ Deno.test("backup and restore", e2e, async (t) => {
         const job = await restore(a, adminA, key);
         assert.equal(job.status, "failed", name);
         assert.match(job.error, error, name);
+        assert.doesNotMatch(job.error, /\n\s+at |file:\/\//, `${name}: no stack in the answer`);
         assert.ok(job.finished_at, name);
         const now = await state();
         assert.deepEqual(now.snap, unchanged.snap, name);

@@ -18,7 +18,7 @@ import { z } from "zod";
 import { SERVICE_NAMES, type ServiceName } from "../../shared/config.ts";
 import { type AssetStore, keyProblem } from "../../shared/assets/store.ts";
 import { decodeLine, LineSplitter, remapLine } from "../../shared/archive/kv_backup.ts";
-import { errorMessage } from "../../shared/log.ts";
+import { errorText } from "../../shared/log.ts";
 import type { UserProfile } from "../auth/client.ts";
 import type { KeyspaceClient } from "./peers.ts";
 import { BACKUP_PREFIX } from "./schemas.ts";
@@ -253,7 +253,7 @@ export async function validateArchive(
             decoded = decodeLine(line);
           } catch (err) {
             throw new RestoreValidationError(
-              `kv/${service}.ndjson line ${count} cannot be read: ${errorMessage(err)}`,
+              `kv/${service}.ndjson line ${count} cannot be read: ${errorText(err)}`,
             );
           }
           if (service === "auth") collectUser(decoded, backupUsers);
@@ -282,7 +282,7 @@ export async function validateArchive(
     manifest = parsed.data;
   } catch (err) {
     throw new RestoreValidationError(
-      `The manifest is not one this service understands (${errorMessage(err)})`,
+      `The manifest is not one this service understands (${errorText(err)})`,
     );
   }
   for (const [service, count] of kvCounts) {

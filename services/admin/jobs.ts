@@ -1,5 +1,5 @@
 import type { AssetStore } from "../../shared/assets/store.ts";
-import { errorMessage, type Logger } from "../../shared/log.ts";
+import { errorMessage, errorText, type Logger } from "../../shared/log.ts";
 import type { QueueHandlers } from "../../shared/queue/queue.ts";
 import { withHeapWatch } from "../../shared/runtime/heap_watch.ts";
 import { nowIso } from "../../shared/time.ts";
@@ -61,9 +61,9 @@ async function restore(deps: RestoreDeps, jobId: string): Promise<void> {
   } catch (err) {
     const error = err instanceof RestoreValidationError
       ? err.message
-      : `Restore failed: ${errorMessage(err)}`;
+      : `Restore failed: ${errorText(err)}`;
     await store.updateRestore(jobId, { status: "failed", error, finished_at: nowIso() });
-    log.warn("restore failed", { error });
+    log.warn("restore failed", { error, detail: errorMessage(err) });
   }
 }
 

@@ -8,15 +8,7 @@ import { requirePasswordPolicy } from "./operations.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 import { meSchema, PASSWORD_POLICY_DOC, TIME_ZONE_DOC, tokenResponseSchema } from "./schemas.ts";
 import { meOf } from "./session_routes.ts";
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat(undefined, { timeZone: zone });
-    return zone.length <= 64;
-  } catch {
-    return false;
-  }
-}
+import { isTimeZone } from "../../shared/time.ts";
 
 const profileBody = z.object({
   name: z.string({ error: "name must be a string" }).trim().min(1, "name must not be blank")

@@ -6,7 +6,7 @@ import {
 } from "../../shared/http/identity.ts";
 import { describeZodError } from "../../shared/http/service_app.ts";
 import { newId, timingSafeEqual } from "../../shared/crypto/ids.ts";
-import { errorMessage, type Logger } from "../../shared/log.ts";
+import { errorMessage, errorText, type Logger } from "../../shared/log.ts";
 import { countMetric } from "../../shared/service/metrics.ts";
 import type { CollabHub } from "./hub.ts";
 import { CloseCode } from "./protocol.ts";
@@ -208,7 +208,7 @@ export function createWsHandler(
       upgraded = Deno.upgradeWebSocket(req, { idleTimeout: pingSeconds });
     } catch (err) {
       hub.release(docId);
-      return refuse(400, `Cannot upgrade the connection: ${errorMessage(err)}`);
+      return refuse(400, `Cannot upgrade the connection: ${errorText(err)}`);
     }
     const admitted = hub.reserveSocket(userId);
     if (!admitted) {

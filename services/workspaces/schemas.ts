@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isTimeZone } from "../../shared/time.ts";
 
 /** The longest id accepted in a path or body; ids are ULIDs (26 characters). */
 export const MAX_ID_LENGTH = 128;
@@ -97,20 +98,6 @@ export const pendingInviteListSchema = z.object({
 
 /** A publishing slot: a weekday and a 24-hour time in the workspace's zone. */
 export const SLOT_PATTERN = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([01]\d|2[0-3]):[0-5]\d$/;
-
-/**
- * Whether `zone` is an IANA time zone name this runtime knows. Intl also takes UTC offsets
- * (`+02:00`), which name no zone: a zone name starts with a letter.
- */
-export function isTimeZone(zone: string): boolean {
-  if (!/^[A-Za-z]/.test(zone)) return false;
-  try {
-    new Intl.DateTimeFormat(undefined, { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A workspace stored before review and publishing existed reads with its defaults. */
 export function withWorkspaceDefaults<T extends Workspace | null | undefined>(ws: T): T {

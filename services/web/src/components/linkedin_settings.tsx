@@ -34,7 +34,12 @@ export function LinkedInSettings(
   const by = c?.connected_by
     ? members.data?.members.find((m) => m.user_id === c.connected_by)
     : undefined;
-  const byName = by ? by.name || by.email : c?.connected_by ? "a former member" : "";
+  // "A former member" only once the member list says so; while it loads, no name at all.
+  const byName = by
+    ? by.name || by.email
+    : c?.connected_by && members.data
+    ? "a former member"
+    : "";
 
   const connect = async () => {
     setBusy(true);
