@@ -4,7 +4,7 @@ import { WebsocketProvider } from "y-websocket";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
 import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox.ts";
-import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
+import { fakeAiEnv, startFakeChatCompletions } from "./fakes/chat_completions.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { settledValue, waitFor } from "./helpers/wait.ts";
@@ -500,11 +500,7 @@ Deno.test(
   e2e,
   async () => {
     const ai = startFakeChatCompletions();
-    const stack = await startTestStack({
-      OPENAI_BASE_URL: ai.baseUrl,
-      OPENAI_API_KEY: "test-key",
-      OPENAI_MODEL: "fake-model",
-    });
+    const stack = await startTestStack(fakeAiEnv(ai));
     try {
       const owner = await createUser(stack);
       const author = await createUser(stack);
@@ -557,11 +553,7 @@ Deno.test(
   e2e,
   async () => {
     const ai = startFakeChatCompletions();
-    const stack = await startTestStack({
-      OPENAI_BASE_URL: ai.baseUrl,
-      OPENAI_API_KEY: "test-key",
-      OPENAI_MODEL: "fake-model",
-    });
+    const stack = await startTestStack(fakeAiEnv(ai));
     try {
       const owner = await createUser(stack);
       const author = await createUser(stack);

@@ -116,3 +116,8 @@ export function startFakeChatCompletions(
     },
   };
 }
+
+/** The service's settings that point its AI backend at `fake`. */
+export function fakeAiEnv(fake: FakeChatCompletions): Record<string, string> {
+  return { OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: "test-key", OPENAI_MODEL: "fake-model" };
+}
