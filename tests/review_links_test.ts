@@ -189,6 +189,34 @@ Deno.test("required approvals, review links, mentions and notifications", e2e, a
       },
     );
 
+    await t.step("a link dies with its workspace", async () => {
+      const doomed = await createWorkspace(stack, owner, "Doomed", [[author, "editor"]]);
+      const post = await as(author)("POST", "/api/posts", { workspace_id: doomed, content: "Bye" });
+      const made = await as(owner)("POST", `/api/posts/${post.body.post_id}/review-links`, {
+        workspace_id: doomed,
+        reviewer_name: "Rita",
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const token = new URL(made.body.url).pathname.slice("/review/".length);
+      const view = () => fetch(`${stack.url}/api/review-links/${token}`);
+      const before = await view();
+      await before.body?.cancel();
+      assert.equal(before.status, 200);
+      assert.equal((await as(owner)("DELETE", `/api/workspaces/${doomed}`)).status, 204);
+      const after = await view();
+      assert.deepEqual({ status: after.status, body: await after.json() }, {
+        status: 404,
+        body: { error: "Review link not found or expired" },
+      });
+      const decided = await fetch(`${stack.url}/api/review-links/${token}/decision`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ decision: "approve" }),
+      });
+      assert.equal(decided.status, 404);
+      await decided.body?.cancel();
+    });
+
     await t.step("a link answers 30 requests a minute", async () => {
       const id = await inReview("Busy link");
       const made = await as(editor)("POST", `/api/posts/${id}/review-links`, {

@@ -147,7 +147,7 @@ export function mountReviewLinkRoutes(
       path: "/api/review-links/{token}",
       summary: "What an outside reviewer sees (no authentication: the token is the credential)",
       description: "404 `Review link not found or expired` for an unknown, revoked, expired or " +
-        "outdated link; at most 30 requests a minute per link (429).",
+        "outdated link, or one whose workspace was deleted; at most 30 requests a minute per link (429).",
       request: { params: tokenParam },
       responses: { 200: json(reviewView, "The post to review"), ...errors(404, 429) },
     }),

@@ -2,7 +2,7 @@ import { AppError, conflict, forbidden, notFound } from "../../shared/http/app_e
 import type { Caller } from "../../shared/http/identity.ts";
 import { newId, randomToken, sha256Hex } from "../../shared/crypto/ids.ts";
 import { nowIso, toIso } from "../../shared/time.ts";
-import type { WorkspacesClient } from "../workspaces/client.ts";
+import type { Workspace, WorkspacesClient } from "../workspaces/client.ts";
 import { approvalKey, textFingerprintSync } from "./fingerprints.ts";
 import type { MediaOperations } from "./media.ts";
 import type { PostOperations } from "./operations.ts";
@@ -94,11 +94,10 @@ export class ReviewLinkOperations {
 
   /** What the reviewer sees: the post as it would be published, and the workspace's name. */
   async view(token: string) {
-    const { link, post, content } = await this.#open(token);
-    const ws = await this.deps.review.settings(link.value.workspace_id);
+    const { link, post, content, ws } = await this.#open(token);
     const withUrls = await this.deps.media.withDownloadUrls({ ...content });
     return {
-      workspace_name: ws?.name ?? "",
+      workspace_name: ws.name,
       reviewer_name: link.value.reviewer_name,
       expires_at: link.value.expires_at,
       decision: link.value.decision,
@@ -130,11 +129,15 @@ export class ReviewLinkOperations {
     return { decision };
   }
 
-  /** The live link of `token` and its post, or 404 (unknown, revoked, expired, outdated). */
+  /**
+   * The live link of `token`, its post and workspace, or 404 (unknown, revoked, expired,
+   * outdated, or its workspace deleted: a link opens no more than the workspace's own routes).
+   */
   async #open(token: string): Promise<{
     link: Deno.KvEntry<ReviewLinkRecord>;
     post: PostRecord;
     content: Post;
+    ws: Workspace;
   }> {
     const { store, posts } = this.deps;
     if (!TOKEN.test(token)) throw notFound(REVIEW_LINK_GONE);
@@ -146,12 +149,14 @@ export class ReviewLinkOperations {
     if (!link.value || Date.parse(link.value.expires_at) <= Date.now()) {
       throw notFound(REVIEW_LINK_GONE);
     }
+    const ws = await this.deps.review.settings(link.value.workspace_id);
+    if (ws?.status !== "active") throw notFound(REVIEW_LINK_GONE);
     const post = await store.getPost(link.value.workspace_id, link.value.post_id);
     if (!post) throw notFound(REVIEW_LINK_GONE);
     const content = await posts.read(post);
     if (approvalKey(textFingerprintSync(content.content), post) !== link.value.content) {
       throw notFound(REVIEW_LINK_GONE);
     }
-    return { link: link as Deno.KvEntry<ReviewLinkRecord>, post, content };
+    return { link: link as Deno.KvEntry<ReviewLinkRecord>, post, content, ws };
   }
 }
