@@ -95,7 +95,7 @@ export function mountAuthorizeRoutes(
         400: htmlPage("Bad parameters (PKCE S256 is required), or email or password missing"),
         401: htmlPage("Wrong credentials: the page again with an error"),
         403: htmlPage(
-          "Posted from another site (Origin) or without the form token; email not confirmed, or account disabled or rejected",
+          "Posted from another site (Origin), or a form token (or `Origin: null`) not matching the page's cookie; email not confirmed, or account disabled or rejected",
         ),
         429: htmlPage("Too many login tries for this account or from this address"),
         503: htmlPage("Too many sign-ins being checked at once; try again"),

@@ -19,9 +19,11 @@ export type ValidParams = LoginPageOptions["params"];
 
 /**
  * Login CSRF defence for POST /oauth/authorize. A browser's POST carries `Origin`, which must
- * be this service's own (PUBLIC_URL); a POST without one (old browsers, privacy proxies) must
- * carry the hidden form token that equals the HttpOnly cookie set with the page, which a
- * cross-site page can neither read nor set.
+ * be this service's own (PUBLIC_URL); one with `Origin: null`, or a form that sends the hidden
+ * form token, must carry the token that equals the HttpOnly cookie set with the page, which a
+ * cross-site page can neither read nor set. A POST with neither Origin nor token is not a
+ * browser's (every browser sends Origin on a POST): a script posting the documented fields, as
+ * the API allows; PKCE still binds its code to whoever holds the verifier.
  */
 export const LOGIN_CSRF_COOKIE = "cp_login_csrf";
 /** Binds a Google round trip to the browser that started it (checked on the callback). */
@@ -139,6 +141,7 @@ export function csrfRefusal(
   if (origin !== undefined && origin !== "null") {
     return origin === publicOrigin ? null : CROSS_SITE_LOGIN;
   }
+  if (origin === undefined && formToken === undefined) return null;
   const expected = getCookie(c, LOGIN_CSRF_COOKIE);
   if (
     typeof formToken !== "string" || !expected || !TOKEN_SHAPE.test(expected) ||
