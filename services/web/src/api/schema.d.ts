@@ -1222,7 +1222,7 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description Posted from another site (Origin) or without the form token; email not confirmed, or account disabled or rejected */
+                /** @description Posted from another site (Origin), or a form token (or `Origin: null`) not matching the page's cookie; email not confirmed, or account disabled or rejected */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6156,7 +6156,7 @@ export interface paths {
         };
         /**
          * What an outside reviewer sees (no authentication: the token is the credential)
-         * @description 404 `Review link not found or expired` for an unknown, revoked, expired or outdated link; at most 30 requests a minute per link (429).
+         * @description 404 `Review link not found or expired` for an unknown, revoked, expired or outdated link, or one whose workspace was deleted; at most 30 requests a minute per link (429).
          */
         get: {
             parameters: {
