@@ -109,10 +109,12 @@ export function mountInternalRoutes(
       if (u.approved && u.status === "approved" && u.enabled) return null;
       return {
         user: { ...u, approved: true, status: "approved", enabled: true },
-        message: u.approved ? undefined : buildMessage("dm", u.email, "user_approved", {
-          name: u.name,
-          login_url: `${config.base.publicUrl}/`,
-        }),
+        messages: u.approved ? [] : [
+          buildMessage("dm", u.email, "user_approved", {
+            name: u.name,
+            login_url: `${config.base.publicUrl}/`,
+          }),
+        ],
       };
     });
     return c.json(found(result));

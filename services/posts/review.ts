@@ -391,8 +391,7 @@ export class ReviewOperations {
   }
 }
 
-/** The reviewers to tell of a change: nobody is told of their own (a DM goes to whoever has
- * an address in the map `sendBackToReview` is given). */
+/** The reviewers to tell of a change: all but `actorId`, who made it. */
 function othersThan(reviewerIds: string[], actorId: string | undefined): string[] {
   return reviewerIds.filter((id) => id !== actorId);
 }

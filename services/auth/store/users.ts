@@ -169,7 +169,7 @@ export class UserStore {
     userId: string,
     change: (
       user: UserRecord,
-    ) => { user: UserRecord; message?: OutgoingMessage; messages?: OutgoingMessage[] } | null,
+    ) => { user: UserRecord; messages?: OutgoingMessage[] } | null,
     { touch = true }: { touch?: boolean } = {},
   ): Promise<{ before: UserRecord; after: UserRecord } | null> {
     return await retryCommit<{ before: UserRecord; after: UserRecord } | null>(async () => {
@@ -192,8 +192,8 @@ export class UserStore {
         if (isAdmin(after)) op.set(adminKey(userId), true);
         else op.delete(adminKey(userId));
       }
-      for (const message of [changed.message, ...(changed.messages ?? [])]) {
-        if (message) this.queue.enqueue(op, { type: "deliver", message });
+      for (const message of changed.messages ?? []) {
+        this.queue.enqueue(op, { type: "deliver", message });
       }
       const res = await op.commit();
       return res.ok ? { ok: true, value: { before, after } } : { ok: false };
