@@ -536,7 +536,7 @@ Deno.test("auth service end to end", e2e, async (t) => {
     });
 
     await t.step(
-      "a disabled or rejected account can neither log in nor refresh (403)",
+      "a disabled or rejected account cannot log in (403) nor refresh (401)",
       async () => {
         const user = await createUser(stack);
         const disabled = await internalJson(
@@ -557,11 +557,13 @@ Deno.test("auth service end to end", e2e, async (t) => {
         const refresh = await api(stack, "POST", "/api/auth/refresh", {
           body: { refresh_token: user.refresh_token },
         });
-        assert.equal(refresh.status, 403);
+        assert.equal(refresh.status, 401);
+        assert.equal(refresh.body.error, "Account is disabled");
         await internalJson(stack, "PUT", `/internal/users/${user.user_id}/enabled`, {
           enabled: true,
         });
-        assert.ok((await login(stack, user.email, user.password)).access_token);
+        const again = await login(stack, user.email, user.password);
+        assert.ok(again.access_token);
 
         const rejected = await internalJson(
           stack,
@@ -576,6 +578,11 @@ Deno.test("auth service end to end", e2e, async (t) => {
           body: { email: user.email, password: user.password },
         });
         assert.equal(afterReject.status, 403);
+        const refreshRejected = await api(stack, "POST", "/api/auth/refresh", {
+          body: { refresh_token: again.refresh_token },
+        });
+        assert.equal(refreshRejected.status, 401);
+        assert.equal(refreshRejected.body.error, "Account has been rejected");
         const page = await postAuthorize(stack, { email: user.email, password: user.password });
         assert.equal(page.status, 403);
         assert.equal(page.location, null);

@@ -239,8 +239,9 @@ export async function signIn(
 
 /**
  * Rotation: new tokens for a refresh token. `refused` when the token is unknown, used or
- * expired (a reused one revokes its family); a family whose account is gone, unusable (403) or
- * whose sessions were revoked after it began (401) is revoked.
+ * expired (a reused one revokes its family); a family whose account is gone, unusable or whose
+ * sessions were revoked after it began is revoked, with 401: a disabled or rejected account's
+ * refresh is refused like any other request of theirs.
  */
 export async function refreshSession(
   accounts: Accounts,
@@ -263,6 +264,7 @@ export async function refreshSession(
     accounts.requireLiveSession(user, rotated.family_id);
   } catch (err) {
     await store.sessions.revokeFamily(rotated.family_id);
+    if (err instanceof AppError && err.status === 403) throw new AppError(401, err.message);
     throw err;
   }
   const tokens = await accounts.tokensFor(user, rotated.family_id);

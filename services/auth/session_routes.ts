@@ -93,8 +93,10 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
       responses: {
         200: json(refreshResponseSchema, "New tokens and a new refresh token"),
         400: err("refresh_token missing from both the body and the cookie"),
-        401: err("Unknown, used or expired refresh token (a reused one revokes its family)"),
-        403: err("Account disabled or rejected"),
+        401: err(
+          "Unknown, used or expired refresh token (a reused one revokes its family), or its " +
+            "account is disabled or rejected",
+        ),
       },
     }),
     async (c) => {

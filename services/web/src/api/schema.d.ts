@@ -664,17 +664,8 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Unknown, used or expired refresh token (a reused one revokes its family) */
+                /** @description Unknown, used or expired refresh token (a reused one revokes its family), or its account is disabled or rejected */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Account disabled or rejected */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
