@@ -141,9 +141,11 @@ export function mountInternalRoutes(
   app.put("/internal/users/:id/enabled", async (c) => {
     const id = userId(c);
     const { enabled } = await internalBody(c, enabledBodySchema);
+    // Enabling or disabling changes the account's sign-in, not its profile: updated_at stays.
     const result = await store.users.updateUser(
       id,
       (u) => (u.enabled === enabled ? null : { user: { ...u, enabled } }),
+      { touch: false },
     );
     return c.json(found(result));
   });
