@@ -775,6 +775,24 @@ Deno.test("auth service end to end", e2e, async (t) => {
           },
         });
         assert.equal(res2.status, 400);
+        assert.equal(res2.body.error, "code_verifier does not match the code_challenge");
+        // A refused exchange does not use the code up: the right one then gets it, once.
+        const retried = await api(stack, "POST", "/api/auth/callback", {
+          body: { code: wrongVerifier, redirect_uri: OTHER_REDIRECT_URI, code_verifier: verifier },
+        });
+        assert.equal(retried.status, 400);
+        assert.equal(
+          (await api(stack, "POST", "/api/auth/callback", {
+            body: { code: wrongVerifier, redirect_uri: REDIRECT_URI, code_verifier: verifier },
+          })).status,
+          200,
+        );
+        assert.equal(
+          (await api(stack, "POST", "/api/auth/callback", {
+            body: { code: wrongVerifier, redirect_uri: REDIRECT_URI, code_verifier: verifier },
+          })).status,
+          400,
+        );
         const good = await authorizationCode(stack, user.email, user.password, pkce);
         const res3 = await api(stack, "POST", "/api/auth/callback", {
           body: { code: good, redirect_uri: REDIRECT_URI, code_verifier: verifier },

@@ -283,7 +283,8 @@ const registeredId = (client: SigningClient) => client.client_id ?? undefined;
  * The hosted login's code for tokens and a new session: 400 when the code is unknown, used or
  * expired, was issued to another client, its redirect_uri differs, its resource differs from
  * the one asked for, or the PKCE verifier is missing or wrong (a code without a challenge is
- * never exchanged); 403 when the account is unusable.
+ * never exchanged); 403 when the account is unusable. Only an exchange that passes these
+ * checks uses the code up: a refused one leaves it to the right request.
  */
 export async function exchangeCode(
   accounts: Accounts,
@@ -291,7 +292,7 @@ export async function exchangeCode(
   client: SigningClient = FIRST_PARTY,
 ): Promise<SessionTokens> {
   const { store, config } = accounts.deps;
-  const record = await store.grants.consumeAuthCode(body.code);
+  const record = await store.grants.findAuthCode(body.code);
   if (!record) throw new AppError(400, INVALID_AUTH_CODE);
   if (record.client_id !== (client.client_id ?? config.clientId)) {
     throw new AppError(400, INVALID_AUTH_CODE);
@@ -307,6 +308,10 @@ export async function exchangeCode(
   const challenge = await calculatePKCECodeChallenge(body.code_verifier);
   if (!timingSafeEqual(challenge, record.code_challenge)) {
     throw new AppError(400, "code_verifier does not match the code_challenge");
+  }
+  // Of two exchanges of one code, one gets it.
+  if (!(await store.grants.consumeAuthCode(body.code))) {
+    throw new AppError(400, INVALID_AUTH_CODE);
   }
   const user = await store.users.getUser(record.user_id);
   if (!user) throw new AppError(400, INVALID_AUTH_CODE);

@@ -28,6 +28,12 @@ export class GrantStore {
     return code;
   }
 
+  /** A code as it is stored, without using it up; null when unknown, used or expired. */
+  async findAuthCode(code: string): Promise<AuthCodeRecord | null> {
+    const entry = await this.kv.get<AuthCodeRecord>(authCodeKey(await sha256Hex(code)));
+    return entry.value && entry.value.expires_at > Date.now() ? entry.value : null;
+  }
+
   /** Takes a code out of the store (single use); null when unknown, used or expired. */
   async consumeAuthCode(code: string): Promise<AuthCodeRecord | null> {
     const entry = await this.kv.get<AuthCodeRecord>(authCodeKey(await sha256Hex(code)));
