@@ -57,8 +57,9 @@ export class CodeStore {
   }
 
   /**
-   * Checks a confirmation code; a right one confirms the account and is deleted, and after
-   * CONFIRM_CODE_MAX_ATTEMPTS wrong ones the code is deleted too.
+   * Checks a confirmation code; a right one confirms the account and is kept, marked used, until
+   * it expires (the same code sent again answers `already`; any other code for a confirmed
+   * account is `invalid`), and after CONFIRM_CODE_MAX_ATTEMPTS wrong ones the code is deleted.
    */
   async confirmEmail(
     email: string,
@@ -72,10 +73,15 @@ export class CodeStore {
       const userEntry = id ? await this.kv.get<UserRecord>(userKey(id)) : null;
       const user = userEntry?.value;
       if (!userEntry || !user) return { ok: true, value: { kind: "unknown" } };
-      if (user.confirmed) return { ok: true, value: { kind: "already", user } };
       const codeEntry = await this.kv.get<ConfirmCodeRecord>(confirmCodeKey(user.user_id));
       const record = codeEntry.value;
-      if (!record || record.expires_at <= Date.now()) {
+      if (user.confirmed) {
+        // Only the code that confirmed the account, while it lives, confirms it again.
+        const repeat = record?.used_at !== undefined && record.expires_at > Date.now() &&
+          timingSafeEqual(codeHash, record.code_hash);
+        return { ok: true, value: repeat ? { kind: "already", user } : { kind: "invalid" } };
+      }
+      if (!record || record.used_at !== undefined || record.expires_at <= Date.now()) {
         return { ok: true, value: { kind: "invalid" } };
       }
       if (!timingSafeEqual(codeHash, record.code_hash)) {
@@ -95,7 +101,9 @@ export class CodeStore {
       const op = this.kv.atomic()
         .check(userEntry)
         .check(codeEntry)
-        .delete(codeEntry.key)
+        .set(codeEntry.key, { ...record, used_at: Date.now() } satisfies ConfirmCodeRecord, {
+          expireIn: Math.max(1, record.expires_at - Date.now()),
+        })
         .set(userEntry.key, after);
       for (const message of tell) this.queue.enqueue(op, { type: "deliver", message });
       const res = await op.commit();

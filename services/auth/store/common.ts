@@ -65,6 +65,8 @@ export interface ConfirmCodeRecord {
   code_hash: string;
   expires_at: number;
   attempts: number;
+  /** when the code confirmed its account (kept until it expires, so a repeat is recognised) */
+  used_at?: number;
 }
 
 /** The emails whose sending is rate-limited: confirmation codes and password-reset codes. */
