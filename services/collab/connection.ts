@@ -34,6 +34,16 @@ export interface ConnectionState {
   lastSeen: number;
   /** whether it has sent a Yjs protocol message (a y-websocket provider does on open) */
   speaksYjs: boolean;
+  /** when it joined the room (ms since the epoch) */
+  joinedAt: number;
+  /**
+   * Application events that reached it before it showed what it speaks, in order; null once
+   * it has (its first frame) or once the hold after joining is over. A stock provider sends its
+   * sync step 1 on open, but an event can come first: sent as text, it would make it throw.
+   */
+  held: string[] | null;
+  /** releases `held` as text when the hold ends with the socket still silent */
+  holdTimer?: ReturnType<typeof setTimeout>;
   /** every frame it sends */
   frames: RateBucket;
   /** awareness updates of its own state */

@@ -27,6 +27,13 @@ export type { RoomStorage } from "./write_pipeline.ts";
 /** The name of the Y.Text that holds a post's text. */
 export const CONTENT_FIELD = "content";
 
+/**
+ * How long after joining a silent socket's application events wait to learn what it speaks:
+ * a stock provider's sync step 1 arrives within a round trip; a plain socket that stays silent
+ * gets them as text when the hold ends.
+ */
+export const EVENT_HOLD_MS = 2_000;
+
 export interface RoomOptions {
   postId: string;
   storage: RoomStorage;
@@ -138,6 +145,8 @@ export class DocumentRoom {
       own: null,
       lastSeen: now,
       speaksYjs: false,
+      joinedAt: now,
+      held: [],
       frames: new RateBucket(framesPerSecond, framesPerSecond * 2, now),
       awareness: new RateBucket(awarenessPerSecond, awarenessPerSecond, now),
     });
@@ -167,6 +176,7 @@ export class DocumentRoom {
   leave(conn: Connection): void {
     const state = this.#conns.get(conn);
     if (!state) return;
+    clearTimeout(state.holdTimer);
     this.#conns.delete(conn);
     this.#owners.release(conn, state.own);
   }
@@ -185,7 +195,8 @@ export class DocumentRoom {
     const state = this.#conns.get(conn);
     if (!state) return;
     state.lastSeen = Date.now();
-    this.#admitFrame(conn, state, bytes);
+    if (!this.#admitFrame(conn, state, bytes)) return;
+    if (state.held) this.#releaseHeld(conn, state);
   }
 
   /** Checks a frame against the frame size and rate limits; closes the socket when over. */
@@ -230,6 +241,7 @@ export class DocumentRoom {
       const decoder = decoding.createDecoder(data);
       const type = decoding.readVarUint(decoder);
       state.speaksYjs = true;
+      if (state.held) this.#releaseHeld(conn, state);
       switch (type) {
         case MESSAGE_SYNC: {
           const step = decoding.readVarUint(decoder);
@@ -293,6 +305,7 @@ export class DocumentRoom {
     const text = JSON.stringify(message);
     let binary: Uint8Array | null = null;
     for (const [conn, state] of this.#conns) {
+      if (state.held && this.#hold(conn, state, text)) continue;
       if (!state.speaksYjs) {
         safeSend(conn, text);
         continue;
@@ -301,6 +314,32 @@ export class DocumentRoom {
       safeSend(conn, binary);
     }
     return this.#conns.size;
+  }
+
+  /**
+   * Keeps `text` for a connection that joined less than `EVENT_HOLD_MS` ago and has sent
+   * nothing yet, until its first frame says what it speaks (or the hold ends); false when the
+   * hold is already over (the events held so far are then sent as text, and so is this one).
+   */
+  #hold(conn: Connection, state: ConnectionState, text: string): boolean {
+    const wait = state.joinedAt + EVENT_HOLD_MS - Date.now();
+    if (wait <= 0) {
+      this.#releaseHeld(conn, state);
+      return false;
+    }
+    state.held!.push(text);
+    state.holdTimer ??= setTimeout(() => {
+      if (this.#conns.get(conn) === state) this.#releaseHeld(conn, state);
+    }, wait);
+    return true;
+  }
+
+  /** Sends the held events, in binary frames to a Yjs speaker and as text to any other. */
+  #releaseHeld(conn: Connection, state: ConnectionState): void {
+    clearTimeout(state.holdTimer);
+    const held = state.held ?? [];
+    state.held = null;
+    for (const text of held) safeSend(conn, state.speaksYjs ? encodeAppEvent(text) : text);
   }
 
   /**
@@ -350,6 +389,7 @@ export class DocumentRoom {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
+    for (const state of this.#conns.values()) clearTimeout(state.holdTimer);
     this.#pipeline.stop();
     this.#owners.destroy();
     this.awareness.destroy();

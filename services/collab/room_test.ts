@@ -3,10 +3,13 @@ import * as Y from "yjs";
 import {
   CloseCode,
   decoding,
+  encoding,
   MESSAGE_APP_EVENT,
   MESSAGE_AWARENESS,
   MESSAGE_SYNC,
+  syncProtocol,
 } from "./protocol.ts";
+import { EVENT_HOLD_MS } from "./room.ts";
 import { awarenessFrame, connect, FakeClient, withHub } from "./testing.ts";
 
 Deno.test("two clients editing at once converge, and the stored document has both edits", () =>
@@ -107,7 +110,9 @@ Deno.test("a JSON broadcast reaches every connection of the post only", () =>
     const other = new FakeClient();
     await connect(hub, "p1", a);
     await connect(hub, "p1", b);
-    (await hub.acquire("p1", plain.workspaceId)).join(plain); // never speaks Yjs
+    const room = await hub.acquire("p1", plain.workspaceId);
+    room.join(plain);
+    room.receiveText(plain, 4); // a plain socket: its first frame is text, never Yjs
     await connect(hub, "p2", other);
     const event = { type: "comment", action: "created", postId: "p1", commentId: "c1" };
     assert.equal(await hub.broadcast("p1", event), 3);
@@ -122,6 +127,44 @@ Deno.test("a JSON broadcast reaches every connection of the post only", () =>
     }
     assert.ok(other.received.every((m) => typeof m !== "string"));
   }));
+
+Deno.test(
+  "an event that reaches a socket before its first frame waits to learn what the socket speaks",
+  () =>
+    withHub(async (hub) => {
+      const provider = new FakeClient();
+      const listener = new FakeClient();
+      const room = await hub.acquire("p1", provider.workspaceId);
+      provider.onSend = (data) => room.receive(provider, data);
+      room.join(provider);
+      room.join(listener);
+      const event = { type: "comment", action: "created", postId: "p1", commentId: "c1" };
+      assert.equal(await hub.broadcast("p1", event), 2);
+      // Neither has said what it speaks yet: nothing is sent to either.
+      for (const c of [provider, listener]) {
+        assert.ok(c.received.every((m) => typeof m !== "string"));
+      }
+      // The provider's sync step 1 arrives: the event follows as a binary app-event frame.
+      const step1 = encoding.createEncoder();
+      encoding.writeVarUint(step1, MESSAGE_SYNC);
+      syncProtocol.writeSyncStep1(step1, provider.doc);
+      room.receive(provider, encoding.toUint8Array(step1));
+      const frames = provider.received.filter((m) =>
+        m instanceof Uint8Array && decoding.readVarUint(decoding.createDecoder(m)) ===
+          MESSAGE_APP_EVENT
+      ) as Uint8Array[];
+      assert.ok(provider.received.every((m) => typeof m !== "string"));
+      assert.equal(frames.length, 1);
+      const decoder = decoding.createDecoder(frames[0]);
+      decoding.readVarUint(decoder);
+      assert.deepEqual(JSON.parse(decoding.readVarString(decoder)), event);
+      // The listener stays silent: it gets the event as JSON text when the hold ends.
+      await new Promise((r) => setTimeout(r, EVENT_HOLD_MS + 100));
+      assert.deepEqual(listener.received.filter((m) => typeof m === "string"), [
+        JSON.stringify(event),
+      ]);
+    }),
+);
 
 Deno.test("a malformed frame closes only its own connection", () =>
   withHub(async (hub) => {
