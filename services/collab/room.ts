@@ -32,7 +32,7 @@ export const CONTENT_FIELD = "content";
  * a stock provider's sync step 1 arrives within a round trip; a plain socket that stays silent
  * gets them as text when the hold ends.
  */
-export const EVENT_HOLD_MS = 2_000;
+export const EVENT_HOLD_MS = 1_000;
 
 export interface RoomOptions {
   postId: string;
