@@ -122,11 +122,14 @@ export class Accounts {
     return user;
   }
 
-  /** 403 unless the account is confirmed, not rejected and enabled. */
-  requireUsable(user: UserRecord): void {
-    if (!user.confirmed) throw new AppError(403, NOT_CONFIRMED);
-    if (user.status === "rejected") throw new AppError(403, ACCOUNT_REJECTED);
-    if (!user.enabled) throw new AppError(403, ACCOUNT_DISABLED);
+  /**
+   * Refused (403 at sign-in; `status` 401 where the account's requests are refused as
+   * unauthenticated, as a refresh is) unless the account is confirmed, not rejected and enabled.
+   */
+  requireUsable(user: UserRecord, status: 401 | 403 = 403): void {
+    if (!user.confirmed) throw new AppError(status, NOT_CONFIRMED);
+    if (user.status === "rejected") throw new AppError(status, ACCOUNT_REJECTED);
+    if (!user.enabled) throw new AppError(status, ACCOUNT_DISABLED);
   }
 
   /**

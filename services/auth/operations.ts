@@ -125,11 +125,7 @@ export async function confirmEmail(
   if (window === null) {
     throw new AppError(429, "Too many confirmation tries from this address; try again later");
   }
-  const result = await store.codes.confirmEmail(
-    email,
-    code,
-    async (user) => (await pendingAnnouncer(accounts))(user),
-  );
+  const result = await store.codes.confirmEmail(email, code, await pendingAnnouncer(accounts));
   if (result.kind === "unknown") throw new AppError(404, "User not found");
   if (result.kind === "invalid") throw new AppError(400, "Invalid or expired confirmation code");
   await store.codes.giveBackConfirmTry(address, window);
@@ -196,7 +192,7 @@ export async function resetPassword(
     body.email,
     body.code,
     () => hashPassword(body.password),
-    async (user) => (await pendingAnnouncer(accounts))(user),
+    await pendingAnnouncer(accounts),
   );
   if (result.kind === "invalid") throw new AppError(400, "Invalid, used or expired reset code");
   await store.throttle.clearLoginFailures(body.email);
@@ -260,11 +256,10 @@ export async function refreshSession(
     throw new AppError(401, INVALID_REFRESH);
   }
   try {
-    accounts.requireUsable(user);
+    accounts.requireUsable(user, 401);
     accounts.requireLiveSession(user, rotated.family_id);
   } catch (err) {
     await store.sessions.revokeFamily(rotated.family_id);
-    if (err instanceof AppError && err.status === 403) throw new AppError(401, err.message);
     throw err;
   }
   const tokens = await accounts.tokensFor(user, rotated.family_id);

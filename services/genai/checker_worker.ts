@@ -9,6 +9,7 @@
  */
 import { Dialect, LocalLinter } from "harper.js";
 import { slimBinary } from "harper.js/slimBinary";
+import { errorText } from "../../shared/log.ts";
 
 export interface CheckJob {
   id: number;
@@ -31,8 +32,6 @@ export type CheckerMessage =
   | { failed: string }
   | { id: number; lints: RawLint[] }
   | { id: number; error: string };
-
-const errorText = (err: unknown) => err instanceof Error ? err.message : String(err);
 
 /**
  * Harper builds its spelling index on the first misspelt word it meets (seconds, not

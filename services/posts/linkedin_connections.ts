@@ -1,7 +1,7 @@
 import { AppError, forbidden } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import { randomToken, sha256Hex } from "../../shared/crypto/ids.ts";
-import { errorMessage, type Logger } from "../../shared/log.ts";
+import { errorMessage, errorText, type Logger } from "../../shared/log.ts";
 import { nowIso, toIso } from "../../shared/time.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import { linkedinConnectionKey as connectionKey, linkedinStateKey as stateKey } from "./keys.ts";
@@ -129,7 +129,7 @@ export class LinkedInConnections {
         workspace_id: workspaceId,
         error: errorMessage(err),
       });
-      throw new AppError(400, err instanceof Error ? err.message : String(err));
+      throw new AppError(400, errorText(err));
     }
     const now = Date.now();
     const connection: StoredConnection = {

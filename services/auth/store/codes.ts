@@ -64,8 +64,8 @@ export class CodeStore {
   async confirmEmail(
     email: string,
     code: string,
-    /** the DMs to send (in the same commit) when the account now awaits approval */
-    awaitingApproval?: (user: UserRecord) => Promise<OutgoingMessage[]>,
+    /** the DMs to send (in the same commit) for the account this confirms */
+    announce?: (user: UserRecord) => OutgoingMessage[],
   ): Promise<ConfirmResult> {
     const codeHash = await sha256Hex(code);
     return await retryCommit<ConfirmResult>(async () => {
@@ -97,7 +97,7 @@ export class CodeStore {
         return res.ok ? { ok: true, value: { kind: "invalid" } } : { ok: false };
       }
       const after: UserRecord = { ...user, confirmed: true, updated_at: nowIso() };
-      const tell = !after.approved && awaitingApproval ? await awaitingApproval(after) : [];
+      const tell = announce?.(after) ?? [];
       const op = this.kv.atomic()
         .check(userEntry)
         .check(codeEntry)
@@ -248,8 +248,8 @@ export class CodeStore {
     email: string,
     code: string,
     passwordHash: () => Promise<string>,
-    /** the DMs to send (in the same commit) when the reset confirms an account that now awaits approval */
-    awaitingApproval?: (user: UserRecord) => Promise<OutgoingMessage[]>,
+    /** the DMs to send (in the same commit) when the reset confirms the account */
+    announce?: (user: UserRecord) => OutgoingMessage[],
   ): Promise<ResetResult> {
     const codeHash = await sha256Hex(code);
     let hash: string | null = null;
@@ -285,9 +285,7 @@ export class CodeStore {
         sessions_revoked_at: Date.now() + 1,
         updated_at: nowIso(),
       };
-      const tell = !user.confirmed && !after.approved && awaitingApproval
-        ? await awaitingApproval(after)
-        : [];
+      const tell = user.confirmed ? [] : announce?.(after) ?? [];
       const op = this.kv.atomic().check(userEntry).check(codeEntry)
         .delete(codeEntry.key)
         .set(userEntry.key, after);
