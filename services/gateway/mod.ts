@@ -170,7 +170,8 @@ export function createGateway({ config, directory, logger, extraRoutes }: Gatewa
       if (refused instanceof Promise) refused = await refused;
       if (refused) return refused;
     }
-    const requestId = req.headers.get(REQUEST_ID_HEADER) ?? nextRequestId();
+    // The gateway's own id, never a client's x-request-id: like the caller, it is set here.
+    const requestId = nextRequestId();
     const address = config.trustedProxies.length === 0
       ? peerAddress(info)
       : peerAddress(info, { headers: req.headers, trustedProxies: config.trustedProxies });
@@ -271,7 +272,7 @@ function underPath(path: string, prefix: string): boolean {
   return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47);
 }
 
-/** Request ids the gateway makes when a request brings none: unique within the process. */
+/** The request ids the gateway gives every routed request: unique within the process. */
 const REQUEST_ID_PREFIX = crypto.randomUUID().slice(0, 8);
 let requestCount = 0;
 function nextRequestId(): string {
@@ -302,7 +303,7 @@ function issuedAtMs(token: string): number {
 
 /**
  * The request as a service deployed apart sees it: the client's identity headers removed, ours
- * added. (A WebSocket upgrade to such a service never gets here: websocket_proxy.ts relays it.)
+ * set (a client's own request id is replaced too). (A WebSocket upgrade to such a service never gets here: websocket_proxy.ts relays it.)
  */
 function forwardRequest(
   req: Request,

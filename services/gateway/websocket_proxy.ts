@@ -24,7 +24,8 @@ export interface WebSocketProxyOptions {
 export function createWebSocketProxy(options: WebSocketProxyOptions) {
   const { internalSecret, logger } = options;
   return async (req: Request, targetBase: string): Promise<Response> => {
-    const requestId = req.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
+    // The gateway's own id, never the client's x-request-id.
+    const requestId = crypto.randomUUID();
     const headers = { [INTERNAL_SECRET_HEADER]: internalSecret, [REQUEST_ID_HEADER]: requestId };
     const incoming = new URL(req.url);
     let admission: string;
