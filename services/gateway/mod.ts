@@ -303,7 +303,8 @@ function issuedAtMs(token: string): number {
 
 /**
  * The request as a service deployed apart sees it: the client's identity headers removed, ours
- * set (a client's own request id is replaced too). (A WebSocket upgrade to such a service never gets here: websocket_proxy.ts relays it.)
+ * set, the request id included. (A WebSocket upgrade to such a service never gets here:
+ * websocket_proxy.ts relays it.)
  */
 function forwardRequest(
   req: Request,
