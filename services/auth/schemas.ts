@@ -118,7 +118,9 @@ export const loginBodySchema = z.object({
 }).openapi("LoginRequest");
 
 export const refreshBodySchema = z.object({
-  refresh_token: secretField("refresh_token").openapi({
+  // Any other credential (an access token is longer than a refresh token) is an unknown refresh
+  // token: 401 at refresh, 204 at logout, not a 400 about its length.
+  refresh_token: secretField("refresh_token", 16_384).openapi({
     description: "When the body has none, the `cp_refresh` cookie's is used (the web app); " +
       "one of the two is required",
   }),

@@ -12,8 +12,12 @@ const id = (name: string) =>
     `${name} must be at most ${MAX_ID_LENGTH} characters`,
   );
 
+/**
+ * A ticket is whatever the client sends: one that is not a ticket (another credential, an
+ * over-long value) is unknown, 401 like an expired one; only a missing ticket is a 400.
+ */
 export const wsQuerySchema = z.object({
-  ticket: id("ticket"),
+  ticket: z.string({ error: "ticket is required" }).min(1, "ticket is required"),
   docId: id("docId"),
   workspaceId: id("workspaceId"),
 }).openapi("CollabSocketQuery");

@@ -50,6 +50,7 @@ Deno.test("the upgrade is refused with an HTTP status before any socket opens", 
       ["ticket=disabled&docId=p1&workspaceId=w1", 401, "Invalid or expired ticket"],
       ["ticket=expired&docId=p1&workspaceId=w1", 401, "Invalid or expired ticket"],
       ["docId=p1&workspaceId=w1", 400, "ticket is required"],
+      [`ticket=${"x".repeat(900)}&docId=p1&workspaceId=w1`, 401, "Invalid or expired ticket"],
       [
         `ticket=good&docId=${"x".repeat(300)}&workspaceId=w1`,
         400,

@@ -39,8 +39,12 @@ const linkParams = z.object({
   id: z.string().min(1).max(ID_MAX).openapi({ param: { name: "id", in: "path" } }),
   link_id: z.string().min(1).max(ID_MAX).openapi({ param: { name: "link_id", in: "path" } }),
 });
+/**
+ * Any value is a token to look up: one that is not a review link's (another credential, a
+ * mistyped or over-long one) is unknown, 404 like an expired one, never a 400 about its shape.
+ */
 const tokenParam = z.object({
-  token: z.string().min(1).max(200).openapi({ param: { name: "token", in: "path" } }),
+  token: z.string().min(1).openapi({ param: { name: "token", in: "path" } }),
 });
 
 const linkSummary = z.object({
