@@ -373,7 +373,9 @@ export const listPostsQuery = z.object({
 export const addMediaBody = z.object({
   workspace_id: requiredId("workspace_id"),
   filename: z.string({ error: "filename is required" }).trim().min(1, "filename is required")
-    .max(MEDIA_FILENAME_MAX, `filename is longer than ${MEDIA_FILENAME_MAX} characters`),
+    .max(MEDIA_FILENAME_MAX, `filename is longer than ${MEDIA_FILENAME_MAX} characters`)
+    // deno-lint-ignore no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "filename must not contain control characters"),
   contentType: z.preprocess(
     (v) => (typeof v === "string" ? v.trim().toLowerCase() : v),
     z.enum(MEDIA_TYPES, {
