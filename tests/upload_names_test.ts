@@ -52,9 +52,14 @@ Deno.test("file names stay inside their store or are refused", e2e, async (t) =>
         await put.body?.cancel();
         assert.equal(put.status, 200, filename);
       }
-      const list = await api(stack, "GET", `/api/actions/${actionId}/attachments?workspaceId=${ws}`, {
-        token,
-      });
+      const list = await api(
+        stack,
+        "GET",
+        `/api/actions/${actionId}/attachments?workspaceId=${ws}`,
+        {
+          token,
+        },
+      );
       assert.equal(list.status, 200);
       for (const item of list.body.items) {
         assert.ok(item.key.startsWith(prefix), item.key);
