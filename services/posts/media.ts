@@ -252,6 +252,16 @@ export class MediaOperations {
     };
   }
 
+  /** The ids of `post`'s media whose bytes have arrived (null without an asset store). */
+  async uploadedIds(post: PostRecord): Promise<Set<string> | null> {
+    const { assets } = this.deps;
+    if (!assets) return null;
+    const there = await Promise.all(
+      post.media.map((m) => assets.exists(mediaKey(post.workspace_id, post.post_id, m))),
+    );
+    return new Set(post.media.filter((_, i) => there[i]).map((m) => m.media_id));
+  }
+
   /** The stored bytes of `media`, or null when they never arrived. */
   async bytes(post: PostRecord, media: Media): Promise<ReadableStream<Uint8Array> | null> {
     const found = await this.#assets().get(mediaKey(post.workspace_id, post.post_id, media));

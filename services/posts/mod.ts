@@ -110,6 +110,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     cleanupMargin: config.cleanupMargin,
     logger,
   });
+  review.uploadedMedia = (post) => media.uploadedIds(post);
   const firstComment = new FirstCommentPublisher({
     store,
     review,

@@ -32,6 +32,7 @@ export const REVIEW_MESSAGES = {
   notApproved: "Post must be approved first: this workspace requires approval",
   published: "Post is already published",
   badReviewers: "reviewer_ids must name 1 to 10 workspace owners or editors other than the author",
+  mediaNotUploaded: "has not been uploaded yet: approve once its upload is complete",
 } as const;
 
 /** The note of the history entry that records a voided approval. */
@@ -59,6 +60,13 @@ export interface ReviewDeps {
  * the exact text approved (a changed text sends the post back to review).
  */
 export class ReviewOperations {
+  /**
+   * The ids of `post`'s media whose bytes are stored (null: no asset store, so no media). An
+   * approval covers only media a reviewer could see: an entry still waiting for its upload
+   * would publish whatever bytes arrive after the approval.
+   */
+  uploadedMedia?: (post: PostRecord) => Promise<Set<string> | null>;
+
   constructor(private readonly deps: ReviewDeps) {}
 
   postUrl(workspaceId: string, postId: string): string {
@@ -188,8 +196,12 @@ export class ReviewOperations {
     reviewer: { reviewer_id: string; reviewer_name: string; external: boolean },
     decision: ReviewDecision,
     note: string | null,
-    /** checked inside the commit: throws to refuse (a review link's single decision) */
-    alsoInCommit?: (op: Deno.AtomicOperation) => void,
+    /**
+     * checked inside the commit with what the decision covers (`approvalKey` of the text read
+     * and the media and first comment as committed): throws to refuse (a review link's single
+     * decision, on the content the link showed)
+     */
+    alsoInCommit?: (op: Deno.AtomicOperation, holds: string) => void,
   ): Promise<Post> {
     const { store, posts } = this.deps;
     const { workspace_id: workspaceId, post_id: postId } = post;
@@ -198,6 +210,7 @@ export class ReviewOperations {
     const ws = await this.settings(workspaceId);
     const needed = ws?.approval_required ? Math.max(1, ws.approvals_required ?? 1) : 1;
     const author = (await this.emails([post.author_id])).get(post.author_id);
+    const uploaded = decision === "approve" ? await this.uploadedMedia?.(post) : null;
     const now = nowIso();
     const review: Review = {
       review_id: newId(),
@@ -212,9 +225,11 @@ export class ReviewOperations {
       const open = current.status === "in_review" ||
         (reviewer.external && current.status === "draft");
       if (!open) throw conflict(REVIEW_MESSAGES.notInReview);
-      alsoInCommit?.(op);
-      const next: StoredPost = { ...current, updated_at: now };
+      const waiting = uploaded && (current.media ?? []).find((m) => !uploaded.has(m.media_id));
+      if (waiting) throw conflict(`${waiting.filename} ${REVIEW_MESSAGES.mediaNotUploaded}`);
       const holds = approvalKey(fingerprint, current);
+      alsoInCommit?.(op, holds);
+      const next: StoredPost = { ...current, updated_at: now };
       if (decision === "approve") {
         const approvals = (current.approvals ?? []).filter((a) =>
           a.content === holds && a.reviewer_id !== reviewer.reviewer_id

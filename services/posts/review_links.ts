@@ -124,7 +124,12 @@ export class ReviewLinkOperations {
       },
       decision,
       note,
-      (op) => this.deps.store.reviewLinks.decide(op, link, decided),
+      (op, holds) => {
+        // The decision covers what the link showed: a change that landed since it was opened
+        // (a live edit, a media change) kills the link rather than being approved unseen.
+        if (holds !== link.value.content) throw notFound(REVIEW_LINK_GONE);
+        this.deps.store.reviewLinks.decide(op, link, decided);
+      },
     );
     return { decision };
   }

@@ -1,0 +1,183 @@
+import assert from "node:assert/strict";
+import { startFakeLinkedIn } from "./fakes/linkedin.ts";
+import { api, e2e, startTestStack } from "./helpers/stack.ts";
+import { createUser } from "./helpers/users.ts";
+import { linkedInEnv, publishingFixtures } from "./helpers/linkedin_publishing.ts";
+import { openEditor } from "./helpers/live_editor.ts";
+import { GIF, PNG, sha256 } from "./helpers/media_files.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+/**
+ * What goes out is what was approved, probed through the public interface: approvals racing
+ * live edits, media bytes arriving after an approval, and schedules moved behind the publish
+ * job's back.
+ */
+Deno.test("an approval covers exactly what its reviewer was shown", e2e, async (t) => {
+  const fake = startFakeLinkedIn();
+  const stack = await startTestStack({ ...linkedInEnv(fake) });
+  try {
+    const owner = await createUser(stack, { name: "Olga Owner" });
+    const author = await createUser(stack, { name: "Anna Author" });
+    const viewer = await createUser(stack, { name: "Vic Viewer" });
+    const { connected } = publishingFixtures(stack, { owner, author, viewer });
+
+    await t.step(
+      "a review link's approval never covers a live edit made after the link was opened",
+      async () => {
+        const { wsId } = await connected();
+        let approved = 0;
+        const unseen: string[] = [];
+        for (let round = 0; round < 24; round++) {
+          const shown = `Shown to the clients, round ${round}`;
+          const p = await api(stack, "POST", "/api/posts", {
+            token: author.access_token,
+            body: { workspace_id: wsId, content: shown },
+          });
+          const id = p.body.post_id;
+          const tokens: string[] = [];
+          for (let i = 0; i < 25; i++) {
+            const made = await api(stack, "POST", `/api/posts/${id}/review-links`, {
+              token: owner.access_token,
+              body: { workspace_id: wsId, reviewer_name: `Client ${i}` },
+            });
+            assert.equal(made.status, 201, JSON.stringify(made.body));
+            tokens.push(new URL(made.body.url).pathname.slice("/review/".length));
+          }
+          // A co-author keeps typing and taking back one character while the clients decide:
+          // the live text is the one the links showed part of the time.
+          const editor = await openEditor(stack, author, wsId, id);
+          const typing = setInterval(() => {
+            if (editor.text.toString().endsWith("!")) {
+              editor.text.delete(editor.text.length - 1, 1);
+            } else editor.text.insert(editor.text.length, "!");
+          }, 1);
+          try {
+            await Promise.all(tokens.map(async (token) => {
+              const res = await fetch(`${stack.url}/api/review-links/${token}/decision`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({ decision: "approve" }),
+              });
+              const body = await res.json();
+              // Approved, the link died with the change, or the post was approved already.
+              assert.ok([200, 404, 409].includes(res.status), JSON.stringify(body));
+            }));
+          } finally {
+            clearInterval(typing);
+            editor.provider.destroy();
+          }
+          const versions = await api(
+            stack,
+            "GET",
+            `/api/posts/${id}/versions?workspaceId=${wsId}`,
+            { token: author.access_token },
+          );
+          for (const v of versions.body.items) {
+            if (v.reason !== "approved") continue;
+            approved++;
+            const version = await api(
+              stack,
+              "GET",
+              `/api/posts/${id}/versions/${v.version_id}?workspaceId=${wsId}`,
+              { token: author.access_token },
+            );
+            if (version.body.text !== shown) unseen.push(version.body.text);
+          }
+        }
+        assert.ok(approved > 0, "some approvals went through");
+        assert.deepEqual(unseen, [], "clients approved texts they were never shown");
+      },
+    );
+    await t.step(
+      "an image whose bytes have not arrived cannot be approved, so none arrive after",
+      async () => {
+        const { wsId, getPost, publishNow } = await connected();
+        const p = await api(stack, "POST", "/api/posts", {
+          token: author.access_token,
+          body: { workspace_id: wsId, content: "Picture to come" },
+        });
+        const id = p.body.post_id;
+        const media = await api(stack, "POST", `/api/posts/${id}/media`, {
+          token: author.access_token,
+          body: {
+            workspace_id: wsId,
+            filename: "team.png",
+            contentType: "image/png",
+            size: PNG.length,
+          },
+        });
+        assert.equal(media.status, 201, JSON.stringify(media.body));
+        await api(stack, "POST", `/api/posts/${id}/review-requests`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, reviewer_ids: [owner.user_id] },
+        });
+        const approve = () =>
+          api(stack, "POST", `/api/posts/${id}/reviews`, {
+            token: owner.access_token,
+            body: { workspace_id: wsId, decision: "approve" },
+          });
+        // The reviewer would approve an empty frame: refused, nothing recorded.
+        const early = await approve();
+        assert.equal(early.status, 409, JSON.stringify(early.body));
+        assert.equal(
+          early.body.error,
+          "team.png has not been uploaded yet: approve once its upload is complete",
+        );
+        assert.equal((await getPost(id)).status, "in_review");
+        // Nor through a review link.
+        const made = await api(stack, "POST", `/api/posts/${id}/review-links`, {
+          token: owner.access_token,
+          body: { workspace_id: wsId, reviewer_name: "Clara Client" },
+        });
+        const token = new URL(made.body.url).pathname.slice("/review/".length);
+        const byLink = await fetch(`${stack.url}/api/review-links/${token}/decision`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ decision: "approve" }),
+        });
+        assert.equal(byLink.status, 409);
+        assert.equal(
+          (await byLink.json()).error,
+          "team.png has not been uploaded yet: approve once its upload is complete",
+        );
+        const history = await api(stack, "GET", `/api/posts/${id}/reviews?workspaceId=${wsId}`, {
+          token: author.access_token,
+        });
+        assert.equal(history.body.count, 0);
+        // Once the bytes are there the reviewer sees them and approves; LinkedIn gets those.
+        const put = await fetch(media.body.uploadUrl, {
+          method: "PUT",
+          headers: { "content-type": "image/png" },
+          body: PNG,
+        });
+        await put.body?.cancel();
+        assert.equal(put.status, 200);
+        const shown = await getPost(id);
+        const seen = new Uint8Array(await (await fetch(shown.media[0].downloadUrl)).arrayBuffer());
+        assert.equal(await sha256(seen), await sha256(PNG));
+        const ok = await approve();
+        assert.equal(ok.status, 200, JSON.stringify(ok.body));
+        assert.equal(ok.body.status, "approved");
+        // The URL took its one body: other bytes cannot follow the approval.
+        const again = await fetch(media.body.uploadUrl, {
+          method: "PUT",
+          headers: { "content-type": "image/png" },
+          body: GIF,
+        });
+        await again.body?.cancel();
+        assert.equal(again.status, 409);
+        const uploads = fake.uploads.length;
+        assert.equal((await publishNow(id)).status, 202);
+        await waitFor(
+          async () => (await getPost(id)).status === "published",
+          "publication",
+          20_000,
+        );
+        assert.deepEqual(fake.uploads.slice(uploads).map((u) => u.sha256), [await sha256(PNG)]);
+      },
+    );
+  } finally {
+    await stack.close();
+    await fake.close();
+  }
+});
