@@ -176,6 +176,45 @@ Deno.test("an approval covers exactly what its reviewer was shown", e2e, async (
         assert.deepEqual(fake.uploads.slice(uploads).map((u) => u.sha256), [await sha256(PNG)]);
       },
     );
+    await t.step(
+      "moving scheduled_at of a scheduled post moves its publication, or is refused",
+      async () => {
+        const { wsId, approvedPost, getPost, schedule } = await connected();
+        const id = await approvedPost("On the hour");
+        const soon = new Date(Date.now() + 3_000).toISOString();
+        assert.equal((await schedule(id, soon)).status, 200);
+        const later = new Date(Date.now() + 3_600_000).toISOString();
+        const put = (user: { access_token: string }, at: string | null) =>
+          api(stack, "PUT", `/api/posts/${id}`, {
+            token: user.access_token,
+            body: { workspace_id: wsId, scheduled_at: at },
+          });
+        // Moving a publication is scheduling: a viewer may not, and nothing changes.
+        const byViewer = await put(viewer, later);
+        assert.equal(byViewer.status, 403, JSON.stringify(byViewer.body));
+        assert.equal(byViewer.body.error, "Owner or editor role required");
+        assert.equal(Date.parse((await getPost(id)).scheduled_at), Date.parse(soon));
+        const past = await put(author, new Date(Date.now() - 60_000).toISOString());
+        assert.equal(past.status, 400);
+        assert.equal(past.body.error, "at must be in the future");
+        const moved = await put(author, later);
+        assert.equal(moved.status, 200, JSON.stringify(moved.body));
+        assert.equal(moved.body.status, "scheduled");
+        assert.equal(Date.parse(moved.body.scheduled_at), Date.parse(later));
+        // The old time passes: nothing goes out before the time the post shows.
+        const sent = fake.posts().length;
+        await new Promise((r) => setTimeout(r, 6_000));
+        assert.equal(fake.posts().length, sent, "published before its scheduled_at");
+        const post = await getPost(id);
+        assert.equal(post.status, "scheduled");
+        assert.equal(post.published_at, null);
+        // Clearing it unschedules: back to approved, no publication left behind.
+        const cleared = await put(author, null);
+        assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+        assert.equal(cleared.body.status, "approved");
+        assert.equal(cleared.body.scheduled_at, null);
+      },
+    );
   } finally {
     await stack.close();
     await fake.close();

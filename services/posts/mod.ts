@@ -158,7 +158,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     },
   });
   mountPostsInternal(app, { store, posts, review, scheduling });
-  mountPostRoutes(app, { store, posts, workspaces, review, media, connections });
+  mountPostRoutes(app, { store, posts, workspaces, review, media, connections, scheduling });
   mountMediaRoutes(app, { media, workspaces });
   mountReviewLinkRoutes(app, {
     links: new ReviewLinkOperations({

@@ -1,5 +1,5 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import { badRequest, forbidden, notFound } from "../../shared/http/app_error.ts";
+import { badRequest, conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
 import { bearer, body, errors, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import { encodeCursor, pageRequest } from "../../shared/http/page_query.ts";
@@ -9,6 +9,7 @@ import type { MediaOperations } from "./media.ts";
 import type { PostOperations } from "./operations.ts";
 import { canPublish, PUBLISH_MESSAGES } from "./publish_rules.ts";
 import type { ReviewOperations } from "./review.ts";
+import type { Scheduling } from "./scheduling.ts";
 import {
   createPostBody,
   deletedSchema,
@@ -35,7 +36,12 @@ export interface PostsRouteDeps {
   media?: MediaOperations;
   /** the pages `publish_as` may name */
   connections?: LinkedInConnections;
+  /** moving the `scheduled_at` of a scheduled post reschedules it */
+  scheduling?: Scheduling;
 }
+
+const SCHEDULED_MEANWHILE =
+  "The post was scheduled meanwhile: move it with POST /api/posts/{id}/schedule";
 
 const postsTag = { tags: ["Posts"], security: bearer } satisfies Partial<RouteConfig>;
 
@@ -127,16 +133,19 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       summary: "Update a post (a new `content` reaches every connected editor at once)",
       description: "`publish_as` needs the owner or editor role (403) and names `member` or " +
         "an organization of the workspace's LinkedIn connection (400 otherwise). A change of " +
-        "the text or of `first_comment` withdraws an approval that covered the old ones.",
+        "the text or of `first_comment` withdraws an approval that covered the old ones. " +
+        "Moving the `scheduled_at` of a scheduled post reschedules it (null unschedules it), " +
+        "with the rules of `POST /api/posts/{id}/schedule`.",
       request: { params: postIdParam, ...body(updatePostBody) },
-      responses: { 200: json(postSchema, "The post"), ...errors(400, 401, 403, 404) },
+      responses: { 200: json(postSchema, "The post"), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
-      const { workspace_id, ...changes } = c.req.valid("json");
+      const { workspace_id, ...input } = c.req.valid("json");
+      let changes = input;
       const membership = await workspaces.requireMember(workspace_id, caller.user_id);
-      await posts.require(workspace_id, id);
+      const before = await posts.require(workspace_id, id);
       if (changes.publish_as !== undefined) {
         if (!canPublish(membership.role)) throw forbidden(PUBLISH_MESSAGES.editorRole);
         if (changes.publish_as !== "member") {
@@ -146,7 +155,27 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
           }
         }
       }
-      const post = await posts.update(workspace_id, id, changes, { actorId: caller.user_id });
+      let guard: ((current: { status: PostStatus }) => void) | undefined;
+      if (changes.scheduled_at !== undefined && deps.scheduling) {
+        if (before.status === "scheduled") {
+          // A scheduled post's `scheduled_at` is when its publish job runs: moving it is a
+          // reschedule and clearing it an unschedule (owner or editor), never a label alone.
+          const { scheduled_at: at, ...rest } = changes;
+          if (at === null) await deps.scheduling.unschedule(caller, workspace_id, id);
+          else if (Date.parse(at) !== Date.parse(before.scheduled_at ?? "")) {
+            await deps.scheduling.schedule(caller, workspace_id, id, at);
+          }
+          changes = rest;
+        } else {
+          guard = (current) => {
+            if (current.status === "scheduled") throw conflict(SCHEDULED_MEANWHILE);
+          };
+        }
+      }
+      const post = await posts.update(workspace_id, id, changes, {
+        actorId: caller.user_id,
+        guard,
+      });
       const sentBack = changes.first_comment !== undefined
         ? await deps.review?.extrasChanged(workspace_id, id, caller.user_id)
         : null;
