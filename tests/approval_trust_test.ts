@@ -14,7 +14,7 @@ import { waitFor } from "./helpers/wait.ts";
  */
 Deno.test("an approval covers exactly what its reviewer was shown", e2e, async (t) => {
   const fake = startFakeLinkedIn();
-  const stack = await startTestStack({ ...linkedInEnv(fake) });
+  const stack = await startTestStack({ ...linkedInEnv(fake), LINKEDIN_TIMEOUT_MS: "1500" });
   try {
     const owner = await createUser(stack, { name: "Olga Owner" });
     const author = await createUser(stack, { name: "Anna Author" });
@@ -213,6 +213,39 @@ Deno.test("an approval covers exactly what its reviewer was shown", e2e, async (
         assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
         assert.equal(cleared.body.status, "approved");
         assert.equal(cleared.body.scheduled_at, null);
+      },
+    );
+    await t.step(
+      "a first comment changed while LinkedIn was being called voids the approval after the call",
+      async () => {
+        const { wsId, approvedPost, getPost, publishNow } = await connected();
+        const id = await approvedPost("Slow LinkedIn");
+        fake.failures.push("hang");
+        const sent = fake.posts().length;
+        assert.equal((await publishNow(id)).status, 202);
+        await waitFor(() => fake.posts().length > sent, "the call to LinkedIn", 10_000);
+        // While the call hangs, what is being sent is the approved post; the change waits.
+        const changed = await api(stack, "PUT", `/api/posts/${id}`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, first_comment: "Not what the reviewer saw" },
+        });
+        assert.equal(changed.status, 200, JSON.stringify(changed.body));
+        await waitFor(
+          async () => (await getPost(id)).publish_error !== null,
+          "the call's outcome",
+          10_000,
+        );
+        // Once the call is over, the changed first comment is no longer approved.
+        const back = await waitFor(
+          async () => {
+            const post = await getPost(id);
+            return post.status === "in_review" ? post : false;
+          },
+          "back to review",
+          5_000,
+        );
+        assert.equal(back.approved_by, null);
+        assert.equal(back.first_comment, "Not what the reviewer saw");
       },
     );
   } finally {

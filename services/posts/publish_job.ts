@@ -206,6 +206,7 @@ export class PublishJob {
         publish_first_try: now.publish_first_try ?? nowIso(),
       };
     });
+    await this.#recheckApproval(workspaceId, postId);
     logger.info("LinkedIn asked to retry the publication later", {
       post_id: postId,
       reason,
@@ -365,6 +366,21 @@ export class PublishJob {
         updated_at: nowIso(),
       };
     });
+    await this.#recheckApproval(workspaceId, postId);
     this.deps.logger.warn("publishing failed", { post_id: postId, error });
+  }
+
+  /**
+   * A change made while a call to LinkedIn was in flight left the approval alone (the approved
+   * post was what LinkedIn was receiving); once the attempt is over without a publication, it
+   * voids the approval like any change.
+   */
+  async #recheckApproval(workspaceId: string, postId: string): Promise<void> {
+    const { store, posts, review } = this.deps;
+    const record = await store.getPost(workspaceId, postId);
+    if (!record) return;
+    const text = (await posts.read(record)).content;
+    await review.textChanged(postId, await textFingerprint(text)) ??
+      await review.extrasChanged(workspaceId, postId);
   }
 }
