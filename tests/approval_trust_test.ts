@@ -248,6 +248,66 @@ Deno.test("an approval covers exactly what its reviewer was shown", e2e, async (
         assert.equal(back.first_comment, "Not what the reviewer saw");
       },
     );
+    await t.step(
+      "the published version is what went out, not a change made during the call",
+      async () => {
+        const { wsId, getPost, publishNow } = await connected();
+        const p = await api(stack, "POST", "/api/posts", {
+          token: author.access_token,
+          body: { workspace_id: wsId, content: "Out it goes" },
+        });
+        const id = p.body.post_id;
+        await api(stack, "PUT", `/api/posts/${id}`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, first_comment: "The approved comment" },
+        });
+        await api(stack, "POST", `/api/posts/${id}/review-requests`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, reviewer_ids: [owner.user_id] },
+        });
+        const ok = await api(stack, "POST", `/api/posts/${id}/reviews`, {
+          token: owner.access_token,
+          body: { workspace_id: wsId, decision: "approve" },
+        });
+        assert.equal(ok.body.status, "approved");
+        fake.failures.push("slow");
+        const sent = fake.posts().length;
+        const before = fake.requests.length;
+        assert.equal((await publishNow(id)).status, 202);
+        await waitFor(() => fake.posts().length > sent, "the call to LinkedIn", 10_000);
+        await api(stack, "PUT", `/api/posts/${id}`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, first_comment: "Typed during the call" },
+        });
+        const post = await waitFor(
+          async () => {
+            const now = await getPost(id);
+            return now.linkedin_first_comment_urn ? now : false;
+          },
+          "publication and first comment",
+          20_000,
+        );
+        assert.equal(post.status, "published");
+        const comments = fake.requests.slice(before).filter((r) => r.path.endsWith("/comments"));
+        assert.deepEqual(comments.map((c) => JSON.parse(c.body).message.text), [
+          "The approved comment",
+        ]);
+        const versions = await api(stack, "GET", `/api/posts/${id}/versions?workspaceId=${wsId}`, {
+          token: author.access_token,
+        });
+        const published = versions.body.items.find((v: { reason: string }) =>
+          v.reason === "published"
+        );
+        const version = await api(
+          stack,
+          "GET",
+          `/api/posts/${id}/versions/${published.version_id}?workspaceId=${wsId}`,
+          { token: author.access_token },
+        );
+        assert.equal(version.body.text, "Out it goes");
+        assert.equal(version.body.first_comment, "The approved comment");
+      },
+    );
   } finally {
     await stack.close();
     await fake.close();

@@ -118,10 +118,17 @@ export class PublishJob {
     }
     const outcome = await linkedin.createPost(token, author, text, uploaded.content);
     if (outcome.kind === "created") {
-      await this.#published(workspaceId, postId, attemptId, outcome.urn, text, {
-        text: recorded.after.first_comment ?? "",
-        actor: author,
-      });
+      await this.#published(
+        workspaceId,
+        postId,
+        attemptId,
+        outcome.urn,
+        text,
+        { text: recorded.after.first_comment ?? "", actor: author },
+        // What went out, as the published version records it: a change made during the call
+        // is on the post but was not published.
+        { ...recorded.after, publish_as: stored.publish_as },
+      );
       return;
     }
     if (outcome.kind === "unknown") {
@@ -270,6 +277,7 @@ export class PublishJob {
     urn: string,
     text: string,
     firstComment: { text: string; actor: string },
+    sent: StoredPost,
   ) {
     const { store, review } = this.deps;
     const before = await store.getStored(workspaceId, postId);
@@ -283,7 +291,7 @@ export class PublishJob {
       op.set(linkedinPublicationKey(now, postId), workspaceId);
       store.versions.add(
         op,
-        versionOf(current, text, "published", {
+        versionOf(sent, text, "published", {
           id: current.scheduled_by ?? current.author_id,
           name: current.scheduled_by_name ?? current.author_name,
         }),

@@ -8,7 +8,8 @@ import { createHash } from "node:crypto";
  * (`?action=initializeUpload`, then a `PUT` of the bytes to the upload URL it answers), comments
  * (`/rest/socialActions/{urn}/comments`), and the pages a member administers
  * (`/rest/organizationAcls`, `/rest/organizations/{id}`). Failures of `/rest/posts`, of the
- * uploads and of comments are programmable: 429, 500, 401, 426, 422 or a hang (never answers).
+ * uploads and of comments are programmable: 429, 500, 401, 426, 422, a hang (never answers) or
+ * a slow success (answers normally after 0.8 s).
  * Every request is recorded; an upload's bytes are counted and hashed, not kept.
  */
 
@@ -21,7 +22,7 @@ export interface RecordedRequest {
   at: number;
 }
 
-export type PostFailure = 429 | 500 | 401 | 426 | 422 | "hang";
+export type PostFailure = 429 | 500 | 401 | 426 | 422 | "hang" | "slow";
 
 /** One `PUT` of bytes to an upload URL the fake handed out. */
 export interface ReceivedUpload {
@@ -71,6 +72,10 @@ export function startFakeLinkedIn(): FakeLinkedIn {
   /** The programmed answer `f`, or null to answer normally. */
   async function failure(f: PostFailure | undefined): Promise<Response | null> {
     if (f === undefined) return null;
+    if (f === "slow") {
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      return null;
+    }
     if (f === "hang") {
       await new Promise<void>((resolve) => hung.push(resolve));
       return new Response("late", { status: 500 });
