@@ -5270,7 +5270,7 @@ export interface paths {
         };
         /**
          * Update a post (a new `content` reaches every connected editor at once)
-         * @description `publish_as` needs the owner or editor role (403) and names `member` or an organization of the workspace's LinkedIn connection (400 otherwise). A change of the text or of `first_comment` withdraws an approval that covered the old ones.
+         * @description `publish_as` needs the owner or editor role (403) and names `member` or an organization of the workspace's LinkedIn connection (400 otherwise). A change of the text or of `first_comment` withdraws an approval that covered the old ones. Moving the `scheduled_at` of a scheduled post reschedules it (null unschedules it), with the rules of `POST /api/posts/{id}/schedule`.
          */
         put: {
             parameters: {
@@ -5327,6 +5327,15 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
