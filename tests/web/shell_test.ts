@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { api, e2e } from "../helpers/stack.ts";
-import { approve, login, signupConfirmed } from "../helpers/users.ts";
+import { approve, createUser, login, signupConfirmed } from "../helpers/users.ts";
 import {
   checkA11y,
   PHONE,
@@ -79,6 +79,49 @@ Deno.test(
         );
         assert.equal(overflow, false, "no horizontal scrolling at 375 px");
       });
+
+      await t.step(
+        "at 1280 px the top bar keeps one row (the avatar stands for the name)",
+        async () => {
+          await page.setViewportSize({ width: 1280, height: 800 });
+          const user = page.getByRole("button", { name: /Robin Writer/ });
+          const brand = await page.getByRole("link", { name: "Content Pipeline" }).boundingBox();
+          const avatar = await user.boundingBox();
+          assert.ok(brand && avatar);
+          assert.ok(
+            Math.abs((avatar.y + avatar.height / 2) - (brand.y + brand.height / 2)) < 12,
+            `the user's button is on the brand's row (brand y ${brand.y}, user y ${avatar.y})`,
+          );
+          await screenshot(page, "shell-ideas-1280");
+        },
+      );
+
+      await t.step(
+        "a link to someone else's workspace says once that it is not yours, with a way back",
+        async () => {
+          const stranger = await createUser(web.stack, { name: "Sid Stranger" });
+          const theirs = await api(web.stack, "POST", "/api/workspaces", {
+            token: stranger.access_token,
+            body: { name: "Not yours" },
+          });
+          assert.equal(theirs.status, 201);
+          for (const section of ["ideas", "actions"]) {
+            await page.goto(`${web.stack.url}/workspaces/${theirs.body.workspace_id}/${section}`);
+            await page.getByRole("heading", {
+              name: "You do not have access to this workspace",
+              level: 1,
+            }).waitFor();
+            // no panel of the screen tried (and failed) on its own
+            assert.equal(await page.getByText("Not a workspace member").count(), 0);
+            assert.equal(await page.getByRole("button", { name: "Retry" }).count(), 0);
+          }
+          await checkA11y(page);
+          await screenshot(page, "shell-not-a-member-1280");
+          await page.getByRole("link", { name: "Go to your workspaces" }).click();
+          await page.getByRole("heading", { name: "Ideas", exact: true }).waitFor();
+          assert.equal(new URL(page.url()).pathname, deepLink);
+        },
+      );
 
       await t.step("sign out ends the session on the server", async () => {
         const before = (await page.context().cookies()).find((c) => c.name === "cp_refresh");
