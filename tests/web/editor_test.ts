@@ -41,6 +41,8 @@ Deno.test(
         assert.equal(await editorText(pageA), "Hello team");
         assert.equal(await editorText(pageB), "Hello team");
         assert.equal((await connection(pageA).textContent())?.trim(), "Live");
+        // the title is a field; the page's main heading still names the post
+        await pageA.getByRole("heading", { name: "Launch notes", level: 1 }).waitFor();
       });
 
       await t.step("both type; both end with the same text holding both edits", async () => {
@@ -141,6 +143,7 @@ Deno.test(
         assert.equal(res.body.title, "Launch week recap");
         assert.deepEqual(res.body.tags, ["launch", "recap"]);
         assert.equal(res.body.status, "in_review");
+        await pageA.getByRole("heading", { name: "Launch week recap", level: 1 }).waitFor();
         assert.equal(
           res.body.content,
           "Bob says: Hello team from Alice #launch #week 🚀 (sent later)",

@@ -65,7 +65,8 @@ Deno.test(
       const page = await web.newPage();
       await page.goto(web.stack.url + "/");
       await signIn(page, user.email, user.password);
-      await page.getByRole("heading", { name: "Create your first workspace" }).waitFor();
+      // the empty state is the whole screen: its heading is the page's main one
+      await page.getByRole("heading", { name: "Create your first workspace", level: 1 }).waitFor();
       await lookAt(page, "workspaces-empty");
 
       await page.getByLabel("Workspace name").fill("Launch team");

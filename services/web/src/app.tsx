@@ -20,6 +20,7 @@ import {
   status,
 } from "./state/session.ts";
 import { WaitingForApproval } from "./components/auth_waiting.tsx";
+import { WorkspaceGate } from "./components/workspace_gate.tsx";
 import { loadWorkspaces } from "./state/workspaces.ts";
 
 let booted: Promise<void> | null = null;
@@ -121,7 +122,13 @@ export function App() {
   }
   return (
     <Layout>
-      <Screen route={route} params={params} />
+      {params.workspaceId
+        ? (
+          <WorkspaceGate workspaceId={params.workspaceId}>
+            <Screen route={route} params={params} />
+          </WorkspaceGate>
+        )
+        : <Screen route={route} params={params} />}
     </Layout>
   );
 }

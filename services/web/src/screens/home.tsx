@@ -36,7 +36,7 @@ export default function Home(_: ScreenProps) {
   }
   if (!list || list.length > 0) return <Loading />;
   return (
-    <EmptyState title="Create your first workspace">
+    <EmptyState title="Create your first workspace" level={1}>
       <p>A workspace holds your team's ideas, posts and actions.</p>
       <CreateWorkspaceForm />
     </EmptyState>

@@ -69,6 +69,8 @@ function PostEditor({ initial }: { initial: Post }) {
   return (
     <div class="post-editor">
       <div class="post-editor-main stack">
+        {/* the title is an editable field: the page's main heading names the post for screen readers */}
+        <h1 class="visually-hidden">{post.title.trim() || "Untitled post"}</h1>
         <EditorPostFields post={post} onSaved={setPost} />
         {session && (
           <>
