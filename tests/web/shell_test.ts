@@ -123,6 +123,30 @@ Deno.test(
         },
       );
 
+      await t.step(
+        "a list that fails to load says so once, in words (not a proxy's HTML page), and Retry recovers",
+        async () => {
+          const postsLink = `${web.stack.url}/workspaces/${created.body.workspace_id}/posts`;
+          await page.route("**/api/posts?**", (route) =>
+            route.fulfill({
+              status: 502,
+              contentType: "text/html",
+              body: "<html><body><h1>502 Bad Gateway</h1><hr>proxy</body></html>",
+            }));
+          await page.goto(postsLink);
+          const alert = page.getByRole("alert");
+          await alert.filter({ hasText: "The server answered 502" }).waitFor();
+          assert.equal(await alert.count(), 1, "one error, not one per panel");
+          assert.equal(await page.getByText("<html>").count(), 0);
+          await checkA11y(page);
+          await screenshot(page, "shell-posts-502-1280");
+          await page.unroute("**/api/posts?**");
+          await page.getByRole("button", { name: "Retry" }).click();
+          await page.getByRole("heading", { name: "No posts yet" }).waitFor();
+          assert.equal(await alert.count(), 0);
+        },
+      );
+
       await t.step("sign out ends the session on the server", async () => {
         const before = (await page.context().cookies()).find((c) => c.name === "cp_refresh");
         assert.ok(before);

@@ -81,8 +81,10 @@ function errorText(error: unknown, response: Response): string {
     const message = (error as { error: unknown }).error;
     if (typeof message === "string" && message) return message;
   }
-  if (typeof error === "string" && error) return error;
-  return `The server answered ${response.status} ${response.statusText}`.trim();
+  // a short plain-text answer is a message; a page (a proxy's HTML error page) is not shown raw
+  if (typeof error === "string" && /^[^<\n]{1,200}$/.test(error.trim())) return error.trim();
+  const answered = `The server answered ${response.status} ${response.statusText}`.trim();
+  return response.status >= 500 ? `${answered}. Try again in a moment` : answered;
 }
 
 /** Any thrown value as a message a person can read. */

@@ -2,7 +2,7 @@
  * The end of a board loaded page by page: a sentinel that asks for the next page as it comes
  * near the viewport (IntersectionObserver), and a visible "Load more" button that does the same
  * from the keyboard, for assistive technology, and where the observer is missing. Once the
- * last of several pages has come it says so; a failed page shows its error with Retry.
+ * last of several pages has come it says so; a failed later page shows its error with Retry.
  */
 import { useEffect, useRef } from "preact/hooks";
 import type { PagedList } from "../state/paged.ts";
@@ -58,8 +58,9 @@ export function LoadMore(
     pressed.current = null;
   }, [list.pages, hasMore]);
 
-  // The sentinel is there from the start, so the observer always has it to watch.
-  const shown = list.loaded || Boolean(list.error);
+  // The sentinel is there from the start, so the observer always has it to watch. A first page
+  // that failed is the screen's to show (once, with its own Retry); here only a later page's.
+  const shown = list.loaded;
   return (
     <div class="load-more">
       <div ref={sentinel} class="load-more-sentinel" aria-hidden="true" />
