@@ -155,6 +155,17 @@ Deno.test(
         await screenshot(pageA, "editor-post-1440");
         await screenshot(pageB, "editor-post-bob-1440");
         await pageB.setViewportSize(PHONE);
+        // a long title wraps on a phone: all of it is in view, none scrolled out of the field
+        const long = "Launch week recap: what we shipped, what broke, and what comes next";
+        await pageB.getByRole("textbox", { name: "Title" }).fill(long);
+        const fits = await pageB.evaluate(`(() => {
+          const el = document.querySelector("#post-title");
+          return el.value.length > 0 && el.scrollWidth <= el.clientWidth + 1 &&
+            el.scrollHeight <= el.clientHeight + 1;
+        })()`);
+        assert.equal(fits, true, "the whole title shows at 375 px");
+        await pageB.getByRole("status", { name: "Save state" })
+          .filter({ hasText: "All changes saved" }).waitFor();
         await checkA11y(pageB);
         await screenshot(pageB, "editor-post-375");
         const overflow = await pageB.evaluate(

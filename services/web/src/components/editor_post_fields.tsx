@@ -100,13 +100,22 @@ export function EditorPostFields(
     <div class="editor-post-fields">
       <div class="editor-title-row">
         <label class="visually-hidden" for="post-title">Title</label>
-        <input
+        {
+          /* a text area so a long title wraps and stays readable (it grows with its text); the
+            title is still one line: Enter saves, and a pasted line break becomes a space */
+        }
+        <textarea
           id="post-title"
           class="editor-title-input"
+          rows={1}
           value={title}
           placeholder="Untitled post"
           maxLength={500}
-          onInput={(e) => changed({ title: e.currentTarget.value })}
+          onInput={(e) => {
+            const el = e.currentTarget;
+            if (/[\r\n]/.test(el.value)) el.value = el.value.replace(/[\r\n]+/g, " ");
+            changed({ title: el.value });
+          }}
           onBlur={flush}
           onKeyDown={(e) => {
             if (e.key === "Enter") {
