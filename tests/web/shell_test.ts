@@ -147,6 +147,21 @@ Deno.test(
         },
       );
 
+      await t.step(
+        "a link to a post that is gone says so and leads back to the posts",
+        async () => {
+          await page.goto(
+            `${web.stack.url}/workspaces/${created.body.workspace_id}/posts/01ZZZZZZZZZZZZZZZZZZZZZZZZ`,
+          );
+          await page.getByRole("alert").filter({ hasText: "This post does not exist" }).waitFor();
+          // Retry cannot bring back a post that is not there
+          assert.equal(await page.getByRole("button", { name: "Retry" }).count(), 0);
+          await checkA11y(page);
+          await page.getByRole("link", { name: "Back to posts" }).click();
+          await page.getByRole("heading", { name: "Posts", exact: true }).waitFor();
+        },
+      );
+
       await t.step("sign out ends the session on the server", async () => {
         const before = (await page.context().cookies()).find((c) => c.name === "cp_refresh");
         assert.ok(before);

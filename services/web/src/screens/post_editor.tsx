@@ -6,7 +6,8 @@
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import type { ScreenProps } from "../screen_props.ts";
-import type { Schemas } from "../state/api.ts";
+import { ApiError, type Schemas } from "../state/api.ts";
+import { Link } from "../router.tsx";
 import { getPost } from "../state/posts.ts";
 import { keepDownloadUrls } from "../state/post_media.ts";
 import { useResource } from "../components/use_resource.ts";
@@ -37,10 +38,21 @@ export default function PostEditorScreen({ params }: ScreenProps) {
   );
   if (post.loading && !post.data) return <Loading label="Loading post" />;
   if (post.error || !post.data) {
+    // a post that is not there will not come back on Retry: say so and lead back to the list
+    const gone = post.error instanceof ApiError && post.error.status === 404;
     return (
       <section class="stack">
         <h1>Post</h1>
-        <ErrorMessage error={post.error} onRetry={post.reload} />
+        {gone
+          ? (
+            <div class="error-message" role="alert">
+              <p>This post does not exist, or it was deleted.</p>
+            </div>
+          )
+          : <ErrorMessage error={post.error} onRetry={post.reload} />}
+        <p>
+          <Link href={`/workspaces/${encodeURIComponent(workspaceId)}/posts`}>Back to posts</Link>
+        </p>
       </section>
     );
   }
