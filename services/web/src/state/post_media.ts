@@ -74,13 +74,30 @@ export function setMediaText(
   );
 }
 
+/** Each post's reorder in flight: the next one is sent once it has been answered. */
+const reordersInFlight = new Map<string, Promise<unknown>>();
+
+/**
+ * Saves the publishing order. Orders of one post go one after another: two sent at once (two
+ * quick moves) could reach the server in either order and leave the older one saved while the
+ * newer one shows.
+ */
 export function reorderMedia(post: PostRef, mediaIds: string[]): Promise<Post> {
-  return call(
-    client().PUT("/api/posts/{id}/media", {
-      params: { path: { id: post.post_id } },
-      body: { workspace_id: post.workspace_id, media_ids: mediaIds },
-    }),
+  const before = reordersInFlight.get(post.post_id) ?? Promise.resolve();
+  const sent = before.catch(() => {}).then(() =>
+    call(
+      client().PUT("/api/posts/{id}/media", {
+        params: { path: { id: post.post_id } },
+        body: { workspace_id: post.workspace_id, media_ids: mediaIds },
+      }),
+    )
   );
+  reordersInFlight.set(post.post_id, sent);
+  const done = () => {
+    if (reordersInFlight.get(post.post_id) === sent) reordersInFlight.delete(post.post_id);
+  };
+  sent.then(done, done);
+  return sent;
 }
 
 export async function removeMedia(post: PostRef, mediaId: string): Promise<void> {

@@ -82,6 +82,30 @@ Deno.test("post media: alt text, title, order and removal go to their routes wit
   assert.deepEqual(moved(["a", "b", "c"], 2, 0), ["c", "a", "b"]);
 });
 
+Deno.test("post media: two quick reorders of a post are saved in the order they were made", async () => {
+  const saved: string[][] = [];
+  let first = true;
+  using _server = serve(
+    new Hono().put("/api/posts/:id/media", async (c) => {
+      const { media_ids } = await c.req.json() as { media_ids: string[] };
+      // The first order is slow to arrive: sent at once, the second would be saved before it.
+      if (first) {
+        first = false;
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      saved.push(media_ids);
+      return c.json({ ...ref, media: media_ids.map((id) => media(id)) });
+    }),
+  );
+  const [a, b] = await Promise.all([
+    reorderMedia(ref, ["m2", "m1", "m3"]),
+    reorderMedia(ref, ["m2", "m3", "m1"]),
+  ]);
+  assert.deepEqual(saved, [["m2", "m1", "m3"], ["m2", "m3", "m1"]]);
+  assert.deepEqual(b.media.map((m) => m.media_id), ["m2", "m3", "m1"]);
+  assert.deepEqual(a.media.map((m) => m.media_id), ["m2", "m1", "m3"]);
+});
+
 Deno.test("posts store: the first comment and who publishes are saved on the post", async () => {
   using server = serve(new Hono().put("/api/posts/:id", (c) => c.json(ref)));
   await savePublishing(ref, { first_comment: "Sources in the comments" });
