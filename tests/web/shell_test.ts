@@ -3,6 +3,7 @@ import { api, e2e } from "../helpers/stack.ts";
 import { approve, createUser, login, signupConfirmed } from "../helpers/users.ts";
 import {
   checkA11y,
+  type Page,
   PHONE,
   screenshot,
   signIn,
@@ -97,6 +98,50 @@ Deno.test(
       );
 
       await t.step(
+        "from 640 to 1024 px the top bar keeps to two rows, nothing overlapping or cut off",
+        async () => {
+          for (const width of [640, 700, 760, 1024]) {
+            await page.setViewportSize({ width, height: 800 });
+            await page.waitForFunction(`window.innerWidth === ${width}`);
+            const bar = await topBarLayout(page);
+            assert.ok(
+              bar.rows <= 2,
+              `at ${width} px the top bar takes ${bar.rows} rows (${bar.height} px high)`,
+            );
+            assert.deepEqual(bar.overlapping, [], `at ${width} px no control covers another`);
+            assert.deepEqual(bar.cutOff, [], `at ${width} px every control is in the window`);
+            await screenshot(page, `shell-top-bar-${width}`);
+          }
+        },
+      );
+
+      await t.step(
+        "at 700 px the sections are behind the Menu button; Escape closes it",
+        async () => {
+          await page.setViewportSize({ width: 700, height: 800 });
+          const menu = page.getByRole("button", { name: "Menu" });
+          const posts = page.getByRole("navigation", { name: "Main" }).getByRole("link", {
+            name: "Posts",
+          });
+          await menu.waitFor();
+          await posts.waitFor({ state: "hidden" });
+          await menu.click();
+          await posts.waitFor();
+          assert.equal(await menu.getAttribute("aria-expanded"), "true");
+          await checkA11y(page);
+          await screenshot(page, "shell-top-bar-menu-700");
+          await page.keyboard.press("Escape");
+          await posts.waitFor({ state: "hidden" });
+          assert.equal(
+            await page.evaluate(`document.activeElement?.getAttribute("aria-controls")`),
+            "top-bar-menu",
+            "the focus is back on the Menu button",
+          );
+          await page.setViewportSize({ width: 1280, height: 800 });
+        },
+      );
+
+      await t.step(
         "a link to someone else's workspace says once that it is not yours, with a way back",
         async () => {
           const stranger = await createUser(web.stack, { name: "Sid Stranger" });
@@ -187,3 +232,35 @@ Deno.test(
     }
   },
 );
+
+/**
+ * The top bar's visible controls: how many rows they take (a control whose middle is below the
+ * bottom of the row above starts a new one), which ones cover another, which ones stick out of
+ * the window.
+ */
+async function topBarLayout(page: Page) {
+  return await page.evaluate(`(() => {
+    const bar = document.querySelector(".top-bar");
+    const boxes = [...bar.querySelectorAll("a, button, select")]
+      .map((el) => ({ name: el.textContent.trim() || el.getAttribute("aria-label") || el.tagName, r: el.getBoundingClientRect() }))
+      .filter((b) => b.r.width > 0 && b.r.height > 0)
+      .sort((a, b) => a.r.top - b.r.top);
+    let rows = 0;
+    let rowBottom = -Infinity;
+    for (const { r } of boxes) {
+      if (r.top + r.height / 2 > rowBottom) rows++;
+      rowBottom = Math.max(rowBottom, r.bottom);
+    }
+    const overlapping = [];
+    for (const [i, a] of boxes.entries()) {
+      for (const b of boxes.slice(i + 1)) {
+        if (a.r.left < b.r.right - 1 && b.r.left < a.r.right - 1 &&
+            a.r.top < b.r.bottom - 1 && b.r.top < a.r.bottom - 1) overlapping.push(a.name + " / " + b.name);
+      }
+    }
+    const cutOff = boxes
+      .filter((b) => b.r.left < 0 || b.r.right > document.documentElement.clientWidth)
+      .map((b) => b.name);
+    return { rows, height: Math.round(bar.getBoundingClientRect().height), overlapping, cutOff };
+  })()`) as { rows: number; height: number; overlapping: string[]; cutOff: string[] };
+}

@@ -25,8 +25,8 @@ export function Layout({ children }: { children: ComponentChildren }) {
 }
 
 /**
- * The top bar: brand, workspace switcher, the workspace's sections and the user menu. On a
- * phone the switcher and sections fold into a Menu button (closed again by a navigation, by
+ * The top bar: brand, workspace switcher, the workspace's sections and the user menu. Below
+ * 768 px the switcher and sections fold into a Menu button (closed again by a navigation, by
  * Escape, or by the button).
  */
 function TopBar() {
@@ -77,8 +77,11 @@ function TopBar() {
           {isAdmin.value && <AdminLink />}
         </nav>
       </div>
-      {isApproved.value && <NotificationsButton />}
-      <UserMenu />
+      {/* the bell and the account stay together at the row's end, whichever row that is */}
+      <div class="top-bar-end">
+        {isApproved.value && <NotificationsButton />}
+        <UserMenu />
+      </div>
     </header>
   );
 }
