@@ -97,10 +97,11 @@ Deno.test(
       await pageA.keyboard.press("Control+Alt+m");
       const box = pageA.getByRole("combobox", { name: "Comment on the selected words" });
       await box.waitFor();
-      assert.equal(
-        await pageA.evaluate("document.activeElement?.id"),
-        "comment-new",
-        "the shortcut puts the focus in the comment box",
+      // The box shows first; the focus follows once it is laid out.
+      await waitFor(
+        async () => (await pageA.evaluate("document.activeElement?.id")) === "comment-new",
+        "the shortcut putting the focus in the comment box",
+        5_000,
       );
       await pageA.locator(".comment-excerpt-quote", { hasText: "launch" }).waitFor();
       await box.fill("Is Friday certain?");
