@@ -387,8 +387,6 @@ export class PublishJob {
     const { store, posts, review } = this.deps;
     const record = await store.getPost(workspaceId, postId);
     if (!record) return;
-    const text = (await posts.read(record)).content;
-    await review.textChanged(postId, await textFingerprint(text)) ??
-      await review.extrasChanged(workspaceId, postId);
+    await review.contentChanged(workspaceId, postId, (await posts.read(record)).content);
   }
 }

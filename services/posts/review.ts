@@ -328,6 +328,21 @@ export class ReviewOperations {
   }
 
   /**
+   * The post's text (now `text`) and its media or first comment may all have changed: an
+   * approval that covers other ones is voided, as `textChanged` and `extrasChanged` do. Answers
+   * the post when it was sent back, else null.
+   */
+  async contentChanged(
+    workspaceId: string,
+    postId: string,
+    text: string,
+    actorId?: string,
+  ): Promise<Post | null> {
+    return await this.textChanged(postId, await textFingerprint(text), actorId) ??
+      await this.extrasChanged(workspaceId, postId, actorId);
+  }
+
+  /**
    * The post's media or first comment changed: an approved or scheduled post whose approval
    * covers other ones goes back to `in_review`, as with `textChanged`. Answers the post when it
    * was sent back, else null. Idempotent.

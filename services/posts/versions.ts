@@ -7,14 +7,8 @@ import { mediaKey } from "./media.ts";
 import { versionOf } from "./version_snapshot.ts";
 import type { PostOperations } from "./operations.ts";
 import { canPublish, PUBLISH_MESSAGES } from "./publish_rules.ts";
-import { type ReviewOperations, textFingerprint } from "./review.ts";
-import {
-  type Media,
-  type Post,
-  POST_NOT_FOUND,
-  type PostVersion,
-  VERSION_NOT_FOUND,
-} from "./schemas.ts";
+import type { ReviewOperations } from "./review.ts";
+import { type Media, POST_NOT_FOUND, type PostVersion, VERSION_NOT_FOUND } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
 
 /** A version as listed: who made it, when and why (the reason, and a saved version's label). */
@@ -97,9 +91,12 @@ export class VersionOperations {
       return next;
     });
     if (!result) throw notFound(POST_NOT_FOUND);
-    const sentBack: Post | null =
-      await review.textChanged(postId, await textFingerprint(version.text), caller.user_id) ??
-        await review.extrasChanged(workspaceId, postId, caller.user_id);
+    const sentBack = await review.contentChanged(
+      workspaceId,
+      postId,
+      version.text,
+      caller.user_id,
+    );
     return sentBack ?? await posts.read(result.after);
   }
 }

@@ -44,11 +44,7 @@ export default function PostEditorScreen({ params }: ScreenProps) {
       <section class="stack">
         <h1>Post</h1>
         {gone
-          ? (
-            <div class="error-message" role="alert">
-              <p>This post does not exist, or it was deleted.</p>
-            </div>
-          )
+          ? <ErrorMessage error="This post does not exist, or it was deleted." />
           : <ErrorMessage error={post.error} onRetry={post.reload} />}
         <p>
           <Link href={`/workspaces/${encodeURIComponent(workspaceId)}/posts`}>Back to posts</Link>
