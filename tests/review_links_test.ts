@@ -3,10 +3,12 @@ import { waitForOutbox } from "./helpers/outbox.ts";
 import { api, e2e, startTestStack, TEST_ADMIN } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
+import { openEditor } from "./helpers/live_editor.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 Deno.test("required approvals, review links, mentions and notifications", e2e, async (t) => {
-  const stack = await startTestStack();
+  // The live texts are compared often, so a live edit ends a review link within a short wait.
+  const stack = await startTestStack({ POSTS_LIVE_TEXT_CHECK_MS: "100" });
   try {
     const owner = await createUser(stack, { name: "Olga Owner" });
     const author = await createUser(stack, { name: "Anna Author" });
@@ -188,6 +190,95 @@ Deno.test("required approvals, review links, mentions and notifications", e2e, a
         assert.deepEqual(await open("nonsense"), gone);
       },
     );
+
+    await t.step("a dead link stays dead when the content changes back", async () => {
+      const id = await inReview("Back and forth");
+      const make = async () => {
+        const made = await as(editor)("POST", `/api/posts/${id}/review-links`, {
+          workspace_id: wsId,
+          reviewer_name: "Rita",
+        });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        return new URL(made.body.url).pathname.slice("/review/".length);
+      };
+      const open = async (token: string) => {
+        const res = await fetch(`${stack.url}/api/review-links/${token}`);
+        await res.body?.cancel();
+        return res.status;
+      };
+      const decide = async (token: string) => {
+        const res = await fetch(`${stack.url}/api/review-links/${token}/decision`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ decision: "approve" }),
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const put = async (content: string) => {
+        const res = await as(author)("PUT", `/api/posts/${id}`, { workspace_id: wsId, content });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+      };
+      const gone = { status: 404, body: { error: "Review link not found or expired" } };
+
+      // Over REST, unseen by the reviewer: the text changes and changes back.
+      const rest = await make();
+      await put("Back and forth, changed");
+      await put("Back and forth");
+      assert.equal(await open(rest), 404);
+      assert.deepEqual(await decide(rest), gone);
+      // The first comment is part of what a link shows: the same holds for it.
+      const extras = await make();
+      for (const first_comment of ["A first comment", null]) {
+        const res = await as(author)("PUT", `/api/posts/${id}`, {
+          workspace_id: wsId,
+          first_comment,
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+      }
+      assert.equal(await open(extras), 404);
+
+      const editorSession = await openEditor(stack, author, wsId, id);
+      try {
+        // Live, seen by the reviewer meanwhile.
+        const seen = await make();
+        editorSession.text.insert(editorSession.text.length, "!");
+        await waitFor(
+          async () => (await getPost(id)).content === "Back and forth!",
+          "the live edit stored",
+        );
+        assert.equal(await open(seen), 404);
+        editorSession.text.delete(editorSession.text.length - 1, 1);
+        await waitFor(
+          async () => (await getPost(id)).content === "Back and forth",
+          "the text back",
+        );
+        assert.equal(await open(seen), 404);
+
+        // Live, unseen: the live-text check ends the link while the text differs.
+        const unseen = await make();
+        assert.equal(await open(unseen), 200);
+        editorSession.text.insert(editorSession.text.length, "?");
+        await waitFor(
+          async () => (await getPost(id)).content === "Back and forth?",
+          "the live edit stored",
+        );
+        await new Promise((r) => setTimeout(r, 2_000)); // twenty live-text checks
+        editorSession.text.delete(editorSession.text.length - 1, 1);
+        await waitFor(
+          async () => (await getPost(id)).content === "Back and forth",
+          "the text back",
+        );
+        assert.equal(await open(unseen), 404);
+        assert.deepEqual(await decide(unseen), gone);
+
+        // A link made now, on the text as it is, still opens and decides.
+        const fresh = await make();
+        assert.equal(await open(fresh), 200);
+        assert.deepEqual(await decide(fresh), { status: 200, body: { decision: "approve" } });
+      } finally {
+        editorSession.provider.destroy();
+      }
+    });
 
     await t.step("a link dies with its workspace", async () => {
       const doomed = await createWorkspace(stack, owner, "Doomed", [[author, "editor"]]);

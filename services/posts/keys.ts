@@ -104,6 +104,8 @@ export const postReviewLinkKey = (postId: string, linkId: string): Deno.KvKey =>
   linkId,
 ];
 export const postReviewLinksPrefix = (postId: string): Deno.KvKey => ["post_review_links", postId];
+/** Every post's review links */
+export const allPostReviewLinksPrefix: Deno.KvKey = ["post_review_links"];
 /** Requests to one review link in one minute */
 export const reviewLinkHitsKey = (tokenHash: string, minute: number): Deno.KvKey => [
   "review_link_hits",

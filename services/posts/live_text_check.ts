@@ -1,6 +1,7 @@
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import type { LiveDocs } from "./live_docs.ts";
 import type { ReviewOperations } from "./review.ts";
+import type { ReviewLinkOperations } from "./review_links.ts";
 import type { PostsStore } from "./store.ts";
 
 /** How often the live texts of approved and scheduled posts are compared with their approval. */
@@ -12,7 +13,9 @@ export const LIVE_TEXT_CHECK_MS = 2_000;
  * whose approval holds a fingerprint are read from their index (one list read, nothing more
  * when there are none), collab is asked for the SHA-256 of their live texts in one call per
  * thousand posts, and each that differs goes through `ReviewOperations.textChanged`
- * (idempotent, so several instances checking the same post send one set of DMs).
+ * (idempotent, so several instances checking the same post send one set of DMs). A review
+ * link dies the same way: the live texts of the posts with live links are compared with what
+ * each link was made for.
  */
 export class LiveTextCheck {
   #timer: ReturnType<typeof setInterval> | null = null;
@@ -23,6 +26,7 @@ export class LiveTextCheck {
       store: PostsStore;
       liveDocs: LiveDocs;
       review: ReviewOperations;
+      links?: ReviewLinkOperations;
       logger: Logger;
       intervalMs?: number;
     },
@@ -43,7 +47,7 @@ export class LiveTextCheck {
 
   /** One comparison of every approved text with its live text; answers how many were sent back. */
   async runOnce(): Promise<number> {
-    const { store, liveDocs, review, logger } = this.deps;
+    const { store, liveDocs, review, links, logger } = this.deps;
     try {
       if (!liveDocs.available()) return 0;
       let sentBack = 0;
@@ -55,6 +59,7 @@ export class LiveTextCheck {
           if (await review.textChanged(postId, now)) sentBack++;
         }
       }
+      await links?.outdateEdited((ids) => liveDocs.fingerprints(ids));
       return sentBack;
     } catch (err) {
       logger.warn("could not compare the live texts with their approvals", {

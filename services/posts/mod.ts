@@ -111,6 +111,15 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     logger,
   });
   review.uploadedMedia = (post) => media.uploadedIds(post);
+  const links = new ReviewLinkOperations({
+    store,
+    posts,
+    review,
+    workspaces,
+    media,
+    publicUrl: base.publicUrl,
+  });
+  review.outdateLinks = (postId, textFingerprint) => links.outdate(postId, textFingerprint);
   const firstComment = new FirstCommentPublisher({
     store,
     review,
@@ -136,6 +145,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     store,
     liveDocs,
     review,
+    links,
     logger,
     intervalMs: config.liveTextCheckMs,
   });
@@ -161,14 +171,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
   mountPostRoutes(app, { store, posts, workspaces, review, media, connections, scheduling });
   mountMediaRoutes(app, { media, workspaces });
   mountReviewLinkRoutes(app, {
-    links: new ReviewLinkOperations({
-      store,
-      posts,
-      review,
-      workspaces,
-      media,
-      publicUrl: base.publicUrl,
-    }),
+    links,
     workspaces,
   });
   mountPlanningRoutes(app, {

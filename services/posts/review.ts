@@ -67,6 +67,12 @@ export class ReviewOperations {
    */
   uploadedMedia?: (post: PostRecord) => Promise<Set<string> | null>;
 
+  /**
+   * What the post holds may have changed (its text now has `textFingerprint`, when given): the
+   * review links made for other content die for good.
+   */
+  outdateLinks?: (postId: string, textFingerprint?: string) => Promise<number>;
+
   constructor(private readonly deps: ReviewDeps) {}
 
   postUrl(workspaceId: string, postId: string): string {
@@ -310,6 +316,7 @@ export class ReviewOperations {
    */
   async textChanged(postId: string, fingerprint: string, actorId?: string): Promise<Post | null> {
     const { store, posts } = this.deps;
+    await this.#outdateLinks(postId, fingerprint);
     const workspaceId = await store.workspaceOf(postId);
     if (!workspaceId) return null;
     const stored = await store.getStored(workspaceId, postId);
@@ -353,6 +360,7 @@ export class ReviewOperations {
     actorId?: string,
   ): Promise<Post | null> {
     const { store, posts } = this.deps;
+    await this.#outdateLinks(postId);
     const stored = await store.getStored(workspaceId, postId);
     if (!stored || !extrasInvalidate(stored)) return null;
     const emails = await this.emails(othersThan(stored.reviewer_ids, actorId));
@@ -400,6 +408,18 @@ export class ReviewOperations {
     const next = withdrawn(current, now);
     next.status = "in_review";
     return next;
+  }
+
+  /** Ends the links made for other content; a failure is logged (opening a link checks again). */
+  async #outdateLinks(postId: string, textFingerprint?: string): Promise<void> {
+    try {
+      await this.outdateLinks?.(postId, textFingerprint);
+    } catch (err) {
+      this.deps.logger.warn("could not end the review links of a changed post", {
+        post_id: postId,
+        error: errorMessage(err),
+      });
+    }
   }
 
   /** The name of the reviewer whose approval `post` holds (older records: from the history). */

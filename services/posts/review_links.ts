@@ -10,7 +10,7 @@ import { canPublish, PUBLISH_MESSAGES } from "./publish_rules.ts";
 import type { ReviewOperations } from "./review.ts";
 import { type Post, type PostRecord, type ReviewDecision } from "./schemas.ts";
 import type { PostsStore } from "./store.ts";
-import type { ReviewLinkRecord } from "./store/review_links.ts";
+import { isLive, type ReviewLinkRecord } from "./store/review_links.ts";
 
 export const REVIEW_LINK_GONE = "Review link not found or expired";
 /** Requests one review link answers per minute. */
@@ -115,6 +115,7 @@ export class ReviewLinkOperations {
     const { link, post } = await this.#open(token);
     if (link.value.decided_at) throw conflict("This review link already has a decision");
     const decided = { decided_at: nowIso(), decision, note };
+    let outdated = false;
     await this.deps.review.applyDecision(
       post,
       {
@@ -127,11 +128,60 @@ export class ReviewLinkOperations {
       (op, holds) => {
         // The decision covers what the link showed: a change that landed since it was opened
         // (a live edit, a media change) kills the link rather than being approved unseen.
-        if (holds !== link.value.content) throw notFound(REVIEW_LINK_GONE);
+        if (holds !== link.value.content) {
+          outdated = true;
+          throw notFound(REVIEW_LINK_GONE);
+        }
         this.deps.store.reviewLinks.decide(op, link, decided);
       },
-    );
+    ).catch(async (err) => {
+      if (outdated) await this.deps.store.reviewLinks.outdate(link);
+      throw err;
+    });
     return { decision };
+  }
+
+  /**
+   * What the post holds may have changed: each live link made for other content dies for good.
+   * `textFingerprint`: the text's, when the caller has it. Answers how many links died.
+   */
+  async outdate(postId: string, textFingerprint?: string): Promise<number> {
+    const { store, posts } = this.deps;
+    const links = (await store.reviewLinks.entries(postId)).filter((e) => isLive(e.value));
+    if (links.length === 0) return 0;
+    const post = await store.findPost(postId);
+    if (!post) return 0;
+    const holds = approvalKey(
+      textFingerprint ?? textFingerprintSync((await posts.read(post)).content),
+      post,
+    );
+    let died = 0;
+    for (const link of links) {
+      if (link.value.content !== holds && await store.reviewLinks.outdate(link)) died++;
+    }
+    return died;
+  }
+
+  /**
+   * Live edits happen in the collab service: the live texts of the posts with live links are
+   * compared with what each link was made for (`fingerprints` answers the SHA-256 of the live
+   * texts), and a link whose text changed dies for good. Answers how many links died.
+   */
+  async outdateEdited(
+    fingerprints: (postIds: string[]) => Promise<Map<string, string>>,
+  ): Promise<number> {
+    let died = 0;
+    for await (const byPost of this.deps.store.reviewLinks.livePages()) {
+      const live = await fingerprints([...byPost.keys()]);
+      for (const [postId, links] of byPost) {
+        const now = live.get(postId);
+        if (now === undefined) continue;
+        if (links.some((l) => !l.content.startsWith(`${now}:`))) {
+          died += await this.outdate(postId, now);
+        }
+      }
+    }
+    return died;
   }
 
   /**
@@ -151,7 +201,9 @@ export class ReviewLinkOperations {
       throw new AppError(429, "Too many requests for this review link; try again in a minute");
     }
     const link = await store.reviewLinks.get(hash);
-    if (!link.value || Date.parse(link.value.expires_at) <= Date.now()) {
+    if (
+      !link.value || link.value.outdated_at || Date.parse(link.value.expires_at) <= Date.now()
+    ) {
       throw notFound(REVIEW_LINK_GONE);
     }
     const ws = await this.deps.review.settings(link.value.workspace_id);
@@ -160,6 +212,7 @@ export class ReviewLinkOperations {
     if (!post) throw notFound(REVIEW_LINK_GONE);
     const content = await posts.read(post);
     if (approvalKey(textFingerprintSync(content.content), post) !== link.value.content) {
+      await store.reviewLinks.outdate(link as Deno.KvEntry<ReviewLinkRecord>);
       throw notFound(REVIEW_LINK_GONE);
     }
     return { link: link as Deno.KvEntry<ReviewLinkRecord>, post, content, ws };

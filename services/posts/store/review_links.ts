@@ -1,4 +1,6 @@
+import { nowIso } from "../../../shared/time.ts";
 import {
+  allPostReviewLinksPrefix,
   postReviewLinkKey,
   postReviewLinksPrefix,
   reviewLinkHitsKey,
@@ -19,6 +21,21 @@ export interface ReviewLinkRecord {
   decided_at: string | null;
   decision: "approve" | "request_changes" | null;
   note: string | null;
+  /**
+   * When the post was seen holding other content than `content`: the link is dead for good from
+   * then on, even if the content later goes back to what it was (absent on older links)
+   */
+  outdated_at?: string | null;
+}
+
+/** Whether a link can still be opened and decided (it may yet be outdated by a change). */
+export function isLive(link: ReviewLinkRecord, now = Date.now()): boolean {
+  return !link.decided_at && !link.outdated_at && Date.parse(link.expires_at) > now;
+}
+
+/** The time a link's records are kept: until a day after it expires. */
+function keepFor(link: ReviewLinkRecord): number {
+  return Math.max(1, Date.parse(link.expires_at) - Date.now()) + 86_400_000;
 }
 
 /** Review links: `["review_links", sha256(token)]` and a per-post index of their ids. */
@@ -27,7 +44,7 @@ export class ReviewLinkStore {
 
   async create(tokenHash: string, link: ReviewLinkRecord): Promise<void> {
     const key = reviewLinkKey(tokenHash);
-    const expireIn = Math.max(1, Date.parse(link.expires_at) - Date.now()) + 86_400_000;
+    const expireIn = keepFor(link);
     const res = await this.kv.atomic().check({ key, versionstamp: null })
       .set(key, link, { expireIn })
       .set(postReviewLinkKey(link.post_id, link.link_id), tokenHash, { expireIn })
@@ -41,18 +58,67 @@ export class ReviewLinkStore {
 
   /** The post's links, oldest first. */
   async list(postId: string): Promise<ReviewLinkRecord[]> {
+    return (await this.entries(postId)).map((e) => e.value);
+  }
+
+  /** The post's links as stored (for a checked change), oldest first. */
+  async entries(postId: string): Promise<Deno.KvEntry<ReviewLinkRecord>[]> {
     const hashes: string[] = [];
     for await (const e of this.kv.list<string>({ prefix: postReviewLinksPrefix(postId) })) {
       hashes.push(e.value);
     }
-    const out: ReviewLinkRecord[] = [];
+    return await this.#read(hashes);
+  }
+
+  /**
+   * The live links of every post (see `isLive`), by post, in pages of about `page` links: what
+   * the live-text check compares with the posts' live texts.
+   */
+  async *livePages(page = 500): AsyncGenerator<Map<string, ReviewLinkRecord[]>> {
+    let hashes: string[] = [];
+    const flush = async () => {
+      const byPost = new Map<string, ReviewLinkRecord[]>();
+      for (const { value } of await this.#read(hashes)) {
+        if (!isLive(value)) continue;
+        const links = byPost.get(value.post_id) ?? [];
+        links.push(value);
+        byPost.set(value.post_id, links);
+      }
+      hashes = [];
+      return byPost;
+    };
+    for await (const e of this.kv.list<string>({ prefix: allPostReviewLinksPrefix })) {
+      hashes.push(e.value);
+      if (hashes.length >= page) {
+        const byPost = await flush();
+        if (byPost.size > 0) yield byPost;
+      }
+    }
+    const byPost = await flush();
+    if (byPost.size > 0) yield byPost;
+  }
+
+  async #read(hashes: string[]): Promise<Deno.KvEntry<ReviewLinkRecord>[]> {
+    const out: Deno.KvEntry<ReviewLinkRecord>[] = [];
     for (let i = 0; i < hashes.length; i += 10) {
       const entries = await this.kv.getMany<ReviewLinkRecord[]>(
         hashes.slice(i, i + 10).map(reviewLinkKey),
       );
-      for (const e of entries) if (e.value) out.push(e.value);
+      for (const e of entries) if (e.value) out.push(e as Deno.KvEntry<ReviewLinkRecord>);
     }
     return out;
+  }
+
+  /**
+   * The link was seen outdated (its post holds other content now): it dies for good. Checked
+   * against the entry read; answers whether this call ended it.
+   */
+  async outdate(entry: Deno.KvEntry<ReviewLinkRecord>): Promise<boolean> {
+    if (!isLive(entry.value)) return false;
+    const res = await this.kv.atomic().check(entry)
+      .set(entry.key, { ...entry.value, outdated_at: nowIso() }, { expireIn: keepFor(entry.value) })
+      .commit();
+    return res.ok;
   }
 
   /** Removes the link `linkId` of `postId`; false when there is none. */
@@ -71,7 +137,7 @@ export class ReviewLinkStore {
     decided: Pick<ReviewLinkRecord, "decided_at" | "decision" | "note">,
   ): void {
     op.check(entry).set(entry.key, { ...entry.value, ...decided }, {
-      expireIn: Math.max(1, Date.parse(entry.value.expires_at) - Date.now()) + 86_400_000,
+      expireIn: keepFor(entry.value),
     });
   }
 
