@@ -12,6 +12,7 @@ import { api, e2e } from "../helpers/stack.ts";
 import {
   type BrowserContext,
   checkA11y,
+  DESKTOP,
   type Page,
   PHONE,
   screenshot,
@@ -199,6 +200,17 @@ Deno.test(
       assert.equal(await adminPage.evaluate("globalThis.__noReload"), true, "no reload");
       await checkA11y(adminPage);
       await screenshot(adminPage, "admin-badge-1440");
+      // Without a workspace, Admin and its badge stay on the brand's row at 1280 and 800 px.
+      for (const width of [1280, 800]) {
+        await adminPage.setViewportSize({ width, height: 800 });
+        const brand = await adminPage.getByRole("link", { name: "Content Pipeline" }).boundingBox();
+        const badge = await adminLink.boundingBox();
+        assert.ok(brand && badge);
+        const sameRow = Math.abs((badge.y + badge.height / 2) - (brand.y + brand.height / 2)) < 12;
+        assert.ok(sameRow, `at ${width} px Admin is on the brand's row`);
+        await screenshot(adminPage, `admin-badge-${width}`);
+      }
+      await adminPage.setViewportSize(DESKTOP);
       // The pending list on the screen follows the count.
       await adminPage.getByRole("button", { name: "Approve Pat Pending" }).click();
       await adminPage.getByText("Pat Pending is approved").waitFor();

@@ -98,9 +98,10 @@ Deno.test(
       );
 
       await t.step(
-        "from 640 to 1024 px the top bar keeps to two rows, nothing overlapping or cut off",
+        "from 640 to 1279 px the top bar keeps to two rows, nothing overlapping or cut off; " +
+          "from 768 px the bell and the account stay on the brand's row",
         async () => {
-          for (const width of [640, 700, 760, 1024]) {
+          for (const width of [640, 700, 760, 800, 1024, 1200, 1279]) {
             await page.setViewportSize({ width, height: 800 });
             await page.waitForFunction(`window.innerWidth === ${width}`);
             const bar = await topBarLayout(page);
@@ -110,6 +111,9 @@ Deno.test(
             );
             assert.deepEqual(bar.overlapping, [], `at ${width} px no control covers another`);
             assert.deepEqual(bar.cutOff, [], `at ${width} px every control is in the window`);
+            if (width >= 768) {
+              assert.ok(bar.endBesideBrand, `at ${width} px the bell and the account are on row 1`);
+            }
             await screenshot(page, `shell-top-bar-${width}`);
           }
         },
@@ -261,6 +265,22 @@ async function topBarLayout(page: Page) {
     const cutOff = boxes
       .filter((b) => b.r.left < 0 || b.r.right > document.documentElement.clientWidth)
       .map((b) => b.name);
-    return { rows, height: Math.round(bar.getBoundingClientRect().height), overlapping, cutOff };
-  })()`) as { rows: number; height: number; overlapping: string[]; cutOff: string[] };
+    const middle = (r) => r.top + r.height / 2;
+    const brand = bar.querySelector(".brand").getBoundingClientRect();
+    const end = bar.querySelector(".top-bar-end").getBoundingClientRect();
+    const endBesideBrand = Math.abs(middle(end) - middle(brand)) < brand.height;
+    return {
+      rows,
+      height: Math.round(bar.getBoundingClientRect().height),
+      overlapping,
+      cutOff,
+      endBesideBrand,
+    };
+  })()`) as {
+    rows: number;
+    height: number;
+    overlapping: string[];
+    cutOff: string[];
+    endBesideBrand: boolean;
+  };
 }

@@ -47,7 +47,7 @@ function TopBar() {
     return () => document.removeEventListener("keydown", onKey);
   }, [open]);
   return (
-    <header class="top-bar">
+    <header class={base ? "top-bar has-sections" : "top-bar"}>
       <Link href="/" class="brand">Content Pipeline</Link>
       <button
         ref={toggle}
