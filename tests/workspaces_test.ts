@@ -504,42 +504,51 @@ Deno.test("workspaces service", e2e, async (t) => {
       );
     });
 
-    await t.step("delete: 403 editor and non-member, 204 owner, then 404 everywhere", async () => {
-      const wsId = await team();
-      assertError(
-        await E("DELETE", `/api/workspaces/${wsId}`),
-        403,
-        "Only the workspace owner can delete the workspace",
-      );
-      assertError(await X("DELETE", `/api/workspaces/${wsId}`), 403);
-      const res = await O("DELETE", `/api/workspaces/${wsId}`);
-      assert.equal(res.status, 204);
-      assert.equal(res.body, null);
-      assertError(await O("DELETE", `/api/workspaces/${wsId}`), 404, "Workspace not found");
-      assertError(await O("GET", `/api/workspaces/${wsId}`), 404, "Workspace not found");
-      assertError(await X("GET", `/api/workspaces/${wsId}`), 403, "Not a workspace member");
-      assertError(await O("PUT", `/api/workspaces/${wsId}`, { name: "y" }), 404);
-      assertError(await V("PUT", `/api/workspaces/${wsId}`, { name: "y" }), 403);
-      assertError(
-        await E("POST", `/api/workspaces/${wsId}/members`, { email: uniqueEmail() }),
-        404,
-      );
-      assertError(await V("GET", `/api/workspaces/${wsId}/members`), 404);
-      assertError(await V("DELETE", `/api/workspaces/${wsId}/members/${viewer.user_id}`), 404);
-      assertError(await V("GET", `/api/audiences?workspaceId=${wsId}`), 404);
-      assertError(await V("PUT", "/api/languages", { workspace_id: wsId, languages: [] }), 404);
-      const list = await O("GET", "/api/workspaces");
-      assert.ok(
-        !list.body.workspaces.some((w: { workspace_id: string }) => w.workspace_id === wsId),
-      );
-      const m = await internalJson(
-        stack,
-        "GET",
-        `/internal/workspaces/${wsId}/members/${viewer.user_id}`,
-      );
-      assert.equal(m.body.role, "viewer", "members are untouched by a soft delete");
-      assert.equal(m.body.workspace_status, "deleted");
-    });
+    await t.step(
+      "delete: 403 editor and non-member, 204 owner, then 404 past the role checks",
+      async () => {
+        const wsId = await team();
+        assertError(
+          await E("DELETE", `/api/workspaces/${wsId}`),
+          403,
+          "Only the workspace owner can delete the workspace",
+        );
+        assertError(await X("DELETE", `/api/workspaces/${wsId}`), 403);
+        const res = await O("DELETE", `/api/workspaces/${wsId}`);
+        assert.equal(res.status, 204);
+        assert.equal(res.body, null);
+        assertError(await O("DELETE", `/api/workspaces/${wsId}`), 404, "Workspace not found");
+        assertError(await O("GET", `/api/workspaces/${wsId}`), 404, "Workspace not found");
+        assertError(await X("GET", `/api/workspaces/${wsId}`), 403, "Not a workspace member");
+        assertError(await O("PUT", `/api/workspaces/${wsId}`, { name: "y" }), 404);
+        assertError(await V("PUT", `/api/workspaces/${wsId}`, { name: "y" }), 403);
+        assertError(
+          await E("POST", `/api/workspaces/${wsId}/members`, { email: uniqueEmail() }),
+          404,
+        );
+        assertError(await V("GET", `/api/workspaces/${wsId}/members`), 404);
+        assertError(await V("DELETE", `/api/workspaces/${wsId}/members/${viewer.user_id}`), 404);
+        // The role check precedes the 404, as for update, add member and delete.
+        assertError(
+          await V("DELETE", `/api/workspaces/${wsId}/members/${editor.user_id}`),
+          403,
+          "Only the workspace owner can remove other members",
+        );
+        assertError(await V("GET", `/api/audiences?workspaceId=${wsId}`), 404);
+        assertError(await V("PUT", "/api/languages", { workspace_id: wsId, languages: [] }), 404);
+        const list = await O("GET", "/api/workspaces");
+        assert.ok(
+          !list.body.workspaces.some((w: { workspace_id: string }) => w.workspace_id === wsId),
+        );
+        const m = await internalJson(
+          stack,
+          "GET",
+          `/internal/workspaces/${wsId}/members/${viewer.user_id}`,
+        );
+        assert.equal(m.body.role, "viewer", "members are untouched by a soft delete");
+        assert.equal(m.body.workspace_status, "deleted");
+      },
+    );
 
     await t.step("admin internal API: list all, soft-delete, recover, stats", async () => {
       const wsId = await team();

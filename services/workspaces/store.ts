@@ -303,8 +303,8 @@ export class WorkspacesStore {
   }
 
   /**
-   * Removes a member. Checks: caller a member (403), workspace active (404); then for oneself:
-   * not the owner (400); for another: caller is the owner (403), target a member (404).
+   * Removes a member. Checks: caller a member (403); for oneself: not the owner (400); for
+   * another: caller is the owner (403); then workspace active (404) and target a member (404).
    */
   removeMember(workspaceId: string, callerId: string, targetId: string): Promise<void> {
     return retryCommit(async () => {
@@ -315,11 +315,14 @@ export class WorkspacesStore {
         membershipKey(workspaceId, callerId),
         membershipKey(workspaceId, targetId),
       ]);
-      const { role } = requireActiveMember(wsEntry.value, callerEntry.value);
+      // The role is checked before the soft delete, so a non-owner removing someone else is
+      // refused 403 whether or not the workspace is deleted.
+      const role = requireRole(callerEntry.value);
       const self = targetId === callerId;
       if (self && role === "owner") throw new AppError(400, MESSAGES.ownerLeaves);
+      if (!self) requireOneOf(role, ["owner"], MESSAGES.removeRole);
+      requireActive(wsEntry.value);
       if (!self) {
-        requireOneOf(role, ["owner"], MESSAGES.removeRole);
         if (!targetEntry.value) throw new AppError(404, MESSAGES.targetNotMember);
         // The owner is the caller, so the target can only be an editor or a viewer.
       }
