@@ -76,7 +76,9 @@ export async function startAllInOne(
     handler: (req, info) => gateway.fetch(req, info),
     async close() {
       await server.shutdown();
-      for (const s of services) await s.close();
+      // Services depend one way, in SERVICE_FACTORIES' order: those that call others close
+      // first, so no queue job of theirs reaches a service whose KV is already closed.
+      for (const s of [...services].reverse()) await s.close();
     },
   };
 }
