@@ -329,6 +329,25 @@ export class CollabHub {
     return sent;
   }
 
+  /**
+   * Forgets every room after the keyspace was replaced by a restore: their sockets are closed
+   * and what they hold in memory (the text from before the restore) is dropped unstored, so the
+   * next read or socket loads the restored document.
+   */
+  async dropAll(): Promise<void> {
+    this.#fingerprints.clear();
+    const slots = [...this.#slots.values()];
+    this.#slots.clear();
+    for (const slot of slots) {
+      if (slot.timer !== null) clearTimeout(slot.timer);
+      stopWatching(slot);
+      const room = slot.room ?? await slot.loading.catch(() => null);
+      if (!room) continue;
+      room.closeAll(CloseCode.Restored, "Restored from a backup");
+      room.destroy();
+    }
+  }
+
   /** Closes the post's sockets and removes its document. */
   async deleteDoc(postId: string): Promise<boolean> {
     this.#fingerprints.delete(postId);

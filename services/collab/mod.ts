@@ -55,7 +55,12 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   });
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
-  mountServiceInternals(app, () => ready, { kv, keys: KEY_FAMILIES });
+  mountServiceInternals(app, () => ready, {
+    kv,
+    keys: KEY_FAMILIES,
+    // The rooms in memory hold the texts from before the restore.
+    afterImport: () => hub.dropAll(),
+  });
   mountInternalRoutes(app, { hub, store });
   documentWsRoute(app);
   // Deno.upgradeWebSocket needs the original request: it is answered before the app sees it,

@@ -43,6 +43,11 @@ export const CloseCode = {
   /** the post (and its document) was deleted */
   NotFound: 4404,
   /**
+   * the documents were replaced by a restore from a backup. Final: a reconnecting provider would
+   * merge the text from before the restore back into the restored one.
+   */
+  Restored: 4409,
+  /**
    * a frame over the frame limit (1 MiB), or an update that would take the document past its
    * text or byte limit; nothing of it was stored or forwarded. Final: the provider would send
    * the same content again on reconnect.

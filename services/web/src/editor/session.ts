@@ -74,6 +74,7 @@ const CLOSE_REASONS: Record<number, string> = {
   4401: "Your account can no longer edit. Sign in again.",
   4403: "You are no longer a member of this workspace.",
   4404: "This post was deleted.",
+  4409: "This post was restored from a backup. Reload the page.",
   4413: "The post is over the size limit; your last change was not saved. Reload the page.",
   4429: "You have too many editors open. Close some tabs and reload.",
 };
