@@ -139,6 +139,14 @@ Deno.test("auth service end to end", e2e, async (t) => {
         assert.equal(res.status, 400, field);
         assert.match(res.body.error, new RegExp(`^${field}`));
       }
+      // A blank value is a missing one.
+      for (
+        const [field, blank] of [["email", ""], ["email", "   "], ["password", ""], ["name", " "]]
+      ) {
+        const res = await signup(stack, { ...full, [field]: blank });
+        assert.equal(res.status, 400, `${field} ${JSON.stringify(blank)}`);
+        assert.equal(res.body.error, `${field} is required`);
+      }
       const bad = await signup(stack, { ...full, email: "not-an-email" });
       assert.equal(bad.status, 400);
       assert.match(bad.body.error, /email/);

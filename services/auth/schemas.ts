@@ -5,9 +5,9 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export const emailField = z.string().trim().toLowerCase().max(254).pipe(
-  z.email({ message: "email is not a valid email address" }),
-);
+/** Blank is missing (400 `email is required`), as for the other required fields. */
+export const emailField = z.string().trim().toLowerCase().min(1, "email is required").max(254)
+  .pipe(z.email({ message: "email is not a valid email address" }));
 
 const secretField = (name: string, max = 512) =>
   z.string().min(1, `${name} is required`).max(max, `${name} is too long`);
