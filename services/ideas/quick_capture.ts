@@ -59,6 +59,7 @@ const createToken = createRoute({
     400: err("workspace_id missing"),
     401: err("No caller identity"),
     403: err(MESSAGES.notMember),
+    404: err("Workspace soft-deleted"),
   },
 });
 
@@ -133,6 +134,7 @@ export function mountQuickCapture(
       400: err("title is required"),
       401: err("Header missing, or token unknown or revoked, or its user disabled or rejected"),
       403: err(MESSAGES.notMember),
+      404: err("The token's workspace is soft-deleted"),
       429: err("Too many captures with this token in this minute"),
     },
   });

@@ -47,6 +47,7 @@ const createIdea = createRoute({
     400: err("workspace_id or title blank"),
     401: err("No caller identity"),
     403: err(MESSAGES.notMember),
+    404: err("Workspace soft-deleted"),
   },
 });
 
@@ -62,6 +63,7 @@ const listIdeas = createRoute({
     200: json(ideaListSchema, "The ideas (with `limit`: one page, and `next_cursor`)"),
     400: err("workspaceId missing, a filter invalid, limit not 1 to 200, or cursor malformed"),
     403: err(MESSAGES.notMember),
+    404: err("Workspace soft-deleted"),
   },
 });
 

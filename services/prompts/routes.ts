@@ -39,6 +39,7 @@ const createPrompt = createRoute({
     201: json(promptSchema, "The prompt, `is_default` false"),
     400: err("A required field missing, or the tone invalid (valid tones listed alphabetically)"),
     403: err(MESSAGES.notMember),
+    404: err("Workspace soft-deleted"),
   },
 });
 
@@ -53,6 +54,7 @@ const listPrompts = createRoute({
     200: json(promptListSchema, "The caller's prompts"),
     400: err("workspaceId missing"),
     403: err(MESSAGES.notMember),
+    404: err("Workspace soft-deleted"),
   },
 });
 

@@ -2999,6 +2999,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Workspace soft-deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3047,6 +3056,15 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Workspace soft-deleted */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3476,6 +3494,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The token's workspace is soft-deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Request body is larger than 1 MiB */
                 413: {
                     headers: {
@@ -3565,6 +3592,15 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Workspace soft-deleted */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4623,6 +4659,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Workspace soft-deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -4671,6 +4716,15 @@ export interface paths {
                 };
                 /** @description Not a workspace member */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Workspace soft-deleted */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
