@@ -5,12 +5,12 @@
  * too long for a title, every run of words that fits, is a candidate; the one holding the most
  * keyword weight for its length wins, the first sentence a little favoured (ideas tend to lead
  * with their point). The winner is cut to at most 80 characters at a word boundary, without a
- * trailing stop word or punctuation. A text of one short sentence keeps it whole.
+ * trailing stop word (of the text's language) or punctuation. A text of one short sentence keeps it whole.
  */
 import { retext } from "retext";
 import retextKeywords from "retext-keywords";
 import retextPos from "retext-pos";
-import { eng as STOPWORDS_EN } from "stopword";
+import { deu, eng as STOPWORDS_EN, fra, ita, spa } from "stopword";
 
 /** The longest fallback title. */
 export const FALLBACK_TITLE_MAX = 80;
@@ -45,6 +45,29 @@ const STOP_WORDS = new Set([
   "everything",
   "nothing",
 ]);
+/**
+ * The stop words of the other languages of the default language list (German, Swiss German,
+ * French, Italian, Spanish): a text mostly in one of them does not end its title on one of its
+ * stop words either. Only the text's own language counts: an English title may end on "die".
+ */
+const OTHER_STOP_WORDS = [deu, fra, ita, spa].map((list: string[]) => new Set<string>(list));
+
+/**
+ * The stop words for `text`: English, or those of the other language whose stop words it uses
+ * more often than English ones (with English's kept, for mixed text).
+ */
+function stopWordsFor(text: string): Set<string> {
+  const words = text.toLowerCase().match(/\p{L}+(?:['’]\p{L}+)?/gu) ?? [];
+  const hits = (set: Set<string>) => words.filter((w) => set.has(w)).length;
+  let best = STOP_WORDS;
+  let bestHits = hits(STOP_WORDS);
+  for (const set of OTHER_STOP_WORDS) {
+    const n = hits(set);
+    if (n > bestHits) [best, bestHits] = [new Set([...STOP_WORDS, ...set]), n];
+  }
+  return best;
+}
+
 const LINKS = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+/g;
 
 /** Words a candidate does not start with: joining words left over from a split. */
@@ -74,7 +97,8 @@ const offsets = (node: Positioned) => ({
   end: node.position?.end.offset ?? 0,
 });
 
-const isStop = (word: Word) => STOP_WORDS.has(word.text.toLowerCase().replace(/[’']/g, "'"));
+const isStop = (word: Word, stops: Set<string>) =>
+  stops.has(word.text.toLowerCase().replace(/[’']/g, "'"));
 const lengthOf = (words: Word[]) => words.length ? words.at(-1)!.end - words[0].start : 0;
 
 /** Clause breaks inside a sentence: stops, commas, semicolons, colons, dashes, brackets. */
@@ -103,38 +127,42 @@ function sentencesOf(tree: Positioned, text: string): Word[][][] {
 }
 
 /** Leading joining words off, trailing stop words off (never below one word). */
-function trim(words: Word[]): Word[] {
+function trim(words: Word[], stops: Set<string>): Word[] {
   let from = 0;
   let to = words.length;
   while (to - from > 1 && LEADING_JOINERS.has(words[from].text.toLowerCase())) from++;
-  while (to - from > 1 && isStop(words[to - 1])) to--;
+  while (to - from > 1 && isStop(words[to - 1], stops)) to--;
   return words.slice(from, to);
 }
 
 /**
  * The candidates of one sentence: the sentence and its clauses when they fit in a title; in a
  * clause too long for one, every run of words that fits, starting where a phrase starts (the
- * clause's first word, or a word after a stop word) and ending on a word that is not one.
+ * clause's first word, or a word after an English stop word) and ending on a word that is not
+ * one of `stops` (the text's language's, see stopWordsFor).
  */
-function candidatesOf(clauses: Word[][], sentence: number): Candidate[] {
+function candidatesOf(clauses: Word[][], sentence: number, stops: Set<string>): Candidate[] {
   const out: Candidate[] = [];
   const whole = clauses.flat();
   if (clauses.length > 1 && lengthOf(whole) <= FALLBACK_TITLE_MAX) {
-    out.push({ words: trim(whole), sentence });
+    out.push({ words: trim(whole, stops), sentence });
   }
   for (const clause of clauses) {
     if (lengthOf(clause) <= FALLBACK_TITLE_MAX) {
-      out.push({ words: trim(clause), sentence });
+      out.push({ words: trim(clause, stops), sentence });
       continue;
     }
     for (let i = 0; i < clause.length; i++) {
-      if (i > 0 && (isStop(clause[i]) || !isStop(clause[i - 1]))) continue;
+      const [first, before] = [clause[i], clause[i - 1]];
+      if (i > 0 && (isStop(first, STOP_WORDS) || !isStop(before, STOP_WORDS))) continue;
       for (
         let j = i;
         j < clause.length && clause[j].end - clause[i].start <= FALLBACK_TITLE_MAX;
         j++
       ) {
-        if (!isStop(clause[j])) out.push({ words: trim(clause.slice(i, j + 1)), sentence });
+        if (!isStop(clause[j], stops)) {
+          out.push({ words: trim(clause.slice(i, j + 1), stops), sentence });
+        }
       }
     }
   }
@@ -217,10 +245,11 @@ export function fallbackTitle(text: string): string {
     return source.replace(/[\s\p{P}\p{S}]+$/u, "") || source;
   }
   const weights = keywordWeights(file);
+  const stops = stopWordsFor(source);
   let best: Candidate | null = null;
   let bestScore = -1;
   sentences.forEach((clauses, i) => {
-    for (const candidate of candidatesOf(clauses, i)) {
+    for (const candidate of candidatesOf(clauses, i, stops)) {
       const s = score(candidate, weights);
       if (s > bestScore) [best, bestScore] = [candidate, s];
     }

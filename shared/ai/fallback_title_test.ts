@@ -74,3 +74,27 @@ Deno.test("model answers are cleaned to one unquoted line", () => {
   assert.equal(cleanTitle("Title: Remote work wins"), "Remote work wins");
   assert.equal(cleanTitle("\n\n**Bold idea**\nsecond line"), "Bold idea");
 });
+
+Deno.test("a text in German, French, Italian or Spanish does not end its title on one of that language's stop words", () => {
+  const german = "Ein Gedanke: Homeoffice bleibt, aber die Büros ändern sich. Warum wir unsere " +
+    "Fläche halbiert haben und trotzdem mehr Platz für Zusammenarbeit haben.";
+  const title = fallbackTitle(german);
+  assert.ok(title.length > 0 && title.length <= FALLBACK_TITLE_MAX, title);
+  assert.doesNotMatch(title, /\b(für|und|die|der|haben|mit|aber)$/iu, title);
+  assert.ok(german.includes(title), `${title} is from the text`);
+  assert.equal(
+    fallbackTitle(
+      "Warum Schweizer KMU bei der Digitalisierung zögern und was Berater dagegen tun können, " +
+        "wenn sie ehrlich sind mit den Kunden und mit sich selbst.",
+    ),
+    "Warum Schweizer KMU bei der Digitalisierung zögern",
+  );
+  // Only the text's own language counts: "die" ends an English phrase as any word does.
+  assert.equal(
+    fallbackTitle(
+      "Old habits die hard in engineering teams. We tried to move from weekly status meetings " +
+        "to written updates and it took us a full year of reminders to make it stick.",
+    ),
+    "Old habits die hard in engineering teams",
+  );
+});
