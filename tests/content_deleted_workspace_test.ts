@@ -4,7 +4,7 @@ import { createUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
 
 Deno.test(
-  "ideas, prompts and quick capture of a soft-deleted workspace answer 404, as the OpenAPI document says",
+  "the lists and creates of a soft-deleted workspace answer 404, as the OpenAPI document says",
   e2e,
   async () => {
     const stack = await startTestStack();
@@ -31,6 +31,15 @@ Deno.test(
           user_template: "About {idea_title}",
         }],
         ["GET", "/api/prompts", `/api/prompts?workspaceId=${ws}`],
+        ["POST", "/api/actions", "/api/actions", {
+          workspace_id: ws,
+          title: "An action",
+          assignee_id: owner.user_id,
+        }],
+        ["GET", "/api/actions", `/api/actions?workspaceId=${ws}`],
+        ["GET", "/api/posts", `/api/posts?workspaceId=${ws}`],
+        ["POST", "/api/examples", "/api/examples", { workspace_id: ws, content: "An example" }],
+        ["GET", "/api/examples", `/api/examples?workspaceId=${ws}`],
         ["POST", "/api/quick-capture/token", "/api/quick-capture/token", { workspace_id: ws }],
         ["POST", "/api/quick-capture", "/api/quick-capture", { title: "Captured" }, {
           "x-capture-token": capture.body.token,

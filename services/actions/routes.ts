@@ -24,6 +24,8 @@ export const refusals = {
   401: err("No valid access token"),
   403: err("Not a member of the workspace, or not allowed to do this"),
 };
+/** The refusal of a workspace that was soft-deleted (its members get 404). */
+const deletedWorkspace = { 404: err("Workspace soft-deleted") };
 /** The refusal of the routes on one action, after membership. */
 export const unknownAction = { 404: err("No such action in the workspace") };
 
@@ -36,7 +38,7 @@ export function mountActionRoutes(app: ServiceApp, actions: ActionOperations): v
       path: "/api/actions",
       summary: "Create an action item (DMs the assignee)",
       request: body(createActionBody),
-      responses: { 201: json(actionSchema, "The action"), ...refusals },
+      responses: { 201: json(actionSchema, "The action"), ...refusals, ...deletedWorkspace },
     }),
     async (c) => c.json(await actions.create(requireCaller(c), c.req.valid("json")), 201),
   );
@@ -52,6 +54,7 @@ export function mountActionRoutes(app: ServiceApp, actions: ActionOperations): v
       responses: {
         200: json(actionListSchema, "The actions (with `limit`: one page, and `next_cursor`)"),
         ...refusals,
+        ...deletedWorkspace,
       },
     }),
     async (c) => {

@@ -37,7 +37,7 @@ export function mountExampleRoutes(app: ServiceApp, deps: PostsRouteDeps): void 
       path: "/api/examples",
       summary: "Add an example post (the workspace's voice, used by generation)",
       request: body(createExampleBody),
-      responses: { 201: json(exampleSchema, "The example"), ...errors(400, 401, 403) },
+      responses: { 201: json(exampleSchema, "The example"), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const caller = requireCaller(c);
@@ -65,7 +65,7 @@ export function mountExampleRoutes(app: ServiceApp, deps: PostsRouteDeps): void 
       path: "/api/examples",
       summary: "List the workspace's example posts, newest first",
       request: { query: workspaceQuery },
-      responses: { 200: json(exampleListSchema, "The examples"), ...errors(400, 401, 403) },
+      responses: { 200: json(exampleListSchema, "The examples"), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const caller = requireCaller(c);

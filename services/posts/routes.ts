@@ -80,7 +80,7 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       request: { query: listPostsQuery },
       responses: {
         200: json(postListSchema, "The posts (with `limit`: one page, and `next_cursor`)"),
-        ...errors(400, 401, 403),
+        ...errors(400, 401, 403, 404),
       },
     }),
     async (c) => {

@@ -3849,6 +3849,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Workspace soft-deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3897,6 +3906,15 @@ export interface paths {
                 };
                 /** @description Not a member of the workspace, or not allowed to do this */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Workspace soft-deleted */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5146,6 +5164,15 @@ export interface paths {
                 };
                 /** @description Error */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8209,6 +8236,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -8257,6 +8293,15 @@ export interface paths {
                 };
                 /** @description Error */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
