@@ -115,14 +115,7 @@ export class CollabHub {
     const rooms = [...this.#slots.values()];
     this.#slots.clear();
     for (const slot of rooms) {
-      if (slot.timer !== null) clearTimeout(slot.timer);
-      stopWatching(slot);
-      const room = slot.room ?? await slot.loading.catch(() => null);
-      if (!room) continue;
-      room.closeAll(CloseCode.GoingAway, "Server shutting down");
-      await room.flush().catch(() => {});
-      await slot.sending;
-      room.destroy();
+      await endRoom(slot, CloseCode.GoingAway, "Server shutting down", { store: true });
     }
     // Last: another instance's poll after this goes still reads what these rooms stored.
     await this.#following.unregister();
@@ -339,12 +332,7 @@ export class CollabHub {
     const slots = [...this.#slots.values()];
     this.#slots.clear();
     for (const slot of slots) {
-      if (slot.timer !== null) clearTimeout(slot.timer);
-      stopWatching(slot);
-      const room = slot.room ?? await slot.loading.catch(() => null);
-      if (!room) continue;
-      room.closeAll(CloseCode.Restored, "Restored from a backup");
-      room.destroy();
+      await endRoom(slot, CloseCode.Restored, "Restored from a backup", { store: false });
     }
   }
 
@@ -354,15 +342,29 @@ export class CollabHub {
     const slot = this.#slots.get(postId);
     if (slot) {
       this.#slots.delete(postId);
-      if (slot.timer !== null) clearTimeout(slot.timer);
-      stopWatching(slot);
-      const room = slot.room ?? await slot.loading.catch(() => null);
-      if (room) {
-        room.closeAll(CloseCode.NotFound, "Post deleted");
-        await room.flush().catch(() => {});
-        room.destroy();
-      }
+      await endRoom(slot, CloseCode.NotFound, "Post deleted", { store: true });
     }
     return await this.#options.store.delete(postId);
   }
+}
+
+/**
+ * Ends a slot already taken out of the hub: its grace timer and its following stop, its sockets
+ * close with `code`, and its room goes, after storing what it holds when `store` (a restore
+ * drops it: it is the text from before).
+ */
+async function endRoom(
+  slot: RoomSlot,
+  code: CloseCode,
+  reason: string,
+  { store }: { store: boolean },
+): Promise<void> {
+  if (slot.timer !== null) clearTimeout(slot.timer);
+  stopWatching(slot);
+  const room = slot.room ?? await slot.loading.catch(() => null);
+  if (!room) return;
+  room.closeAll(code, reason);
+  if (store) await room.flush().catch(() => {});
+  await slot.sending;
+  room.destroy();
 }
