@@ -345,8 +345,9 @@ export class ReviewOperations {
     text: string,
     actorId?: string,
   ): Promise<Post | null> {
+    // textChanged ended the links made for other content (text and extras alike).
     return await this.textChanged(postId, await textFingerprint(text), actorId) ??
-      await this.extrasChanged(workspaceId, postId, actorId);
+      await this.#voidChangedExtras(workspaceId, postId, actorId);
   }
 
   /**
@@ -359,8 +360,17 @@ export class ReviewOperations {
     postId: string,
     actorId?: string,
   ): Promise<Post | null> {
-    const { store, posts } = this.deps;
     await this.#outdateLinks(postId);
+    return await this.#voidChangedExtras(workspaceId, postId, actorId);
+  }
+
+  /** `extrasChanged` once the review links are seen to: the approval's part. */
+  async #voidChangedExtras(
+    workspaceId: string,
+    postId: string,
+    actorId?: string,
+  ): Promise<Post | null> {
+    const { store, posts } = this.deps;
     const stored = await store.getStored(workspaceId, postId);
     if (!stored || !extrasInvalidate(stored)) return null;
     const emails = await this.emails(othersThan(stored.reviewer_ids, actorId));
