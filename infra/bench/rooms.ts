@@ -9,7 +9,7 @@
  * only), each in its own child process. Both servers run at the same time, each with its own
  * providers, so a busy moment of a shared machine falls on both alike.
  *
- * For both it prints p50/p99 delivery latency (from the send to its arrival at each other
+ * For both it prints p50/p90/p99/p99.9 delivery latency (from the send to its arrival at each other
  * provider in the room), lost updates, the server process's CPU share while the load runs
  * (cores: 1.00 is one core busy), and its RSS: at the start (before any provider connects; for
  * the service once it rested 31 s after the posts were created, as restingRss measures it),
@@ -265,6 +265,7 @@ function row(name: string, r: Result): string {
     `${name.padEnd(34)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${
       r.p99.toFixed(1).padStart(6)
     } ms  max ${r.max.toFixed(0).padStart(5)} ms  lost ${r.lost} of ${r.expected}`,
+    `${"".padEnd(34)} p90 ${r.p90.toFixed(1)} ms  p99.9 ${r.p999.toFixed(1)} ms`,
     `${"".padEnd(34)} CPU ${r.cpu.toFixed(2)} cores  RSS start ${mib(r.rssStart)}, peak ${
       mib(r.rssPeak)
     }, left +5 s ${mib(r.rssLeft5s)}, left +${((GRACE_MS + SETTLE_MS) / 1000).toFixed(0)} s ${

@@ -88,7 +88,9 @@ export async function until(check: () => boolean, timeoutMs: number): Promise<bo
 
 export interface Latencies {
   p50: number;
+  p90: number;
   p99: number;
+  p999: number;
   max: number;
   count: number;
 }
@@ -99,7 +101,9 @@ export function latencies(values: number[]): Latencies {
     sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   return {
     p50: pct(0.5),
+    p90: pct(0.9),
     p99: pct(0.99),
+    p999: pct(0.999),
     max: sorted[sorted.length - 1] ?? NaN,
     count: values.length,
   };
