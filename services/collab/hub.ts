@@ -6,7 +6,7 @@ import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
 import { RESTORE_CHECK_MS, RestoreWatch } from "./restores.ts";
 import { type Connection, CONTENT_FIELD, DocumentRoom, RESTORED_REASON } from "./room.ts";
-import { type DocStore, RestoredError, type Signal } from "./store.ts";
+import { type DocStore, type Epoch, RestoredError, type Signal } from "./store.ts";
 import { closeIdle, MembershipSweep, type MembershipSweepOptions } from "./sweeps.ts";
 
 /** How often every room's cursors are checked for expiry (y-protocols checks every 3 s). */
@@ -211,8 +211,9 @@ export class CollabHub {
         },
         compact: (snapshot, throughSeq, base) =>
           store.compact(postId, snapshot, throughSeq, base, epoch),
-        readUpdates: (fromSeq, toSeq) => store.readUpdates(postId, fromSeq, toSeq),
-        load: () => store.load(postId),
+        readUpdates: (fromSeq, toSeq) =>
+          restoredOr(store.readUpdates(postId, fromSeq, toSeq), store, epoch),
+        load: () => restoredOr(store.load(postId), store, epoch),
       },
       onBroken: (room, err) => {
         const slot = this.#slots.get(postId);
@@ -370,6 +371,20 @@ export class CollabHub {
       await endRoom(slot, CloseCode.NotFound, "Post deleted", { store: true });
     }
     return await this.#options.store.delete(postId);
+  }
+}
+
+/**
+ * `read`'s answer; when it fails (records missing: a restore is rewriting them) after a restore
+ * moved the epoch from `epoch`, a RestoredError instead: the room closes for good, as restored,
+ * rather than as broken (a client told that would reconnect and send its text from before).
+ */
+async function restoredOr<T>(read: Promise<T>, store: DocStore, epoch: Epoch): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    if (await store.restoreEpoch().catch(() => epoch) !== epoch) throw new RestoredError();
+    throw err;
   }
 }
 

@@ -251,3 +251,21 @@ Deno.test("a room whose document a restore took away (the backup predates it) cl
     assert.equal(closeCode(onB), CloseCode.Restored);
     assert.equal(await new DocStore(kv).getHead("p1"), null);
   }));
+
+Deno.test("a room catching up while a restore rewrites the records closes as restored, not as broken", () =>
+  withTwoHubs({ followPollMs: 20, restoreCheckMs: 60_000 }, async (hubA, hubB, kv) => {
+    const onA = new FakeClient("u1");
+    const onB = new FakeClient("u2");
+    const room = await connect(hubA, "p1", onA);
+    await connect(hubB, "p1", onB);
+    onA.doc.getText("content").insert(0, "typed");
+    await room.flush();
+    await until(() => onB.text === "typed", "B to follow A");
+    // Midway through an import: the epoch moved, a head is written, its updates are not yet.
+    const store = new DocStore(kv);
+    await store.moveRestoreEpoch();
+    const head = (await store.getHead("p1"))!;
+    await kv.set(["doc_heads", "p1"], { ...head, seq: head.seq + 5 });
+    await until(() => onB.closed !== null, "B's socket to close");
+    assert.equal(closeCode(onB), CloseCode.Restored, "a reconnect would bring the old text back");
+  }));
