@@ -40,9 +40,13 @@ async function backup(kv: Deno.Kv): Promise<string[]> {
 async function restore(kv: Deno.Kv, lines: string[]): Promise<void> {
   const store = new DocStore(kv);
   await store.moveRestoreEpoch();
-  await importKv(kv, (async function* () {
-    yield lines;
-  })(), KEY_FAMILIES);
+  await importKv(
+    kv,
+    (async function* () {
+      yield lines;
+    })(),
+    KEY_FAMILIES,
+  );
   await store.moveRestoreEpoch();
 }
 
@@ -143,27 +147,30 @@ Deno.test("a compaction from before a restore leaves the restored document as it
       assert.equal(await keysUnder(kv, ["doc_snapshots"]), 0, "its snapshot parts are removed");
     });
 
-    await t.step("one flipped in just before the restore deletes none of the restored updates", async () => {
-      const now = await store.restoreEpoch();
-      // The restore runs right after the compaction's head flip (its second commit).
-      let commits = 0;
-      const racing = new DocStore(overrideKv(kv, {
-        atomic: () =>
-          wrapCommit(kv.atomic(), async (commit) => {
-            const res = await commit();
-            if (++commits === 2) await restore(kv, lines);
-            return res;
-          }),
-      }));
-      await assert.rejects(
-        racing.compact("p1", Y.encodeStateAsUpdate(docWith(restoredText)), 2, null, now),
-        RestoredError,
-      );
-      const loaded = (await store.load("p1"))!;
-      assert.equal(textOf(loaded.updates), restoredText);
-      assert.equal(loaded.head.seq, 2);
-      assert.equal(await keysUnder(kv, ["doc_updates", "p1"]), 2);
-    });
+    await t.step(
+      "one flipped in just before the restore deletes none of the restored updates",
+      async () => {
+        const now = await store.restoreEpoch();
+        // The restore runs right after the compaction's head flip (its second commit).
+        let commits = 0;
+        const racing = new DocStore(overrideKv(kv, {
+          atomic: () =>
+            wrapCommit(kv.atomic(), async (commit) => {
+              const res = await commit();
+              if (++commits === 2) await restore(kv, lines);
+              return res;
+            }),
+        }));
+        await assert.rejects(
+          racing.compact("p1", Y.encodeStateAsUpdate(docWith(restoredText)), 2, null, now),
+          RestoredError,
+        );
+        const loaded = (await store.load("p1"))!;
+        assert.equal(textOf(loaded.updates), restoredText);
+        assert.equal(loaded.head.seq, 2);
+        assert.equal(await keysUnder(kv, ["doc_updates", "p1"]), 2);
+      },
+    );
   } finally {
     kv.close();
   }
