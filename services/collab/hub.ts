@@ -110,7 +110,10 @@ export class CollabHub {
     const pollMs = this.#options.followPollMs ?? 50;
     if (pollMs > 0) this.#timers.push(setInterval(() => void this.#following.poll(), pollMs));
     const restoreMs = this.#options.restoreCheckMs ?? RESTORE_CHECK_MS;
-    this.#timers.push(setInterval(() => this.#restores.poke(), restoreMs));
+    this.#timers.push(setInterval(() => {
+      if (this.#slots.size > 0) this.#restores.poke();
+      else this.#restores.forget();
+    }, restoreMs));
     return this.#following.start();
   }
 

@@ -8,9 +8,9 @@ export const RESTORE_CHECK_MS = 1_000;
  * How an instance learns that a restore replaced the documents, whichever instance ran the
  * import. It keeps the restore epoch (store/restore_epoch.ts) as it last read it; each room
  * takes that one when it starts loading, and whatever the room stores is checked against it.
- * The epoch is read again every RESTORE_CHECK_MS (a timer: on a local SQLite file `kv.watch`
- * does not see another process's write), and at once when a room's commit failed on it or a
- * followed head vanished. When it moved, the new one is taken and `onRestored` takes every room
+ * The epoch is read again every RESTORE_CHECK_MS while the hub holds rooms (a timer: on a local
+ * SQLite file `kv.watch` does not see another process's write), and at once when a room's
+ * commit failed on it or a followed head vanished. When it moved, the new one is taken and `onRestored` takes every room
  * out of the hub in the same turn, so the rooms dropped are exactly those from before.
  */
 export class RestoreWatch {
@@ -38,6 +38,14 @@ export class RestoreWatch {
   /** Reads the epoch, unless a read is in flight already (the timer, a failed commit). */
   poke(): void {
     if (this.#inFlight === 0) void this.check();
+  }
+
+  /**
+   * With no room held there is nothing to drop: instead of reading the epoch, the one known is
+   * forgotten, and the next room to load reads it.
+   */
+  forget(): void {
+    if (this.#inFlight === 0) this.#known = null;
   }
 
   /**
