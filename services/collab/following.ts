@@ -2,7 +2,14 @@ import { newId } from "../../shared/crypto/ids.ts";
 import { errorMessage, type Logger } from "../../shared/log.ts";
 import { CloseCode } from "./protocol.ts";
 import type { DocumentRoom } from "./room.ts";
-import { type DocStore, type FollowedHeads, INSTANCE_TTL_MS, type Signal } from "./store.ts";
+import {
+  type DocStore,
+  type Epoch,
+  type FollowedHeads,
+  INSTANCE_TTL_MS,
+  RestoredError,
+  type Signal,
+} from "./store.ts";
 
 /** One post's room as the hub holds it, with what following the other instances needs. */
 export interface RoomSlot {
@@ -20,6 +27,8 @@ export interface RoomSlot {
   /** the commit loop of `outbox`, while it runs */
   sending: Promise<void> | null;
   watcher: ReadableStreamDefaultReader<FollowedHeads> | null;
+  /** the restore epoch the room was loaded in (its signals are checked against it too) */
+  epoch?: Epoch;
 }
 
 /** A slot whose room is still to load, held by nobody yet. */
@@ -79,8 +88,15 @@ export class InstanceFollowing {
   #renewal: ReturnType<typeof setInterval> | null = null;
   #registering: Promise<void> | null = null;
 
-  /** `slots`: the hub's open rooms (shared, not copied) */
-  constructor(slots: Map<string, RoomSlot>, options: FollowingOptions) {
+  /**
+   * `slots`: the hub's open rooms (shared, not copied); `restoreSeen`: called when what a room
+   * follows shows a restore may have come (the hub reads the restore epoch)
+   */
+  constructor(
+    slots: Map<string, RoomSlot>,
+    options: FollowingOptions,
+    private readonly restoreSeen: () => void = () => {},
+  ) {
     this.#slots = slots;
     this.#options = options;
   }
@@ -239,7 +255,11 @@ export class InstanceFollowing {
       while (slot.outbox.length > 0) {
         const batch = slot.outbox;
         slot.outbox = [];
-        const { first, last } = await this.#options.store.appendSignals(postId, batch);
+        const { first, last } = await this.#options.store.appendSignals(
+          postId,
+          batch,
+          slot.epoch,
+        );
         // Nothing of another instance in between: there is nothing of ours to read back.
         if (first === slot.signalSeq + 1 && !slot.signalReading) {
           slot.signalSeq = slot.signalTarget = Math.max(slot.signalTarget, last);
@@ -247,6 +267,8 @@ export class InstanceFollowing {
       }
     } catch (err) {
       slot.outbox = [];
+      // A restore replaced the document: the room goes (restoreSeen), nothing to tell.
+      if (err instanceof RestoredError) return this.restoreSeen();
       this.#options.logger.warn("telling other instances of a change failed", {
         post_id: postId,
         error: errorMessage(err),
@@ -254,10 +276,17 @@ export class InstanceFollowing {
     }
   }
 
-  /** The document was deleted through another instance: as `deleteDoc` does here. */
+  /**
+   * The document was deleted through another instance: as `deleteDoc` does here. (A restore
+   * also takes every head away for a moment: then the restore's drop closes the room.)
+   */
   async #dropDeleted(postId: string, slot: RoomSlot): Promise<void> {
     // Read again through the store: a head seen missing once is only a sign.
-    if (await this.#options.store.getHeadEntry(postId)) return;
+    const { store } = this.#options;
+    if (await store.getHeadEntry(postId)) return;
+    if (slot.epoch !== undefined && await store.restoreEpoch() !== slot.epoch) {
+      return this.restoreSeen();
+    }
     if (this.#slots.get(postId) !== slot) return;
     this.#slots.delete(postId);
     if (slot.timer !== null) clearTimeout(slot.timer);

@@ -4,8 +4,9 @@ import type { Logger } from "../../shared/log.ts";
 import { InstanceFollowing, newSlot, type RoomSlot, stopWatching } from "./following.ts";
 import { type CollabLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { CloseCode } from "./protocol.ts";
-import { type Connection, CONTENT_FIELD, DocumentRoom } from "./room.ts";
-import type { DocStore, Signal } from "./store.ts";
+import { RESTORE_CHECK_MS, RestoreWatch } from "./restores.ts";
+import { type Connection, CONTENT_FIELD, DocumentRoom, RESTORED_REASON } from "./room.ts";
+import { type DocStore, type Epoch, RestoredError, type Signal } from "./store.ts";
 import { closeIdle, MembershipSweep, type MembershipSweepOptions } from "./sweeps.ts";
 
 /** How often every room's cursors are checked for expiry (y-protocols checks every 3 s). */
@@ -39,14 +40,16 @@ export interface HubOptions {
   followPollMs?: number;
   /** also `kv.watch` each open document (Deno Deploy, KV Connect deliver other writers' changes); default true */
   watch?: boolean;
+  /** how often (ms) the restore epoch is read, to learn of a restore another instance ran */
+  restoreCheckMs?: number;
 }
 
 /**
  * The collaboration core, independent of the transport: one DocumentRoom per open post,
  * loaded from the store on first use and dropped a grace period after the last user leaves,
- * following what the other instances store (following.ts); the idle and membership sweeps
- * (sweeps.ts); and the operations the posts service drives (replace the
- * text, read it, broadcast a comment event, delete the document).
+ * following what the other instances store (following.ts) and the restores any of them ran
+ * (restores.ts); the idle and membership sweeps (sweeps.ts); and the operations the posts
+ * service drives (replace the text, read it, broadcast a comment event, delete the document).
  */
 export class CollabHub {
   readonly #slots = new Map<string, RoomSlot>();
@@ -59,12 +62,14 @@ export class CollabHub {
   readonly #fingerprints = new Map<string, { versionstamp: string; sha256: string }>();
   readonly #following: InstanceFollowing;
   readonly #membership: MembershipSweep;
+  readonly #restores: RestoreWatch;
   #closed = false;
 
   constructor(options: HubOptions) {
     this.#options = options;
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.#following = new InstanceFollowing(this.#slots, options);
+    this.#restores = new RestoreWatch(options.store, options.logger, () => this.dropAll());
+    this.#following = new InstanceFollowing(this.#slots, options, () => this.#restores.poke());
     this.#membership = new MembershipSweep(options);
   }
 
@@ -104,6 +109,11 @@ export class CollabHub {
     );
     const pollMs = this.#options.followPollMs ?? 50;
     if (pollMs > 0) this.#timers.push(setInterval(() => void this.#following.poll(), pollMs));
+    const restoreMs = this.#options.restoreCheckMs ?? RESTORE_CHECK_MS;
+    this.#timers.push(setInterval(() => {
+      if (this.#slots.size > 0) this.#restores.poke();
+      else this.#restores.forget();
+    }, restoreMs));
     return this.#following.start();
   }
 
@@ -178,6 +188,10 @@ export class CollabHub {
   ): Promise<DocumentRoom> {
     const { store, logger, compactAfter } = this.#options;
     const from = this.#following.instanceId;
+    // The restore epoch known as the slot is made (before this first await): a restore the hub
+    // learns of later drops this slot with the others. Taken before anything is read, so
+    // nothing read after a restore began is stored under the epoch from before it.
+    const epoch = slot.epoch = await this.#restores.epoch();
     // The signal log first: what is in it now holds the other instances' current cursors
     // (renewed every 15 s, kept 30 s); anything later is followed.
     const signalSeq = (await store.followedHeads([postId])).get(postId)!.signalSeq;
@@ -195,18 +209,23 @@ export class CollabHub {
           return await store.append(postId, update, {
             workspaceId: storedWorkspace,
             expected,
+            epoch,
           });
         },
-        compact: (snapshot, throughSeq, base) => store.compact(postId, snapshot, throughSeq, base),
-        readUpdates: (fromSeq, toSeq) => store.readUpdates(postId, fromSeq, toSeq),
-        load: () => store.load(postId),
+        compact: (snapshot, throughSeq, base) =>
+          store.compact(postId, snapshot, throughSeq, base, epoch),
+        readUpdates: (fromSeq, toSeq) =>
+          restoredOr(store.readUpdates(postId, fromSeq, toSeq), store, epoch),
+        load: () => restoredOr(store.load(postId), store, epoch),
       },
-      onBroken: (room) => {
+      onBroken: (room, err) => {
         const slot = this.#slots.get(postId);
         if (slot?.room === room) {
           this.#slots.delete(postId);
           stopWatching(slot);
         }
+        // A restore came: the other rooms held from before it go too.
+        if (err instanceof RestoredError) this.#restores.poke();
       },
       publishAwareness: (update, user) =>
         this.#following.publish(postId, slot, { from, kind: "awareness", user, update }),
@@ -323,16 +342,26 @@ export class CollabHub {
   }
 
   /**
+   * After this instance imported a restore (which moved the restore epoch): takes the new
+   * epoch and drops every room, unless a check of the epoch already did. Another instance
+   * learns of the restore from its own check (every RESTORE_CHECK_MS) and drops its rooms.
+   */
+  restored(): Promise<void> {
+    return this.#restores.check();
+  }
+
+  /**
    * Forgets every room after the keyspace was replaced by a restore: their sockets are closed
    * and what they hold in memory (the text from before the restore) is dropped unstored, so the
-   * next read or socket loads the restored document.
+   * next read or socket loads the restored document. (The rooms are taken out before the first
+   * await: RestoreWatch relies on it.)
    */
   async dropAll(): Promise<void> {
     this.#fingerprints.clear();
     const slots = [...this.#slots.values()];
     this.#slots.clear();
     for (const slot of slots) {
-      await endRoom(slot, CloseCode.Restored, "Restored from a backup", { store: false });
+      await endRoom(slot, CloseCode.Restored, RESTORED_REASON, { store: false });
     }
   }
 
@@ -345,6 +374,20 @@ export class CollabHub {
       await endRoom(slot, CloseCode.NotFound, "Post deleted", { store: true });
     }
     return await this.#options.store.delete(postId);
+  }
+}
+
+/**
+ * `read`'s answer; when it fails (records missing: a restore is rewriting them) after a restore
+ * moved the epoch from `epoch`, a RestoredError instead: the room closes for good, as restored,
+ * rather than as broken (a client told that would reconnect and send its text from before).
+ */
+async function restoredOr<T>(read: Promise<T>, store: DocStore, epoch: Epoch): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    if (await store.restoreEpoch().catch(() => epoch) !== epoch) throw new RestoredError();
+    throw err;
   }
 }
 

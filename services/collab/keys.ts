@@ -22,6 +22,8 @@ export const snapshotKey = (postId: string, snapshotId: string, part: number): D
 /** The collab instances serving from this KV (one registration each, expiring). */
 export const INSTANCES_PREFIX: Deno.KvKey = ["collab_instances"];
 export const instanceKey = (instanceId: string): Deno.KvKey => [...INSTANCES_PREFIX, instanceId];
+/** Moved by every restore of this KV, before it writes the restored records (restore_epoch.ts). */
+export const RESTORE_EPOCH_KEY: Deno.KvKey = ["collab_restore_epoch"];
 
 /**
  * Every key family the collab service writes, with its backup class: the one list its backup
@@ -36,4 +38,5 @@ export const KEY_FAMILIES = declareKeys({
   doc_signal_heads: "data",
   doc_signals: "data",
   collab_instances: "local",
+  collab_restore_epoch: "local",
 });

@@ -58,8 +58,15 @@ export const createCollabService: ServiceFactory = async ({ env, base, directory
   mountServiceInternals(app, () => ready, {
     kv,
     keys: KEY_FAMILIES,
-    // The rooms in memory hold the texts from before the restore.
-    afterImport: () => hub.dropAll(),
+    // From here on, nothing a room loaded before stores lands, on any instance (the epoch
+    // check); every instance drops those rooms when it sees the epoch moved.
+    beforeImport: () => store.moveRestoreEpoch(),
+    // Moved again: a room loaded while the records were being written goes too. This instance's
+    // rooms hold the texts from before the restore: dropped at once.
+    afterImport: async () => {
+      await store.moveRestoreEpoch();
+      await hub.restored();
+    },
   });
   mountInternalRoutes(app, { hub, store });
   documentWsRoute(app);

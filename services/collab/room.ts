@@ -18,7 +18,7 @@ import {
   MESSAGE_SYNC,
   syncProtocol,
 } from "./protocol.ts";
-import type { HeadEntry, LoadedDoc } from "./store.ts";
+import { type HeadEntry, type LoadedDoc, RestoredError } from "./store.ts";
 import { type RoomStorage, WritePipeline } from "./write_pipeline.ts";
 
 export type { Connection } from "./connection.ts";
@@ -26,6 +26,9 @@ export type { RoomStorage } from "./write_pipeline.ts";
 
 /** The name of the Y.Text that holds a post's text. */
 export const CONTENT_FIELD = "content";
+
+/** The reason of the close after a restore replaced the documents (with CloseCode.Restored). */
+export const RESTORED_REASON = "Restored from a backup";
 
 /**
  * How long after joining a silent socket's application events wait to learn what it speaks:
@@ -40,8 +43,11 @@ export interface RoomOptions {
   logger: Logger;
   /** compact once more than this many updates are stored after the snapshot */
   compactAfter: number;
-  /** called once when storing fails for good: the room must be dropped */
-  onBroken?: (room: DocumentRoom) => void;
+  /**
+   * called once when storing fails for good (`err`; a RestoredError: a restore replaced the
+   * document): the room must be dropped
+   */
+  onBroken?: (room: DocumentRoom, err: unknown) => void;
   /** frame, document and awareness limits (docs/collab.md); DEFAULT_LIMITS when absent */
   limits?: CollabLimits;
   /**
@@ -96,9 +102,12 @@ export class DocumentRoom {
       conns: this.#conns,
       size: this.#size,
       apply: (update, origin) => this.#apply(update, origin),
-      onBroken: () => {
-        this.closeAll(CloseCode.InternalError, "Storing the document failed");
-        this.#options.onBroken?.(this);
+      onBroken: (err) => {
+        // After a restore the close is final: a reconnecting provider would merge the text from
+        // before back into the restored one.
+        if (err instanceof RestoredError) this.closeAll(CloseCode.Restored, RESTORED_REASON);
+        else this.closeAll(CloseCode.InternalError, "Storing the document failed");
+        this.#options.onBroken?.(this, err);
       },
     });
     this.doc.on("update", this.#onUpdate);

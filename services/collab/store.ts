@@ -1,8 +1,9 @@
 import { AppendBatch } from "./store/append_batch.ts";
-import type { FollowedHeads, HeadEntry, Signal } from "./store/common.ts";
+import type { Epoch, FollowedHeads, HeadEntry, Signal } from "./store/common.ts";
 import { Compaction } from "./store/compaction.ts";
 import { DocumentRecords } from "./store/documents.ts";
 import { InstanceRegistry } from "./store/instances.ts";
+import { RestoreEpochs } from "./store/restore_epoch.ts";
 import { SignalLog } from "./store/signals.ts";
 
 export * from "./store/common.ts";
@@ -30,12 +31,16 @@ export { INSTANCE_TTL_MS } from "./store/instances.ts";
  *   (each entry expires after `SIGNAL_TTL_MS`) that every instance with the post open follows.
  * - `["collab_instances", instanceId]`: the instances serving from this KV, each registration
  *   expiring unless renewed (instances.ts): an instance alone has no other writer to follow.
+ * - `["collab_restore_epoch"]`: moved by each restore (restore_epoch.ts); what a room stores is
+ *   checked against the epoch it was loaded in, so nothing from before a restore lands on the
+ *   restored records.
  */
 export class DocStore {
   readonly #docs: DocumentRecords;
   readonly #compaction: Compaction;
   readonly #signals: SignalLog;
   readonly #instances: InstanceRegistry;
+  readonly #epochs: RestoreEpochs;
 
   constructor(kv: Deno.Kv) {
     // Appends of updates and of signals, of every document, share commits.
@@ -44,6 +49,7 @@ export class DocStore {
     this.#compaction = new Compaction(kv, this.#docs);
     this.#signals = new SignalLog(kv, batch);
     this.#instances = new InstanceRegistry(kv);
+    this.#epochs = new RestoreEpochs(kv);
   }
 
   // ---------------------------------------------------------------- documents
@@ -87,11 +93,14 @@ export class DocStore {
     return this.#docs.load(postId);
   }
 
-  /** Stores one update as the next sequence number and answers the new head. */
+  /**
+   * Stores one update as the next sequence number and answers the new head; with `epoch`, a
+   * RestoredError (nothing stored) once a restore moved it.
+   */
   append(
     postId: string,
     update: Uint8Array,
-    options?: { workspaceId?: string; expected?: HeadEntry | null },
+    options?: { workspaceId?: string; expected?: HeadEntry | null; epoch?: Epoch },
   ) {
     return this.#docs.append(postId, update, options);
   }
@@ -108,9 +117,20 @@ export class DocStore {
 
   // ---------------------------------------------------------------- compaction
 
-  /** Replaces the snapshot and the updates up to `throughSeq` with `snapshot`. */
-  compact(postId: string, snapshot: Uint8Array, throughSeq: number, baseSnapshotId: string | null) {
-    return this.#compaction.compact(postId, snapshot, throughSeq, baseSnapshotId);
+  /**
+   * Replaces the snapshot and the updates up to `throughSeq` with `snapshot`, checking the
+   * restore epoch the snapshot is from (absent: the epoch now); a RestoredError once a restore
+   * moved it.
+   */
+  async compact(
+    postId: string,
+    snapshot: Uint8Array,
+    throughSeq: number,
+    baseSnapshotId: string | null,
+    epoch?: Epoch,
+  ) {
+    const from = epoch === undefined ? await this.#epochs.current() : epoch;
+    return await this.#compaction.compact(postId, snapshot, throughSeq, baseSnapshotId, from);
   }
 
   /** Compacts from what is stored (when the caller has no complete state in memory). */
@@ -130,9 +150,12 @@ export class DocStore {
     return this.#signals.watch(postId);
   }
 
-  /** Appends signals to the post's log; answers the sequence numbers taken. */
-  appendSignals(postId: string, signals: Signal[]) {
-    return this.#signals.appendSignals(postId, signals);
+  /**
+   * Appends signals to the post's log; answers the sequence numbers taken. With `epoch` (the
+   * room's), a RestoredError once a restore moved it.
+   */
+  appendSignals(postId: string, signals: Signal[], epoch?: Epoch) {
+    return this.#signals.appendSignals(postId, signals, epoch);
   }
 
   /** The signals stored as `fromSeq..toSeq` that have not expired, in order. */
@@ -152,5 +175,17 @@ export class DocStore {
   /** Whether another instance serves from this KV. */
   othersAlive(instanceId: string) {
     return this.#instances.othersAlive(instanceId);
+  }
+
+  // ---------------------------------------------------------------- restores
+
+  /** The restore epoch now (the epoch record's versionstamp; null: never restored). */
+  restoreEpoch(): Promise<Epoch> {
+    return this.#epochs.current();
+  }
+
+  /** Moves the restore epoch: a restore's import, before and after it writes the records. */
+  moveRestoreEpoch(): Promise<void> {
+    return this.#epochs.move();
   }
 }

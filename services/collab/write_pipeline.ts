@@ -3,7 +3,7 @@ import { errorMessage, type Logger } from "../../shared/log.ts";
 import { type Connection, type ConnectionState, REMOTE, sendAll } from "./connection.ts";
 import type { DocumentSize } from "./document_size.ts";
 import { encodeUpdate } from "./protocol.ts";
-import type { HeadEntry, LoadedDoc } from "./store.ts";
+import { type HeadEntry, type LoadedDoc, RestoredError } from "./store.ts";
 
 /** Where a room keeps its document: the store, seen through one post's id. */
 export interface RoomStorage {
@@ -31,8 +31,11 @@ export interface PipelineOptions {
   size: DocumentSize;
   /** applies an update to the room's document with `origin` */
   apply(update: Uint8Array, origin: unknown): void;
-  /** called once when storing fails for good: the room must close its connections and go */
-  onBroken(): void;
+  /**
+   * called once when storing fails for good (`err`; a RestoredError: a restore replaced the
+   * document), so the room must close its connections and go
+   */
+  onBroken(err: unknown): void;
 }
 
 /**
@@ -151,11 +154,17 @@ export class WritePipeline {
     } catch (err) {
       this.#broken = err;
       this.#pending = [];
-      this.#o.logger.error("storing a document update failed; closing its connections", {
-        post_id: this.#o.postId,
-        error: errorMessage(err),
-      });
-      this.#o.onBroken();
+      if (err instanceof RestoredError) {
+        this.#o.logger.info("a restore replaced the document; closing its connections", {
+          post_id: this.#o.postId,
+        });
+      } else {
+        this.#o.logger.error("storing a document update failed; closing its connections", {
+          post_id: this.#o.postId,
+          error: errorMessage(err),
+        });
+      }
+      this.#o.onBroken(err);
     } finally {
       this.#flushing = null;
     }
@@ -198,6 +207,8 @@ export class WritePipeline {
       try {
         return await this.#o.storage.append(update, attempt === 0 ? this.#headEntry : null);
       } catch (err) {
+        // A restore replaced the document: nothing of this room may be stored, ever.
+        if (err instanceof RestoredError) throw err;
         lastError = err;
         await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
       }
@@ -211,7 +222,8 @@ export class WritePipeline {
    * in-memory state, which holds every stored update up to the head this room last saw (and
    * maybe some still pending, which are stored again after it: applying an update twice
    * changes nothing). When another instance compacted first, the flip fails and this room
-   * learns the new head from its next commit.
+   * learns the new head from its next commit. A restore since the room was loaded fails it
+   * for good (RestoredError): the in-memory state is the text from before.
    */
   async #compact(): Promise<void> {
     const base = this.#headEntry!.head;
@@ -228,6 +240,7 @@ export class WritePipeline {
         this.#followTo = flipped;
       }
     } catch (err) {
+      if (err instanceof RestoredError) throw err;
       this.#o.logger.warn("compaction failed; will retry after the next update", {
         post_id: this.#o.postId,
         error: errorMessage(err),

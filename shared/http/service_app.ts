@@ -207,6 +207,11 @@ export interface KeyspaceOptions {
    */
   keys: KeyFamilies;
   /**
+   * Runs before an import touches the keyspace (e.g. marking, in a local family, that whatever
+   * was read from it before is from before the restore).
+   */
+  beforeImport?: () => Promise<void>;
+  /**
    * Runs after a successful import (e.g. re-ensuring the bootstrap admin), given the moment
    * the import started.
    */
@@ -244,6 +249,7 @@ export function mountServiceInternals(
     const startedAt = Date.now();
     // Watched: when the service runs apart, the admin service's watch is not in this process.
     await withHeapWatch(async () => {
+      await options.beforeImport?.();
       try {
         imported = await importKv(options.kv, readLineChunks(body), options.keys);
       } catch (err) {

@@ -58,19 +58,44 @@ export interface FollowedHeads {
 /** Thrown when the stored records of a document do not add up (a bug, or a damaged file). */
 export class CorruptDocError extends Error {}
 
-/** Deletes every record `iter` lists, DELETE_BATCH to a commit. */
-export async function deleteAll(kv: Deno.Kv, iter: Deno.KvListIterator<unknown>): Promise<void> {
-  let op = kv.atomic();
+/**
+ * The restore epoch a room's state is from: the versionstamp of `["collab_restore_epoch"]` when
+ * the room was loaded (null: no restore yet). What the room stores is checked against it
+ * (restore_epoch.ts); undefined where nothing is checked.
+ */
+export type Epoch = string | null;
+
+/**
+ * Thrown when what a room would store is from before a restore (the epoch it was loaded in has
+ * moved): nothing of it was stored, and nothing of that room may be.
+ */
+export class RestoredError extends Error {
+  constructor() {
+    super("The documents were restored from a backup");
+  }
+}
+
+/**
+ * Deletes every record `iter` lists, DELETE_BATCH to a commit, each commit making `check` when
+ * given; answers false (having stopped) when a check failed.
+ */
+export async function deleteAll(
+  kv: Deno.Kv,
+  iter: Deno.KvListIterator<unknown>,
+  check?: Deno.AtomicCheck,
+): Promise<boolean> {
+  const next = () => check ? kv.atomic().check(check) : kv.atomic();
+  let op = next();
   let n = 0;
   for await (const e of iter) {
     op.delete(e.key);
     if (++n === DELETE_BATCH) {
-      await op.commit();
-      op = kv.atomic();
+      if (!(await op.commit()).ok) return false;
+      op = next();
       n = 0;
     }
   }
-  if (n > 0) await op.commit();
+  return n === 0 || (await op.commit()).ok;
 }
 
 /** `bytes` in parts of at most PART_BYTES (one part when it fits). */

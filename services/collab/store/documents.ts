@@ -9,22 +9,29 @@ import {
   DELETE_BATCH,
   deleteAll,
   type DocHead,
+  type Epoch,
   type HeadEntry,
   type LoadedDoc,
   PART_BYTES,
+  RestoredError,
   split,
 } from "./common.ts";
+import { epochCheck, RestoreEpochs } from "./restore_epoch.ts";
 
 /** Bytes a head record takes in a commit, roughly (its JSON is about 300). */
 const HEAD_BYTES = 1_000;
 
 /** A document's records: its head, its stored updates, its workspace; loading and appending. */
 export class DocumentRecords {
+  readonly #epochs: RestoreEpochs;
+
   constructor(
     private readonly kv: Deno.Kv,
     /** the commits appends share (with other documents', and signals') */
     private readonly batch = new AppendBatch(kv),
-  ) {}
+  ) {
+    this.#epochs = new RestoreEpochs(kv);
+  }
 
   async getHead(postId: string): Promise<DocHead | null> {
     return (await this.kv.get<DocHead>(headKey(postId))).value;
@@ -150,12 +157,13 @@ export class DocumentRecords {
    * Stores one update as the next sequence number (creating the document when absent) and
    * answers the new head. An update over 60 000 bytes is chunked; chunks that do not fit the
    * final commit are written first, each commit checking the head did not move. A one-part
-   * update goes in a commit shared with other documents' appends (AppendBatch).
+   * update goes in a commit shared with other documents' appends (AppendBatch). With `epoch`,
+   * every commit checks the restore epoch too: a RestoredError once a restore moved it.
    */
   async append(
     postId: string,
     update: Uint8Array,
-    options: { workspaceId?: string; expected?: HeadEntry | null } = {},
+    options: { workspaceId?: string; expected?: HeadEntry | null; epoch?: Epoch } = {},
   ): Promise<HeadEntry> {
     const parts = split(update);
     for (let attempt = 0; attempt < 50; attempt++) {
@@ -197,8 +205,9 @@ export class DocumentRecords {
           update.byteLength + HEAD_BYTES,
           entry,
           (op) => op.set(updateKey(postId, seq), parts[0]).set(headKey(postId), head),
+          options.epoch,
         )
-        : await this.#appendChunked(postId, seq, update, parts, entry, head);
+        : await this.#appendChunked(postId, seq, update, parts, entry, head, options.epoch);
       if (stored !== null) return { head, versionstamp: stored };
       await new Promise((r) => setTimeout(r, Math.random() * 2 * (attempt + 1)));
     }
@@ -207,8 +216,8 @@ export class DocumentRecords {
 
   /**
    * Stores an update in chunks: those that do not fit the final commit first, each commit
-   * checking the head did not move; answers the final commit's versionstamp, or null when the
-   * head moved.
+   * checking the head did not move (and the restore epoch, given one); answers the final
+   * commit's versionstamp, or null when the head moved.
    */
   async #appendChunked(
     postId: string,
@@ -217,21 +226,30 @@ export class DocumentRecords {
     parts: Uint8Array[],
     entry: Deno.KvEntryMaybe<DocHead>,
     head: DocHead,
+    epoch: Epoch | undefined,
   ): Promise<string | null> {
     const perCommit = Math.floor(COMMIT_BYTES / PART_BYTES);
+    const checked = () => {
+      const op = this.kv.atomic().check(entry);
+      return epoch === undefined ? op : op.check(epochCheck(epoch));
+    };
+    const failed = async () => {
+      if (epoch !== undefined && await this.#epochs.movedSince(epoch)) throw new RestoredError();
+      return null;
+    };
     let i = 0;
     // All chunks but the last group go first; nothing references them until the head moves.
     for (; parts.length - i > perCommit; i += perCommit) {
-      const pre = this.kv.atomic().check(entry);
+      const pre = checked();
       for (let j = i; j < i + perCommit; j++) pre.set(chunkKey(postId, seq, j), parts[j]);
-      if (!(await pre.commit()).ok) return null;
+      if (!(await pre.commit()).ok) return await failed();
     }
-    const op = this.kv.atomic().check(entry);
+    const op = checked();
     for (let j = i; j < parts.length; j++) op.set(chunkKey(postId, seq, j), parts[j]);
     op.set(updateKey(postId, seq), { chunks: parts.length, bytes: update.length });
     op.set(headKey(postId), head);
     const res = await op.commit();
-    return res.ok ? res.versionstamp : null;
+    return res.ok ? res.versionstamp : await failed();
   }
 
   /** Removes the document: the head first (so it is gone at once), then every record. */

@@ -1,6 +1,6 @@
 import { headKey, signalHeadKey, signalKey } from "../keys.ts";
 import { AppendBatch } from "./append_batch.ts";
-import type { DocHead, FollowedHeads, Signal } from "./common.ts";
+import type { DocHead, Epoch, FollowedHeads, Signal } from "./common.ts";
 
 /** How long a signal stays readable: longer than a provider's awareness renewal (15 s). */
 export const SIGNAL_TTL_MS = 30_000;
@@ -43,11 +43,13 @@ export class SignalLog {
   /**
    * Appends signals to the post's log (grouped into entries under the value limit, in one
    * checked commit); a signal too large for one entry is dropped. Answers the sequence
-   * numbers taken.
+   * numbers taken. `epoch`: the restore epoch of the room they are from (a RestoredError once a
+   * restore moved it).
    */
   async appendSignals(
     postId: string,
     signals: Signal[],
+    epoch?: Epoch,
   ): Promise<{ first: number; last: number }> {
     const groups: Signal[][] = [];
     let bytes = SIGNAL_ENTRY_BYTES;
@@ -76,6 +78,7 @@ export class SignalLog {
           );
           op.set(signalHeadKey(postId), { seq: last });
         },
+        epoch,
       );
       if (stored !== null) return { first, last };
       await new Promise((r) => setTimeout(r, Math.random() * 2 * (attempt + 1)));
