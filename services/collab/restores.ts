@@ -10,8 +10,9 @@ export const RESTORE_CHECK_MS = 1_000;
  * takes that one when it starts loading, and whatever the room stores is checked against it.
  * The epoch is read again every RESTORE_CHECK_MS while the hub holds rooms (a timer: on a local
  * SQLite file `kv.watch` does not see another process's write), and at once when a room's
- * commit failed on it or a followed head vanished. When it moved, the new one is taken and `onRestored` takes every room
- * out of the hub in the same turn, so the rooms dropped are exactly those from before.
+ * commit failed on it or a followed head vanished. When it moved, the new one is taken and
+ * `onRestored` takes every room out of the hub in the same turn, so the rooms dropped are
+ * exactly those from before.
  */
 export class RestoreWatch {
   #known: Promise<Epoch> | null = null;
