@@ -76,9 +76,9 @@ export const createActionsService: ServiceFactory = async ({ env, base, director
       );
       ready = true;
     },
-    close: () => {
+    close: async () => {
+      await queue.close(); // jobs in flight finish before the KV closes
       kv.close();
-      return Promise.resolve();
     },
   };
 };

@@ -80,6 +80,7 @@ export const createAdminService: ServiceFactory = async ({ env, base, directory,
     close: async () => {
       if (sweepTimer !== null) clearInterval(sweepTimer);
       await sweeping; // a sweep in flight finishes before its KV closes
+      await queue.close(); // so do jobs in flight (a restore calls every service)
       kv.close();
     },
   };

@@ -106,10 +106,10 @@ export const createAuthService: ServiceFactory = async ({ env, base, logger }) =
       await accounts.prepareFirstRun();
       ready = true;
     },
-    close: () => {
+    close: async () => {
+      await queue.close(); // emails being sent finish before the KV closes
       kv.close();
       closePasswordWorkers();
-      return Promise.resolve();
     },
   };
 };

@@ -224,6 +224,7 @@ export const createPostsService: ServiceFactory = async ({ env, base, directory,
     close: async () => {
       if (expiryTimer !== null) clearInterval(expiryTimer);
       await liveTextCheck.stop();
+      await queue.close(); // jobs in flight (publishing, broadcasts to collab) finish first
       kv.close();
     },
   };

@@ -14,6 +14,10 @@ import type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
  * out and any listener claims the message again. A failed handler moves the entry to its
  * backoff time; after the last retry the envelope is written to the message's
  * `keysIfUndelivered` (the dead letters). Delivery is at least once: handlers are idempotent.
+ *
+ * `close` stops claiming and waits, up to its grace, for the handlers already running, so their
+ * messages are completed (or rescheduled) before the KV closes; one still running after the grace
+ * keeps its lease, which runs out once the KV is closed, and runs again.
  */
 
 /** Key prefix of every queue entry; kept out of backups and restores. */
@@ -58,6 +62,9 @@ export interface KvQueueOptions {
 }
 
 export function kvQueue(kv: Deno.Kv, options: KvQueueOptions): QueueDriver {
+  /** The consumers of `listen` and `drainDue` still running, for `close`. */
+  const consumers = new Set<Consumer>();
+  let closing = false;
   return {
     enqueue(op, value, { delay, keysIfUndelivered }) {
       const record: QueuedRecord = { envelope: value, attempts: 0, keysIfUndelivered };
@@ -68,6 +75,8 @@ export function kvQueue(kv: Deno.Kv, options: KvQueueOptions): QueueDriver {
 
     async listen(handler) {
       const consumer = new Consumer(kv, options, handler);
+      if (closing) consumer.stop();
+      consumers.add(consumer);
       try {
         // The watch answers once at once (a first scan) and then on every enqueue; it ends when
         // the KV closes, which ends this listener as `listenQueue` does. Where the watch does not
@@ -77,11 +86,14 @@ export function kvQueue(kv: Deno.Kv, options: KvQueueOptions): QueueDriver {
         if (!isClosed(err)) throw err;
       } finally {
         consumer.stop();
+        consumers.delete(consumer);
       }
     },
 
     async drainDue(handler, { budgetMs }) {
       const consumer = new Consumer(kv, options, handler, { rescan: false });
+      if (closing) consumer.stop();
+      consumers.add(consumer);
       const deadline = Date.now() + budgetMs;
       let total = 0;
       try {
@@ -98,8 +110,23 @@ export function kvQueue(kv: Deno.Kv, options: KvQueueOptions): QueueDriver {
         await consumer.settled();
       } finally {
         consumer.stop();
+        consumers.delete(consumer);
       }
       return total;
+    },
+
+    async close({ graceMs }) {
+      closing = true;
+      const running = [...consumers];
+      for (const consumer of running) consumer.stop();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<false>((resolve) => timer = setTimeout(resolve, graceMs, false));
+      try {
+        const all = Promise.all(running.map((c) => c.settled())).then(() => true as const);
+        return await Promise.race([all, grace]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
@@ -116,6 +143,8 @@ class Consumer {
   readonly #handler: (value: unknown) => Promise<void>;
   readonly #rescan: boolean;
   readonly #running = new Map<string, Promise<void>>();
+  /** The claiming scan in progress (settled), so `settled` waits for a claim being handed back. */
+  #claiming: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #draining = false;
@@ -139,13 +168,15 @@ class Consumer {
     return this.#running.size === 0;
   }
 
+  /** Claims nothing more; handlers already running go on and complete their messages. */
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
   }
 
-  /** Resolves when every handler started so far has finished. */
+  /** Resolves when the scan in progress and every handler started so far have finished. */
   async settled(): Promise<void> {
+    await this.#claiming;
     while (this.#running.size > 0) await Promise.all(this.#running.values());
   }
 
@@ -165,7 +196,7 @@ class Consumer {
     let renewing: Promise<void> = Promise.resolve();
     const renewal = setInterval(() => {
       renewing = renewing.then(async () => {
-        if (!held || this.#stopped) return;
+        if (!held) return;
         held = await this.#move(held, Date.now() + this.#leaseMs, held.value).catch(() => null);
       });
     }, Math.max(10, Math.floor(this.#leaseMs / 3)));
@@ -178,7 +209,9 @@ class Consumer {
       clearInterval(renewal);
     }
     await renewing;
-    if (!held || this.#stopped) return; // someone else holds it now (at least once), or closing
+    // Someone else holds it now (at least once). A handler that outlived its queue's close
+    // fails below on the closed KV and leaves its lease to run out.
+    if (!held) return;
     const { attempts, keysIfUndelivered, envelope } = held.value;
     if (!failed) {
       await this.#kv.atomic().check(held).delete(held.key).commit();
@@ -192,7 +225,13 @@ class Consumer {
   }
 
   /** Claims what is due now (up to the free slots) and starts it; answers how many it claimed. */
-  async claimDue(): Promise<number> {
+  claimDue(): Promise<number> {
+    const claiming = this.#claimDue();
+    this.#claiming = claiming.catch(() => {});
+    return claiming;
+  }
+
+  async #claimDue(): Promise<number> {
     let claimedCount = 0;
     const due = this.#kv.list<QueuedRecord>({
       start: [QUEUE_PREFIX, "due"],
@@ -205,6 +244,11 @@ class Consumer {
       const value = { ...entry.value, attempts: entry.value.attempts + 1 };
       const claimed = await this.#move(entry, Date.now() + this.#leaseMs, value);
       if (!claimed) continue; // another consumer got it first
+      if (this.#stopped) {
+        // Closing began during the claim: the message goes back as it was, not run here.
+        await this.#move(claimed, entry.key[2] as number, entry.value);
+        break;
+      }
       claimedCount++;
       const done = this.#run(claimed)
         .catch((err) => {

@@ -167,3 +167,103 @@ Deno.test("kv queue: drainDue runs what is due now and returns, leaving delayed 
   assert.equal(left.length, 1, "only the delayed message is left");
   kv.close();
 });
+
+/** A promise and its resolver, for a handler the test lets finish when it chooses. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => open = resolve);
+  return { promise, open };
+}
+
+Deno.test("kv queue: close waits for a handler in flight, which completes its message", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const driver = kvQueue(kv, { backoffSchedule: [10] });
+  const started = gate();
+  const release = gate();
+  const runs: string[] = [];
+  const listening = driver.listen(async (v) => {
+    runs.push((v as QueueEnvelope).id);
+    started.open();
+    await release.promise;
+  });
+  await driver.enqueue(kv.atomic(), envelope("busy"), { keysIfUndelivered: [] }).commit();
+  await started.promise;
+  let closed = false;
+  const closing = driver.close({ graceMs: 60_000 }).then((all) => {
+    closed = true;
+    return all;
+  });
+  await sleep(50);
+  assert.equal(closed, false, "close waits for the running handler");
+  release.open();
+  assert.equal(await closing, true, "every handler finished within the grace");
+  const left = await Array.fromAsync(kv.list({ prefix: [QUEUE_PREFIX, "due"] }));
+  assert.deepEqual(left, [], "the finished message is completed, not left to run again");
+  assert.deepEqual(runs, ["busy"]);
+  kv.close();
+  await listening;
+});
+
+Deno.test("kv queue: a handler slower than the close grace does not hold close past it", async () => {
+  const path = `${await Deno.makeTempDir()}/queue.sqlite`;
+  const kv = await Deno.openKv(path);
+  const driver = kvQueue(kv, { backoffSchedule: [10] });
+  const started = gate();
+  const release = gate();
+  const listening = driver.listen(async () => {
+    started.open();
+    await release.promise;
+  });
+  await driver.enqueue(kv.atomic(), envelope("stuck"), { keysIfUndelivered: [] }).commit();
+  await started.promise;
+  const before = Date.now();
+  const all = await driver.close({ graceMs: 300 });
+  const took = Date.now() - before;
+  assert.equal(all, false, "close reports the handler it left running");
+  assert.ok(took >= 250 && took < 5_000, `close took ${took} ms`);
+  kv.close();
+  await listening;
+  release.open(); // it finishes after the KV closed: its message stays leased
+  await sleep(50);
+  const reopened = await Deno.openKv(path);
+  const left = await Array.fromAsync(reopened.list<{ attempts: number }>({
+    prefix: [QUEUE_PREFIX, "due"],
+  }));
+  reopened.close();
+  await Deno.remove(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  assert.equal(left.length, 1, "the message is kept, to run again when its lease runs out");
+  assert.equal(left[0].value.attempts, 1);
+});
+
+Deno.test("kv queue: once close begins no message is claimed, by the listener or a drain", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const driver = kvQueue(kv, { backoffSchedule: [10] });
+  const started = gate();
+  const release = gate();
+  const runs: string[] = [];
+  const listening = driver.listen(async (v) => {
+    runs.push((v as QueueEnvelope).id);
+    started.open();
+    await release.promise;
+  });
+  await driver.enqueue(kv.atomic(), envelope("first"), { keysIfUndelivered: [] }).commit();
+  await started.promise;
+  const closing = driver.close({ graceMs: 60_000 });
+  await driver.enqueue(kv.atomic(), envelope("late"), { keysIfUndelivered: [] }).commit();
+  // A listener still claiming takes a new message within milliseconds of its enqueue.
+  await sleep(500);
+  const drained = await driver.drainDue((v) => {
+    runs.push(`drain ${(v as QueueEnvelope).id}`);
+    return Promise.resolve();
+  }, { budgetMs: 1_000 });
+  assert.equal(drained, 0, "a drain started after close claims nothing");
+  release.open();
+  assert.equal(await closing, true);
+  assert.deepEqual(runs, ["first"], "only the message running before close ran");
+  const left = await Array.fromAsync(kv.list<{ attempts: number; envelope: QueueEnvelope }>({
+    prefix: [QUEUE_PREFIX, "due"],
+  }));
+  assert.deepEqual(left.map((e) => [e.value.envelope.id, e.value.attempts]), [["late", 0]]);
+  kv.close();
+  await listening;
+});

@@ -35,8 +35,19 @@ export function queueDriver(kv: Deno.Kv, logger?: Logger): QueueDriver {
   });
 }
 
+/**
+ * How long a closing service waits for its queue handlers in flight before its KV closes: well
+ * under the 4-second stop budget (`stopWithin`, shared/runtime/lifecycle.ts: Deno Deploy kills 5 s
+ * after the signal), leaving a second for the server's shutdown, and under the 10-second lease,
+ * so no other consumer takes a message while its handler is still finishing here. Handlers
+ * take milliseconds unless a peer or an external API hangs; one that outlives this runs again.
+ */
+export const QUEUE_CLOSE_GRACE_MS = 3_000;
+
 /** The native KV queue (`kv.enqueue` / `listenQueue`); SQLite redelivers after 60 s. */
 export function nativeKvQueue(kv: Deno.Kv): QueueDriver {
+  const inFlight = new Set<Promise<void>>();
+  let closing = false;
   return {
     enqueue(op, value, options) {
       return op.enqueue(value, {
@@ -46,10 +57,30 @@ export function nativeKvQueue(kv: Deno.Kv): QueueDriver {
       });
     },
     listen(handler) {
-      return kv.listenQueue(handler);
+      return kv.listenQueue((value: unknown) => {
+        // The native listener cannot stop taking messages while its KV is open: one handed out
+        // after close began is not run; it stays in flight and is delivered again after the
+        // in-flight timeout, as a message that was running when a process died.
+        if (closing) return new Promise<void>(() => {});
+        const running = handler(value);
+        const tracked = running.then(() => {}, () => {}).finally(() => inFlight.delete(tracked));
+        inFlight.add(tracked);
+        return running;
+      });
     },
     drainDue() {
       return Promise.resolve(0); // the native queue delivers on its own
+    },
+    async close({ graceMs }) {
+      closing = true;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<false>((resolve) => timer = setTimeout(resolve, graceMs, false));
+      try {
+        const all = Promise.all([...inFlight]).then(() => true as const);
+        return await Promise.race([all, grace]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
@@ -85,6 +116,21 @@ export class ServiceQueue<M extends { type: string }> {
     this.#deliver = deliver;
     LISTENING.add(this);
     return this.driver.listen(deliver).finally(() => LISTENING.delete(this));
+  }
+
+  /**
+   * Stops taking messages and waits (at most QUEUE_CLOSE_GRACE_MS) for the handlers running, so
+   * they finish against an open KV and their messages are completed; the service closes its KV
+   * after this. A handler still running then is left to its lease and runs again later.
+   */
+  async close(graceMs = QUEUE_CLOSE_GRACE_MS): Promise<void> {
+    if (await this.driver.close({ graceMs })) return;
+    this.logger.warn(
+      "queue handlers still running at close; they run again when their leases end",
+      {
+        grace_ms: graceMs,
+      },
+    );
   }
 
   /** Runs the messages due now with the handlers `listen` was given (0 before `listen`). */

@@ -18,6 +18,12 @@ export interface QueueDriver {
     handler: (value: unknown) => Promise<void>,
     options: { budgetMs: number },
   ): Promise<number>;
+  /**
+   * Before the KV closes: stops claiming messages, then waits up to `graceMs` for the handlers
+   * already running, so each finishes and its message is completed against an open KV. Answers
+   * whether all finished; one that did not is left to its lease (delivered again later).
+   */
+  close(options: { graceMs: number }): Promise<boolean>;
 }
 
 export interface QueueEnvelope {

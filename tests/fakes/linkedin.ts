@@ -8,8 +8,9 @@ import { createHash } from "node:crypto";
  * (`?action=initializeUpload`, then a `PUT` of the bytes to the upload URL it answers), comments
  * (`/rest/socialActions/{urn}/comments`), and the pages a member administers
  * (`/rest/organizationAcls`, `/rest/organizations/{id}`). Failures of `/rest/posts`, of the
- * uploads and of comments are programmable: 429, 500, 401, 426, 422, a hang (never answers) or
- * a slow success (answers normally after 0.8 s).
+ * uploads and of comments are programmable: 429, 500, 401, 426, 422, a hang (never answers),
+ * a slow success (answers normally after 0.8 s) or a held success (answers normally when the test
+ * lets it).
  * Every request is recorded; an upload's bytes are counted and hashed, not kept.
  */
 
@@ -22,7 +23,13 @@ export interface RecordedRequest {
   at: number;
 }
 
-export type PostFailure = 429 | 500 | 401 | 426 | 422 | "hang" | "slow";
+export type PostFailure = 429 | 500 | 401 | 426 | 422 | "hang" | "slow" | HeldAnswer;
+
+/** A normal answer held back: `arrived` is called when the request comes, it answers on `until`. */
+export interface HeldAnswer {
+  arrived(): void;
+  until: Promise<void>;
+}
 
 /** One `PUT` of bytes to an upload URL the fake handed out. */
 export interface ReceivedUpload {
@@ -72,6 +79,11 @@ export function startFakeLinkedIn(): FakeLinkedIn {
   /** The programmed answer `f`, or null to answer normally. */
   async function failure(f: PostFailure | undefined): Promise<Response | null> {
     if (f === undefined) return null;
+    if (typeof f === "object") {
+      f.arrived();
+      await f.until;
+      return null;
+    }
     if (f === "slow") {
       await new Promise((resolve) => setTimeout(resolve, 800));
       return null;
