@@ -5,7 +5,7 @@
  *     const page = await web.newPage();               // fresh context (own cookies) at 1440x900
  *     await page.goto(`${web.stack.url}/workspaces/${id}/ideas`);
  *     await signIn(page, email, password);            // through the hosted login form
- *     await checkA11y(page);                          // axe-core: no serious/critical violation
+ *     await checkA11y(page);                          // axe-core: no violation of any impact
  *     await screenshot(page, "ideas-1440");           // test-results/screenshots/ideas-1440.png
  *     await web.close();
  *
@@ -104,8 +104,10 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 let axeSource: string | null = null;
 
 /**
- * Runs axe-core on the page and throws on any violation of impact serious or critical. The
- * script goes in through the DevTools protocol, so the page's strict CSP stays on.
+ * Runs axe-core on the page (every rule axe runs by default, best practices included) and throws
+ * on any violation, whatever its impact: minor and moderate ones (heading order, allowed roles,
+ * landmarks) too. The script goes in through the DevTools protocol, so the page's strict CSP
+ * stays on.
  */
 export async function checkA11y(page: Page, options: { settle?: boolean } = {}): Promise<void> {
   axeSource ??=
@@ -127,11 +129,12 @@ export async function checkA11y(page: Page, options: { settle?: boolean } = {}):
       id: v.id, impact: v.impact, help: v.help,
       targets: v.nodes.map((n) => n.target.join(" ")).slice(0, 5),
     })))`) as { id: string; impact: string; help: string; targets: string[] }[];
-  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  if (bad.length > 0) {
+  if (violations.length > 0) {
+    const lines = violations.map((v) =>
+      `- ${v.impact} ${v.id}: ${v.help} (${v.targets.join(", ")})`
+    );
     throw new Error(
-      `axe: ${bad.length} serious/critical violation(s) on ${page.url()}:\n` +
-        bad.map((v) => `- ${v.impact} ${v.id}: ${v.help} (${v.targets.join(", ")})`).join("\n"),
+      `axe: ${violations.length} violation(s) on ${page.url()}:\n${lines.join("\n")}`,
     );
   }
 }

@@ -95,7 +95,7 @@ Deno.test(
       const start = content.indexOf("launch");
       await selectText(pageA, start, "launch".length);
       await pageA.keyboard.press("Control+Alt+m");
-      const box = pageA.getByRole("combobox", { name: "Comment on the selected words" });
+      const box = pageA.getByRole("textbox", { name: "Comment on the selected words" });
       await box.waitFor();
       // The box shows first; the focus follows once it is laid out.
       await waitFor(
@@ -161,7 +161,7 @@ Deno.test(
         content: "Shipping the new dashboard next week",
       });
       // A page-level comment (no selection).
-      await pageA.getByRole("combobox", { name: "Comment on the whole post" }).fill(
+      await pageA.getByRole("textbox", { name: "Comment on the whole post" }).fill(
         "Add a screenshot?",
       );
       await pageA.getByRole("button", { name: "Add comment" }).click();
@@ -172,14 +172,14 @@ Deno.test(
       assert.equal(await onB.getByRole("button", { name: "Delete comment" }).count(), 0);
 
       // Bob replies; Alice sees the reply.
-      await onB.getByRole("combobox", { name: "Reply to Alice Writer" }).fill("Yes, the chart");
+      await onB.getByRole("textbox", { name: "Reply to Alice Writer" }).fill("Yes, the chart");
       await onB.getByRole("button", { name: "Reply" }).click();
       const onA = thread(pageA, "Add a screenshot?");
       await onA.getByText("Yes, the chart").waitFor();
       // Bob deletes his reply; it goes away for Alice.
       await onB.getByRole("button", { name: "Delete reply by Bob Editor" }).click();
       await onA.getByText("Yes, the chart").waitFor({ state: "detached" });
-      await onB.getByRole("combobox", { name: "Reply to Alice Writer" }).fill("Chart it is");
+      await onB.getByRole("textbox", { name: "Reply to Alice Writer" }).fill("Chart it is");
       await onB.getByRole("button", { name: "Reply" }).click();
       await onA.getByText("Chart it is").waitFor();
 

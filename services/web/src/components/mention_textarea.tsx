@@ -1,9 +1,11 @@
 /**
  * A comment or reply box where `@` opens a picker of the workspace's members, filtered as you
- * type (the ARIA combobox pattern: the box is the combobox, the picker its listbox, the active
- * member its `aria-activedescendant`). Arrow keys move, Enter or Tab puts `@Name ` in, Escape
- * closes the picker and leaves the text as it is; a click picks too. The parent sends
- * `mentionedIds(text, members)` with the comment.
+ * type. The box stays a multi-line textbox (ARIA's combobox is single-line only, and ARIA in HTML
+ * allows no other role on a textarea) with list autocomplete: it has a listbox popup
+ * (`aria-haspopup`, `aria-controls`), the active member is its `aria-activedescendant`, and a
+ * status line says how many members the picker lists. Arrow keys move, Enter or Tab puts
+ * `@Name ` in, Escape closes the picker and leaves the text as it is; a click picks too. The
+ * parent sends `mentionedIds(text, members)` with the comment.
  */
 import type { Ref } from "preact";
 import { useEffect, useId, useMemo, useRef, useState } from "preact/hooks";
@@ -31,12 +33,6 @@ export function useMentionable(workspaceId: string): Mentionable[] {
   }, [workspaceId]);
   return list;
 }
-
-/**
- * The box is the combobox (as Ariakit's "textarea with inline combobox" does); Preact's types
- * only know a textarea as a textbox.
- */
-const COMBOBOX = { role: "combobox" } as Record<string, string>;
 
 export interface MentionTextareaProps {
   id: string;
@@ -108,9 +104,8 @@ export function MentionTextarea(
       <textarea
         id={id}
         ref={setRefs}
-        {...COMBOBOX}
+        aria-haspopup="listbox"
         aria-autocomplete="list"
-        aria-expanded={open}
         aria-controls={listId}
         aria-activedescendant={current >= 0 ? `${listId}-${current}` : undefined}
         aria-describedby={hintId}

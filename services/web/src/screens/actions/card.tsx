@@ -54,15 +54,21 @@ export function ActionCard(
   return (
     <li class={`card action-card action-status-${a.status}`}>
       <div class="action-summary">
-        <button
-          type="button"
-          class="action-toggle"
-          aria-expanded={open}
-          aria-controls={detailsId}
-          onClick={onToggle}
-        >
-          <span class="action-title">{a.title}</span>
-        </button>
+        {
+          /* The card's heading holds its disclosure button (as an accordion's does), so the
+            details' own headings sit below it. */
+        }
+        <h2 class="action-heading">
+          <button
+            type="button"
+            class="action-toggle"
+            aria-expanded={open}
+            aria-controls={detailsId}
+            onClick={onToggle}
+          >
+            <span class="action-title">{a.title}</span>
+          </button>
+        </h2>
         <div class="wa-meta">
           {a.priority && (
             <span class={`wa-badge priority-${a.priority}`}>
