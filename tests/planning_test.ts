@@ -5,6 +5,7 @@ import { createUser } from "./helpers/users.ts";
 import { openEditor } from "./helpers/live_editor.ts";
 import { linkedInEnv, publishingFixtures } from "./helpers/linkedin_publishing.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { PNG, sha256, uploadMedia } from "./helpers/media_files.ts";
 
 Deno.test("the calendar and post versions", e2e, async (t) => {
   const fake = startFakeLinkedIn();
@@ -212,6 +213,51 @@ Deno.test("the calendar and post versions", e2e, async (t) => {
           token: author.access_token,
         })).body.items.map((v: { reason: string }) => v.reason);
         assert.deepEqual(reasons, ["restored", "approved", "approved"]);
+      },
+    );
+    await t.step(
+      "restoring a version brings back the media it holds, even ones deleted since",
+      async () => {
+        const { wsId, getPost } = await connected();
+        const created = await api(stack, "POST", "/api/posts", {
+          token: author.access_token,
+          body: { workspace_id: wsId, title: "With a picture", content: "Look at this" },
+        });
+        const id = created.body.post_id as string;
+        const mediaId = await uploadMedia(stack, author.access_token, {
+          workspaceId: wsId,
+          postId: id,
+        }, { filename: "team.png", contentType: "image/png", bytes: PNG });
+        const saved = await api(stack, "POST", `/api/posts/${id}/versions`, {
+          token: author.access_token,
+          body: { workspace_id: wsId, label: "with the picture" },
+        });
+        assert.equal(saved.status, 201);
+        const removed = await api(
+          stack,
+          "DELETE",
+          `/api/posts/${id}/media/${mediaId}?workspaceId=${wsId}`,
+          { token: author.access_token },
+        );
+        assert.equal(removed.status, 204);
+        assert.deepEqual((await getPost(id)).media, []);
+
+        const restored = await api(
+          stack,
+          "POST",
+          `/api/posts/${id}/versions/${saved.body.version_id}/restore`,
+          { token: author.access_token, body: { workspace_id: wsId } },
+        );
+        assert.equal(restored.status, 200, JSON.stringify(restored.body));
+        assert.deepEqual(
+          restored.body.media.map((m: { media_id: string }) => m.media_id),
+          [mediaId],
+          "the version's media are the post's again",
+        );
+        const [media] = (await getPost(id)).media;
+        const download = await fetch(media.downloadUrl);
+        assert.equal(download.status, 200);
+        assert.equal(await sha256(new Uint8Array(await download.arrayBuffer())), await sha256(PNG));
       },
     );
   } finally {

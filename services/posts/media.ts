@@ -189,7 +189,10 @@ export class MediaOperations {
     }, actorId);
   }
 
-  /** Removes a media entry and its bytes. */
+  /**
+   * Removes a media entry, and its bytes unless a version of the post still holds it (restoring
+   * that version brings the media back).
+   */
   async delete(
     workspaceId: string,
     postId: string,
@@ -202,7 +205,7 @@ export class MediaOperations {
       if (!removed) throw notFound(MEDIA_NOT_FOUND);
       return media.filter((m) => m.media_id !== mediaId);
     }, actorId);
-    if (removed && this.deps.assets) {
+    if (removed && this.deps.assets && !await this.#heldByVersion(postId, removed.media_id)) {
       await this.deps.assets.delete(mediaKey(workspaceId, postId, removed)).catch((err) =>
         this.deps.logger.warn("could not remove a deleted media's bytes", {
           post_id: postId,
@@ -286,17 +289,29 @@ export class MediaOperations {
     await this.removeOrphans(job.workspace_id, job.post_id);
   }
 
-  /** Deletes the post's stored media bytes that no entry names (all once the post is gone). */
+  /**
+   * Deletes the post's stored media bytes that neither an entry nor a version names (all once
+   * the post is gone).
+   */
   async removeOrphans(workspaceId: string, postId: string): Promise<string[]> {
     const { store, assets } = this.deps;
     if (!assets) return [];
     const objects = await assets.list(postMediaPrefix(workspaceId, postId));
     if (objects.length === 0) return [];
     const post = await store.getPost(workspaceId, postId);
-    const named = new Set(post?.media.map((m) => mediaKey(workspaceId, postId, m)) ?? []);
+    const held = post ? (await store.versions.list(postId)).flatMap((v) => v.media) : [];
+    const named = new Set(
+      [...(post?.media ?? []), ...held].map((m) => mediaKey(workspaceId, postId, m)),
+    );
     const orphans = objects.map((o) => o.key).filter((key) => !named.has(key));
     for (const key of orphans) await assets.delete(key);
     return orphans;
+  }
+
+  /** Whether a version of the post holds media `mediaId`. */
+  async #heldByVersion(postId: string, mediaId: string): Promise<boolean> {
+    const versions = await this.deps.store.versions.list(postId);
+    return versions.some((v) => v.media.some((m) => m.media_id === mediaId));
   }
 
   /**
