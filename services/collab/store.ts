@@ -45,11 +45,11 @@ export class DocStore {
   constructor(kv: Deno.Kv) {
     // Appends of updates and of signals, of every document, share commits.
     const batch = new AppendBatch(kv);
-    this.#docs = new DocumentRecords(kv, batch);
-    this.#compaction = new Compaction(kv, this.#docs);
+    this.#epochs = new RestoreEpochs(kv);
+    this.#docs = new DocumentRecords(kv, batch, this.#epochs);
+    this.#compaction = new Compaction(kv, this.#docs, this.#epochs);
     this.#signals = new SignalLog(kv, batch);
     this.#instances = new InstanceRegistry(kv);
-    this.#epochs = new RestoreEpochs(kv);
   }
 
   // ---------------------------------------------------------------- documents

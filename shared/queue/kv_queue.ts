@@ -1,3 +1,4 @@
+import { settlesWithin } from "../runtime/deadline.ts";
 import type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
 
 /**
@@ -119,14 +120,7 @@ export function kvQueue(kv: Deno.Kv, options: KvQueueOptions): QueueDriver {
       closing = true;
       const running = [...consumers];
       for (const consumer of running) consumer.stop();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<false>((resolve) => timer = setTimeout(resolve, graceMs, false));
-      try {
-        const all = Promise.all(running.map((c) => c.settled())).then(() => true as const);
-        return await Promise.race([all, grace]);
-      } finally {
-        clearTimeout(timer);
-      }
+      return await settlesWithin(Promise.all(running.map((c) => c.settled())), graceMs);
     },
   };
 }

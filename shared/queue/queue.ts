@@ -4,6 +4,7 @@ import { kvQueue, QUEUE_PREFIX } from "./kv_queue.ts";
 import type { KeyFamilies } from "../kv/kv_keys.ts";
 import type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
 import { errorMessage, type Logger } from "../log.ts";
+import { settlesWithin } from "../runtime/deadline.ts";
 
 export type { QueueDriver, QueueEnvelope } from "./queue_driver.ts";
 
@@ -73,14 +74,7 @@ export function nativeKvQueue(kv: Deno.Kv): QueueDriver {
     },
     async close({ graceMs }) {
       closing = true;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<false>((resolve) => timer = setTimeout(resolve, graceMs, false));
-      try {
-        const all = Promise.all([...inFlight]).then(() => true as const);
-        return await Promise.race([all, grace]);
-      } finally {
-        clearTimeout(timer);
-      }
+      return await settlesWithin(Promise.all([...inFlight]), graceMs);
     },
   };
 }

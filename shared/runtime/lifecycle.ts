@@ -1,5 +1,6 @@
 /** What a running process does around its services: the queue cron and a bounded stop. */
 import { drainListeningQueues } from "../queue/queue.ts";
+import { settlesWithin } from "./deadline.ts";
 
 /** How long a cron drain may run: under the one-minute schedule, so two never overlap much. */
 const CRON_DRAIN_BUDGET_MS = 50_000;
@@ -25,11 +26,5 @@ export function registerQueueCron(cronName: string, ready: Promise<unknown>) {
  * Deno Deploy sends SIGKILL 5 s after SIGINT, and a stuck WebSocket must not hang a stop.
  */
 export async function stopWithin(close: () => Promise<void>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) => timer = setTimeout(resolve, SHUTDOWN_TIMEOUT_MS));
-  try {
-    await Promise.race([close(), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await settlesWithin(close(), SHUTDOWN_TIMEOUT_MS);
 }

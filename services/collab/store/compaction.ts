@@ -13,15 +13,16 @@ import {
   split,
 } from "./common.ts";
 import type { DocumentRecords } from "./documents.ts";
-import { epochCheck, RestoreEpochs } from "./restore_epoch.ts";
+import { epochCheck, type RestoreEpochs } from "./restore_epoch.ts";
 
 /** Folding a document's stored updates into a new snapshot. */
 export class Compaction {
-  readonly #epochs: RestoreEpochs;
-
-  constructor(private readonly kv: Deno.Kv, private readonly docs: DocumentRecords) {
-    this.#epochs = new RestoreEpochs(kv);
-  }
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly docs: DocumentRecords,
+    /** the restore epoch each of a compaction's commits checks */
+    private readonly epochs: RestoreEpochs,
+  ) {}
 
   /**
    * Replaces the snapshot and the updates up to `throughSeq` with `snapshot`, which must hold
@@ -71,7 +72,7 @@ export class Compaction {
       const res = await this.kv.atomic().check(entry).check(epochHolds)
         .set(headKey(postId), next).commit();
       if (res.ok) flipped = { head: next, versionstamp: res.versionstamp };
-      else if (await this.#epochs.movedSince(epoch)) throw await restored();
+      else if (await this.epochs.movedSince(epoch)) throw await restored();
     }
     if (!flipped) {
       await deleteAll(this.kv, this.kv.list({ prefix: ["doc_snapshots", postId, id] }));
@@ -107,7 +108,7 @@ export class Compaction {
    * snapshot and updates are applied to a fresh document, whose state becomes the snapshot.
    */
   async compactFromStorage(postId: string): Promise<HeadEntry | null> {
-    const epoch = await this.#epochs.current();
+    const epoch = await this.epochs.current();
     const loaded = await this.docs.load(postId);
     if (!loaded) return null;
     if (loaded.head.seq === loaded.head.snapshot_seq) {

@@ -1,6 +1,6 @@
 import { nowIso } from "../../../shared/time.ts";
 import { chunkKey, docWorkspaceKey, headKey, signalHeadKey, updateKey } from "../keys.ts";
-import { AppendBatch } from "./append_batch.ts";
+import type { AppendBatch } from "./append_batch.ts";
 import {
   type ChunkedUpdate,
   COMMIT_BYTES,
@@ -16,22 +16,20 @@ import {
   RestoredError,
   split,
 } from "./common.ts";
-import { epochCheck, RestoreEpochs } from "./restore_epoch.ts";
+import { epochCheck, type RestoreEpochs } from "./restore_epoch.ts";
 
 /** Bytes a head record takes in a commit, roughly (its JSON is about 300). */
 const HEAD_BYTES = 1_000;
 
 /** A document's records: its head, its stored updates, its workspace; loading and appending. */
 export class DocumentRecords {
-  readonly #epochs: RestoreEpochs;
-
   constructor(
     private readonly kv: Deno.Kv,
     /** the commits appends share (with other documents', and signals') */
-    private readonly batch = new AppendBatch(kv),
-  ) {
-    this.#epochs = new RestoreEpochs(kv);
-  }
+    private readonly batch: AppendBatch,
+    /** the restore epoch a chunked append's commits check */
+    private readonly epochs: RestoreEpochs,
+  ) {}
 
   async getHead(postId: string): Promise<DocHead | null> {
     return (await this.kv.get<DocHead>(headKey(postId))).value;
@@ -234,7 +232,7 @@ export class DocumentRecords {
       return epoch === undefined ? op : op.check(epochCheck(epoch));
     };
     const failed = async () => {
-      if (epoch !== undefined && await this.#epochs.movedSince(epoch)) throw new RestoredError();
+      if (epoch !== undefined && await this.epochs.movedSince(epoch)) throw new RestoredError();
       return null;
     };
     let i = 0;

@@ -1,3 +1,4 @@
+import { nowIso } from "../../../shared/time.ts";
 import { RESTORE_EPOCH_KEY } from "../keys.ts";
 import type { Epoch } from "./common.ts";
 
@@ -22,7 +23,7 @@ export class RestoreEpochs {
 
   /** Moves the epoch: every room loaded before can store nothing more. */
   async move(): Promise<void> {
-    await this.kv.set(RESTORE_EPOCH_KEY, { moved_at: new Date().toISOString() });
+    await this.kv.set(RESTORE_EPOCH_KEY, { moved_at: nowIso() });
   }
 
   /** Whether a restore moved the epoch since `epoch` (after a commit checking it failed). */
