@@ -153,6 +153,33 @@ Deno.test("ideas", e2e, async (t) => {
     });
 
     await t.step(
+      "a tag of 200 characters is kept; one longer is a 400 naming the tag once",
+      async () => {
+        const ws = await fresh();
+        const kept = await api(stack, "POST", "/api/ideas", {
+          token: as(owner),
+          body: { workspace_id: ws, title: "Tagged", tags: ["ok", "a".repeat(200)] },
+        });
+        assert.equal(kept.status, 201, JSON.stringify(kept.body));
+        assert.deepEqual(kept.body.tags, ["ok", "a".repeat(200)]);
+        const long = await api(stack, "POST", "/api/ideas", {
+          token: as(owner),
+          body: { workspace_id: ws, title: "Tagged", tags: ["ok", "a".repeat(201)] },
+        });
+        assert.deepEqual([long.status, long.body], [400, {
+          error: "tags.1: each tag is at most 200 characters",
+        }]);
+        const update = await api(stack, "PUT", `/api/ideas/${kept.body.idea_id}`, {
+          token: as(owner),
+          body: { workspace_id: ws, tags: ["b".repeat(201)] },
+        });
+        assert.deepEqual([update.status, update.body], [400, {
+          error: "tags.0: each tag is at most 200 characters",
+        }]);
+      },
+    );
+
+    await t.step(
       "update changes the given fields, trims the title and ignores status",
       async () => {
         const { ws, first } = await withFirst();

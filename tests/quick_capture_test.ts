@@ -5,6 +5,9 @@ import { createUser, type TestUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
 
+/** A wire timestamp: ISO 8601 with milliseconds and the offset written `+00:00`. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
+
 const capture = (stack: TestStack, token: string | null, body: unknown) =>
   api(stack, "POST", "/api/quick-capture", {
     body,
@@ -316,6 +319,8 @@ Deno.test("quick capture", e2e, async (t) => {
         const used = (await list(writer)).items.find((i) => i.token_id === older.token_id)!;
         assert.ok(used.last_used_at, "last_used_at is set by a capture");
         assert.ok(Date.now() - Date.parse(used.last_used_at) < 60_000);
+        assert.match(used.created_at, TIMESTAMP);
+        assert.match(used.last_used_at, TIMESTAMP);
         await new Promise((r) => setTimeout(r, 20));
         assert.equal((await capture(stack, older.token, { title: "again" })).status, 201);
         const again = (await list(writer)).items.find((i) => i.token_id === older.token_id)!;

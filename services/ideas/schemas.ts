@@ -17,7 +17,7 @@ const requiredId = (field: string) =>
   z.string().trim().min(1, `${field} is required`).max(ID_MAX, `${field} is too long`);
 
 export const tagsSchema = z.array(
-  z.string().max(TAG_MAX, `tags: each tag is at most ${TAG_MAX} characters`),
+  z.string().max(TAG_MAX, `each tag is at most ${TAG_MAX} characters`),
 )
   .max(TAGS_MAX, `tags: at most ${TAGS_MAX} tags`);
 

@@ -8,7 +8,7 @@ import {
   type KvPage,
   readRangePage,
 } from "../../shared/kv/kv_pages.ts";
-import { nowIso } from "../../shared/time.ts";
+import { nowIso, toIso } from "../../shared/time.ts";
 import type { CaptureToken, Idea, IdeaPatch, IdeaStatus } from "./schemas.ts";
 import {
   activeTokenByUserKey,
@@ -303,7 +303,7 @@ export class IdeasStore {
       workspace_id: workspaceId,
       user_id: userId,
       revoked: false,
-      created_at: new Date(this.now()).toISOString(),
+      created_at: toIso(new Date(this.now())),
       last_used_at: null,
     };
     const res = await this.kv.atomic()
@@ -340,7 +340,7 @@ export class IdeasStore {
     if (at - last < LAST_USED_EVERY_MS) return;
     await this.kv.atomic()
       .check(entry)
-      .set(entry.key, { ...record, last_used_at: new Date(at).toISOString() })
+      .set(entry.key, { ...record, last_used_at: toIso(new Date(at)) })
       .commit();
   }
 
@@ -366,8 +366,9 @@ export class IdeasStore {
         out.push({
           token_id: value.token_id,
           workspace_id: value.workspace_id,
-          created_at: value.created_at,
-          last_used_at: value.last_used_at ?? null,
+          // Records written before timestamps were stored in wire form end in `Z`.
+          created_at: toIso(new Date(value.created_at)),
+          last_used_at: value.last_used_at ? toIso(new Date(value.last_used_at)) : null,
           active: value.token_hash === active,
         });
       }
