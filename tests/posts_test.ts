@@ -155,6 +155,10 @@ Deno.test("posts API: create, list, get, update, delete and their errors", e2e, 
       const tags = await create(editor, { workspace_id: ws, tags: "ai" });
       assert.equal(tags.status, 400);
       assert.match(tags.body.error, /tags/);
+      const longTag = await create(editor, { workspace_id: ws, tags: ["ok", "t".repeat(101)] });
+      assert.deepEqual([longTag.status, longTag.body], [400, {
+        error: "tags.1: each tag is at most 100 characters",
+      }]);
       const title = await create(editor, { workspace_id: ws, title: "t".repeat(501) });
       assert.equal(title.status, 400);
       assert.match(title.body.error, /title/);

@@ -43,7 +43,7 @@ const content = (max: number) =>
 export const tagsSchema = z.array(
   z.string({ error: "tags must be strings" }).max(
     TAG_MAX,
-    `tags: each tag is at most ${TAG_MAX} characters`,
+    `each tag is at most ${TAG_MAX} characters`,
   ),
   { error: "tags must be an array of strings" },
 ).max(TAGS_MAX, `tags: at most ${TAGS_MAX} tags`);
