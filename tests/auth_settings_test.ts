@@ -159,3 +159,35 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "signup answers 502 when the reCAPTCHA verification service cannot be reached, as documented",
+  e2e,
+  async () => {
+    // A port nothing listens on: the siteverify call fails to connect.
+    const verifyUrl = `http://127.0.0.1:${await freePort()}/recaptcha/api/siteverify`;
+    const stack = await startTestStack({
+      RECAPTCHA_SECRET: "secret",
+      RECAPTCHA_VERIFY_URL: verifyUrl,
+    });
+    try {
+      const res = await api(stack, "POST", "/api/auth/signup", {
+        body: {
+          email: uniqueEmail("captcha-down"),
+          password: GOOD_PASSWORD,
+          name: "Down",
+          recaptcha_token: "token",
+        },
+      });
+      assert.equal(res.status, 502);
+      assert.deepEqual(res.body, { error: "Cannot verify the reCAPTCHA token" });
+      const doc = (await api(stack, "GET", "/api/openapi.json")).body;
+      assert.ok(
+        "502" in doc.paths["/api/auth/signup"].post.responses,
+        "the signup operation documents its 502",
+      );
+    } finally {
+      await stack.close();
+    }
+  },
+);

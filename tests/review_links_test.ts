@@ -382,6 +382,24 @@ Deno.test("required approvals, review links, mentions and notifications", e2e, a
       assert.equal((await as(viewer)("GET", "/api/notifications?cursor=zzz")).status, 400);
     });
 
+    await t.step("a wrong mark-read body answers 400 naming what is wrong with it", async () => {
+      const cases: [unknown, string][] = [
+        [{}, "Request body: Give notification_ids (an array) or all: true"],
+        [{ notification_ids: "x" }, "notification_ids must be an array"],
+        [
+          { notification_ids: Array.from({ length: 501 }, (_, i) => `id-${i}`) },
+          "notification_ids names at most 500 notifications",
+        ],
+        [{ notification_ids: [42] }, "notification_ids must be notification ids"],
+        [{ all: false }, "all must be true"],
+      ];
+      for (const [body, message] of cases) {
+        const res = await as(viewer)("POST", "/api/notifications/read", body);
+        assert.equal(res.status, 400, JSON.stringify(body).slice(0, 80));
+        assert.match(res.body.error, new RegExp(message.replace(/[()]/g, "\\$&")));
+      }
+    });
+
     await t.step("notifications page newest first; member_added and account_pending", async () => {
       const newcomer = await createUser(stack, { name: "Nina New" });
       const added = await as(owner)("POST", `/api/workspaces/${wsId}/members`, {

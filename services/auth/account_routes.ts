@@ -82,6 +82,9 @@ export function mountAccountRoutes(app: ServiceApp, accounts: Accounts): void {
         ),
         409: err("A confirmed account with this email exists"),
         429: err("This signup replaces an unconfirmed account, and its code mails are used up"),
+        502: err(
+          "The reCAPTCHA verification service could not be reached or gave no usable answer",
+        ),
       },
       description:
         "An account that was never confirmed does not own its email: signing up again with it " +

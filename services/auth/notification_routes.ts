@@ -27,6 +27,19 @@ const listQuery = z.object({
     .openapi({ description: "The `next_cursor` of the previous page" }),
 });
 
+const READ_BODY_RULE = "Give notification_ids (an array) or all: true";
+
+/**
+ * What is wrong with a mark-read body: the rule of the field it gives (`notification_ids` or
+ * `all`), else how to give one.
+ */
+function readBodyProblem(issue: { input?: unknown; errors?: { message: string }[][] }): string {
+  const input = issue.input;
+  if (!input || typeof input !== "object" || Array.isArray(input)) return READ_BODY_RULE;
+  const branch = "notification_ids" in input ? 0 : "all" in input ? 1 : -1;
+  return issue.errors?.[branch]?.[0]?.message ?? READ_BODY_RULE;
+}
+
 const readBody = z.union([
   z.object({
     notification_ids: z.array(
@@ -38,7 +51,7 @@ const readBody = z.union([
     ).max(500, "notification_ids names at most 500 notifications"),
   }),
   z.object({ all: z.literal(true, { error: "all must be true" }) }),
-], { error: "Give notification_ids (an array) or all: true" }).openapi("MarkNotificationsRead");
+], { error: readBodyProblem }).openapi("MarkNotificationsRead");
 
 const dmBody = z.object({
   user_id: z.string().min(1).max(100),
