@@ -371,6 +371,19 @@ Deno.test("AI drafting: generate, iterate, proofread", e2e, async (t) => {
       });
       assert.equal(noContent.status, 200);
       assert.ok(ai.requests[2].messages[1].content.endsWith("Instruction:\nWrite one\n\nPost:\n"));
+      // An id longer than any prompt's cannot resolve either: the same fallback, not a 400.
+      const overlong = await call(owner, "iterate", {
+        workspace_id: ws,
+        post_id: postId,
+        instruction: "Make it shorter",
+        current_content: "A long draft",
+        prompt_id: "p".repeat(500),
+      });
+      assert.equal(overlong.status, 200, JSON.stringify(overlong.body));
+      assert.deepEqual(ai.requests[3].messages, [
+        { role: "system", content: EDITOR_PERSONA },
+        { role: "user", content: user },
+      ]);
     });
 
     await t.step("iterate cuts instruction at 2000 and current_content at 40000", async () => {

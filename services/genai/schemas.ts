@@ -42,6 +42,13 @@ const optionalId = (field: string) =>
     `${field} is longer than ${ID_MAX} characters`,
   ).nullish().transform((v) => v || undefined);
 
+/**
+ * Iterate's `prompt_id`: one that names no prompt falls back to the editor persona without
+ * error, so blank, null and an id longer than any id (which cannot name one) count as not given.
+ */
+const fallbackPromptId = z.string({ error: "prompt_id must be a string" }).trim().nullish()
+  .transform((v) => v && v.length <= ID_MAX ? v : undefined);
+
 /** Optional text cut to `max` characters; null counts as not given. */
 const truncated = (field: string, max: number) =>
   z.string({ error: `${field} must be a string` }).nullish().transform((v) =>
@@ -98,7 +105,7 @@ export const iterateBody = z.object({
     .regex(/\S/, "instruction is required")
     .transform((v) => v.slice(0, TRUNCATE.instruction)),
   current_content: truncated("current_content", TRUNCATE.current_content),
-  prompt_id: optionalId("prompt_id"),
+  prompt_id: fallbackPromptId,
 }).openapi("IterateRequest");
 export type IterateBody = z.infer<typeof iterateBody>;
 

@@ -5,6 +5,49 @@ import { buildMcpServer, type ToolDeps } from "./tools.ts";
 
 export const MCP_PATH = "/mcp";
 
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** What is wrong with a `tools/call` request's `params`, or null when it is well formed. */
+function toolCallParamsProblem(params: unknown): string | null {
+  if (!isObject(params)) return "params must be an object with the tool's name and arguments";
+  if (typeof params.name !== "string") return "params.name must be a string, the tool's name";
+  if (params.arguments !== undefined && !isObject(params.arguments)) {
+    return "params.arguments must be an object of the tool's arguments";
+  }
+  return null;
+}
+
+/**
+ * A single `tools/call` request whose `params` are malformed (arguments not an object, no tool
+ * name) is a JSON-RPC Invalid params error (-32602) naming what is wrong. The SDK would parse it
+ * before its own check and answer an Internal error (-32603) holding a validation dump. Only a
+ * request the transport would otherwise accept (JSON body, an Accept of both JSON and event
+ * streams) is looked at; the transport answers the rest (406, 415, parse errors, batches).
+ */
+async function malformedToolCall(req: Request): Promise<Response | null> {
+  const accept = req.headers.get("accept") ?? "";
+  const type = req.headers.get("content-type") ?? "";
+  if (
+    !type.includes("application/json") || !accept.includes("application/json") ||
+    !accept.includes("text/event-stream")
+  ) return null;
+  let message: unknown;
+  try {
+    message = JSON.parse(await req.clone().text());
+  } catch {
+    return null;
+  }
+  if (!isObject(message) || message.method !== "tools/call" || !("id" in message)) return null;
+  const problem = toolCallParamsProblem(message.params);
+  if (!problem) return null;
+  return Response.json({
+    jsonrpc: "2.0",
+    id: message.id,
+    error: { code: -32602, message: `Invalid params: ${problem}` },
+  });
+}
+
 /**
  * `POST /mcp`: the Streamable HTTP transport of the Model Context Protocol, stateless (no
  * session id; a new server and transport per request) with plain JSON answers, so any process
@@ -14,6 +57,8 @@ export const MCP_PATH = "/mcp";
 export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
   app.post(MCP_PATH, async (c) => {
     const caller = requireCaller(c);
+    const malformed = await malformedToolCall(c.req.raw);
+    if (malformed) return malformed;
     const server = buildMcpServer(caller, deps);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

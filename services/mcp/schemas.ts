@@ -11,8 +11,15 @@ export const DESCRIPTION_MAX = 20_000;
 export const TAG_MAX = 200;
 export const TAGS_MAX = 100;
 
+/** A string argument: missing is "<field> is required", another type "<field> must be a string". */
+const text = (field: string) =>
+  z.string({
+    error: (issue) =>
+      issue.input === undefined ? `${field} is required` : `${field} must be a string`,
+  });
+
 const id = (field: string, what: string) =>
-  z.string()
+  text(field)
     .trim()
     .min(1, `${field} is required`)
     .max(ID_MAX, `${field} is at most ${ID_MAX} characters`)
@@ -42,7 +49,7 @@ export const toolInputs = {
   },
   create_idea: {
     workspace_id: workspaceId(),
-    title: z.string().refine((v) => v.trim() !== "", "title is required")
+    title: text("title").refine((v) => v.trim() !== "", "title is required")
       .pipe(z.string().max(IDEA_TITLE_MAX, `title is at most ${IDEA_TITLE_MAX} characters`))
       .describe("The idea's title, stored exactly as given (no AI title)"),
     description: z.string().max(DESCRIPTION_MAX, `description is at most ${DESCRIPTION_MAX}`)
@@ -79,7 +86,7 @@ export const toolInputs = {
   iterate_post: {
     workspace_id: workspaceId(),
     post_id: id("post_id", "The post whose text is rewritten"),
-    instruction: z.string().trim().min(1, "instruction is required")
+    instruction: text("instruction").trim().min(1, "instruction is required")
       .describe("What to change, e.g. `make it shorter` or `add a call to action`"),
     prompt_id: id("prompt_id", "A saved prompt whose persona edits the text; optional")
       .optional(),
@@ -117,7 +124,8 @@ export const toolInputs = {
   set_first_comment: {
     workspace_id: workspaceId(),
     post_id: id("post_id", "The post whose first comment to set"),
-    first_comment: z.string().max(1_250, "first_comment is at most 1,250 characters").nullable()
+    first_comment: text("first_comment").max(1_250, "first_comment is at most 1,250 characters")
+      .nullable()
       .describe(
         "Posted once as the post's first comment right after it is published; null for none. " +
           "Like any change, it withdraws an approval that covered another first comment.",
