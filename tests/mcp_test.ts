@@ -502,6 +502,23 @@ Deno.test("MCP tools: bearer auth, the list and each tool's answers", e2e, async
         });
         assert.equal(post.body.content, "Shorter: Deno KV rocks.");
 
+        // A prompt_id that names no prompt, even one longer than any id, edits as the editor.
+        for (const promptId of ["01NOSUCHPROMPT", "p".repeat(300)]) {
+          ai.reset();
+          ai.script({ content: "Shorter: Deno KV rocks." });
+          const fallback = await call(mcp, "iterate_post", {
+            workspace_id: ws,
+            post_id: postId,
+            instruction: "make it shorter",
+            prompt_id: promptId,
+          });
+          assert.equal(fallback.isError, false, fallback.text);
+          assert.ok(
+            JSON.stringify(ai.requests[0].messages).includes("You are a careful editor"),
+            "the editor persona wrote it",
+          );
+        }
+
         await refused(
           mcp,
           "iterate_post",

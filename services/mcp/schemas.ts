@@ -88,8 +88,10 @@ export const toolInputs = {
     post_id: id("post_id", "The post whose text is rewritten"),
     instruction: text("instruction").trim().min(1, "instruction is required")
       .describe("What to change, e.g. `make it shorter` or `add a call to action`"),
-    prompt_id: id("prompt_id", "A saved prompt whose persona edits the text; optional")
-      .optional(),
+    // One that names no prompt (an id longer than any id included) edits as the default
+    // editor persona, without error.
+    prompt_id: text("prompt_id").trim().optional()
+      .describe("A saved prompt whose persona edits the text; optional"),
   },
   proofread_post: {
     workspace_id: workspaceId(),
