@@ -173,14 +173,15 @@ Deno.test(
 
       // Bob replies; Alice sees the reply.
       await onB.getByRole("textbox", { name: "Reply to Alice Writer" }).fill("Yes, the chart");
-      await onB.getByRole("button", { name: "Reply" }).click();
+      await onB.getByRole("button", { name: "Reply", exact: true }).click();
       const onA = thread(pageA, "Add a screenshot?");
       await onA.getByText("Yes, the chart").waitFor();
       // Bob deletes his reply; it goes away for Alice.
       await onB.getByRole("button", { name: "Delete reply by Bob Editor" }).click();
       await onA.getByText("Yes, the chart").waitFor({ state: "detached" });
+      await onB.getByText("Yes, the chart").waitFor({ state: "detached" });
       await onB.getByRole("textbox", { name: "Reply to Alice Writer" }).fill("Chart it is");
-      await onB.getByRole("button", { name: "Reply" }).click();
+      await onB.getByRole("button", { name: "Reply", exact: true }).click();
       await onA.getByText("Chart it is").waitFor();
 
       // Alice resolves; Bob sees it folded under Resolved; Bob reopens; Alice sees it open.
