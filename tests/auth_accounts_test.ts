@@ -7,6 +7,11 @@ import { type OutboxLine, readOutbox, settledOutboxLength } from "./helpers/outb
 import { approve, createUser, GOOD_PASSWORD, login, uniqueEmail } from "./helpers/users.ts";
 import { startFakeOidcProvider } from "./fakes/oidc_provider.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { assertRetryAfter } from "./helpers/retry_after.ts";
+import { MAIL_WINDOW_MS } from "../services/auth/store/common.ts";
+
+/** The code mails' window: every 429 of theirs says to come back within it. */
+const MAIL_WINDOW_S = MAIL_WINDOW_MS / 1000;
 
 const REDIRECT_URI = "http://app.example.test/callback";
 const ATTACKER_PASSWORD = "Attacker-Pw1!";
@@ -275,6 +280,9 @@ Deno.test(
           });
           assert.equal(refused.status, 429);
           assert.ok(refused.body.error);
+          // The email's window opened with the first resend moments ago: most of it is left.
+          const wait = assertRetryAfter(refused.headers, MAIL_WINDOW_S);
+          assert.ok(wait > MAIL_WINDOW_S - 60, `Retry-After ${wait} is not the window's rest`);
           assert.equal(await mailCount(stack, email, "confirm_email"), 4, "nothing more was sent");
           // An email without an account is counted alike: the status says nothing of existence.
           const ghost = uniqueEmail("ghost");
@@ -317,6 +325,7 @@ Deno.test(
           body: { email: uniqueEmail("addr") },
         });
         assert.equal(another.status, 429);
+        assertRetryAfter(another.headers, MAIL_WINDOW_S);
         // The address limit is per kind of mail: password resets still go out.
         const forgot = await api(stack, "POST", "/api/auth/forgot-password", {
           body: { email: uniqueEmail("addr") },
@@ -444,6 +453,7 @@ Deno.test(
             body: { email: user.email },
           });
           assert.equal(over.status, 429);
+          assertRetryAfter(over.headers, MAIL_WINDOW_S);
           const third = String((await nthMail(stack, user.email, "password_reset", 3)).data.code);
           const ok = await api(stack, "POST", "/api/auth/reset-password", {
             body: { email: user.email, code: third, password: "New-Passw0rd!" },

@@ -13,6 +13,8 @@ import { waitForOutbox } from "./helpers/outbox.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
 import { ticketFor, upgradeStatus } from "./helpers/ws.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { assertRetryAfter } from "./helpers/retry_after.ts";
+import { LOGIN_WINDOW_MS, MAIL_WINDOW_MS } from "../services/auth/store/common.ts";
 
 /** A login from the client at `address` (through the trusted loopback proxy). */
 function loginFrom(stack: TestStack, address: string, email: string, password: string) {
@@ -55,17 +57,20 @@ Deno.test(
           const res = await loginFrom(stack, address, user.email, GOOD_PASSWORD);
           assert.equal(res.status, 429, address);
           assert.equal(typeof res.body.error, "string");
+          assertRetryAfter(res.headers, LOGIN_WINDOW_MS / 1000);
         }
       });
 
       await t.step("a new address at the attacked account gets only 3 tries", async () => {
         const statuses = [];
+        let refused: Headers | null = null;
         for (let i = 0; i < 5; i++) {
-          statuses.push(
-            (await loginFrom(stack, "198.51.100.77", user.email, `Wrong-x${i}-Passw0rd!`)).status,
-          );
+          const res = await loginFrom(stack, "198.51.100.77", user.email, `Wrong-x${i}-Passw0rd!`);
+          statuses.push(res.status);
+          if (res.status === 429) refused = res.headers;
         }
         assert.deepEqual(statuses, [401, 401, 401, 429, 429]);
+        assertRetryAfter(refused!, LOGIN_WINDOW_MS / 1000);
       });
     } finally {
       await stack.close();
@@ -104,7 +109,10 @@ Deno.test(
             code: String(100000 + i),
           });
           statuses.push(res.status);
-          if (res.status === 429) assert.equal(typeof res.body.error, "string");
+          if (res.status === 429) {
+            assert.equal(typeof res.body.error, "string");
+            assertRetryAfter(res.headers, MAIL_WINDOW_MS / 1000);
+          }
         }
         assert.deepEqual(statuses, [...Array(10).fill(404), ...Array(20).fill(429)]);
         const right = await confirmFrom(guesser, { email, code: String(mail.data.code) });

@@ -20,6 +20,8 @@ import { startFakeRecaptcha } from "./fakes/recaptcha.ts";
 import { startFakeOidcProvider } from "./fakes/oidc_provider.ts";
 import { pageHeaders, redirectOrigins } from "../services/auth/pages.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { assertRetryAfter } from "./helpers/retry_after.ts";
+import { LOGIN_WINDOW_MS } from "../services/auth/store/common.ts";
 
 const REDIRECT_URI = "http://app.example.test/callback";
 const OTHER_REDIRECT_URI = "http://app.example.test/other";
@@ -39,6 +41,7 @@ async function pkcePair() {
 
 /** The PKCE pair the hosted-login steps use unless they bring their own (PKCE is required). */
 const PKCE = await pkcePair();
+const LOGIN_WINDOW_S = LOGIN_WINDOW_MS / 1000;
 const PKCE_PARAMS = { code_challenge: PKCE.challenge, code_challenge_method: "S256" };
 
 function authorizeQuery(extra: Record<string, string> = {}): string {
@@ -74,6 +77,7 @@ async function postAuthorize(stack: TestStack, fields: Record<string, string>) {
     status: res.status,
     location: res.headers.get("location"),
     csp: res.headers.get("content-security-policy"),
+    headers: res.headers,
     text: await res.text(),
   };
 }
@@ -372,8 +376,12 @@ Deno.test("auth service end to end", e2e, async (t) => {
       });
       assert.equal(locked.status, 429);
       assert.ok(locked.body.error);
+      // The lock lasts until the 15-minute window the first wrong try opened is over.
+      const wait = assertRetryAfter(locked.headers, LOGIN_WINDOW_S);
+      assert.ok(wait > LOGIN_WINDOW_S - 60, `Retry-After ${wait} is not the window's rest`);
       const page = await postAuthorize(stack, { email: user.email, password: GOOD_PASSWORD });
       assert.equal(page.status, 429);
+      assertRetryAfter(page.headers, LOGIN_WINDOW_S);
       assert.equal(
         (await api(stack, "POST", "/api/auth/login", {
           body: { email: other.email, password: GOOD_PASSWORD },

@@ -4,6 +4,9 @@ import { parseGenaiConfig } from "../services/genai/config.ts";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
 import { startFakeChatCompletions } from "./fakes/chat_completions.ts";
+import { assertRetryAfter } from "./helpers/retry_after.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 async function memberWorkspace(stack: TestStack, user: TestUser): Promise<string> {
   const res = await api(stack, "POST", "/api/workspaces", {
@@ -54,7 +57,7 @@ Deno.test("AI_CALLS_PER_MINUTE limits each user's AI calls with 429", e2e, async
       });
 
     await t.step("refused calls (400, 403, 404) do not use the budget", async () => {
-      await awayFromMinuteEnd(15_000);
+      await awayFromMinuteEnd(25_000);
       ai.reset();
       assert.equal((await call(first, ws, "generate")).status, 404);
       assert.equal((await call(first, ws2, "iterate")).status, 403);
@@ -79,6 +82,38 @@ Deno.test("AI_CALLS_PER_MINUTE limits each user's AI calls with 429", e2e, async
           /^Too many AI calls: at most 3 a minute; try again in \d+ s$/,
         );
         assert.equal(ai.requests.length, 3);
+        // The header says what the message says: the rest of this minute's window.
+        const wait = assertRetryAfter(refused.headers, 60);
+        assert.equal(refused.body.error.match(/in (\d+) s$/)[1], String(wait));
+      },
+    );
+
+    await t.step(
+      "an MCP tool call over the limit is a tool error with the same message",
+      async () => {
+        const client = new Client({ name: "limits-test", version: "1.0.0" });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${first.access_token}` } },
+          }),
+        );
+        try {
+          const result = await client.callTool({
+            name: "proofread_post",
+            arguments: { workspace_id: ws, post_id: postOf.get(ws) },
+          });
+          assert.equal(result.isError, true, JSON.stringify(result));
+          const content = result.content as { type: string; text: string }[];
+          assert.equal(content.length, 1);
+          assert.equal(content[0].type, "text");
+          assert.match(
+            content[0].text,
+            /^Too many AI calls: at most 3 a minute; try again in \d+ s$/,
+          );
+          assert.equal(ai.requests.length, 3);
+        } finally {
+          await client.close();
+        }
       },
     );
 

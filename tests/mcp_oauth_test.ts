@@ -18,6 +18,8 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { api, e2e, startTestStack, type TestStack } from "./helpers/stack.ts";
+import { assertRetryAfter } from "./helpers/retry_after.ts";
+import { CLIENT_REGISTRATIONS_PER_HOUR } from "../services/auth/store/clients.ts";
 import { createUser, type TestUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
 
@@ -60,6 +62,8 @@ class MemoryProvider implements OAuthClientProvider {
   }
 }
 
+/** The registration allowance's window. */
+const HOUR_S = 3600;
 const REDIRECT = "http://127.0.0.1:47123/oauth/callback";
 
 function transport(stack: TestStack, provider: MemoryProvider) {
@@ -435,6 +439,28 @@ Deno.test(
         assert.equal(unsupported.body.error, "unsupported_grant_type");
         assert.equal(unsupported.headers.get("cache-control"), "no-store");
       });
+
+      // Last: it uses up this address's registrations.
+      await t.step(
+        "registrations beyond the hourly allowance are slow_down with a Retry-After",
+        async () => {
+          let refused: Awaited<ReturnType<typeof register>> | null = null;
+          for (let i = 0; i <= CLIENT_REGISTRATIONS_PER_HOUR && !refused; i++) {
+            const res = await register(stack, { redirect_uris: ["https://app.example/cb"] });
+            if (res.status === 429) refused = res;
+            else assert.equal(res.status, 201, JSON.stringify(res.body));
+          }
+          assert.ok(refused, "no 429 within the hourly allowance and one more");
+          assert.deepEqual(refused.body, {
+            error: "slow_down",
+            error_description: "Too many client registrations from this address; try again later",
+          });
+          assert.equal(refused.headers.get("cache-control"), "no-store");
+          // This test's first registration opened the hour moments ago: most of it is left.
+          const wait = assertRetryAfter(refused.headers, HOUR_S);
+          assert.ok(wait > HOUR_S - 120, `Retry-After ${wait} is not the hour's rest`);
+        },
+      );
     } finally {
       await stack.close();
     }

@@ -5,6 +5,7 @@ import { createUser, loginAdmin, type TestUser } from "./helpers/users.ts";
 import { createWorkspace } from "./helpers/workspaces.ts";
 import { openEditor } from "./helpers/live_editor.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { assertRetryAfter } from "./helpers/retry_after.ts";
 
 Deno.test("required approvals, review links, mentions and notifications", e2e, async (t) => {
   // The live texts are compared often, so a live edit ends a review link within a short wait.
@@ -316,13 +317,21 @@ Deno.test("required approvals, review links, mentions and notifications", e2e, a
       });
       const token = new URL(made.body.url).pathname.slice("/review/".length);
       const statuses: number[] = [];
+      let last: Response | null = null;
       for (let i = 0; i < 31; i++) {
-        const res = await fetch(`${stack.url}/api/review-links/${token}`);
-        await res.body?.cancel();
-        statuses.push(res.status);
+        last = await fetch(`${stack.url}/api/review-links/${token}`);
+        if (i < 30) await last.body?.cancel();
+        statuses.push(last.status);
       }
       assert.deepEqual(statuses.slice(0, 30), Array(30).fill(200));
       assert.equal(statuses[30], 429);
+      assert.deepEqual(await last!.json(), {
+        error: "Too many requests for this review link; try again in a minute",
+      });
+      // The count is kept per clock minute: the wait is what is left of it.
+      const wait = assertRetryAfter(last!.headers, 60);
+      const leftOfMinute = Math.ceil((60_000 - (Date.now() % 60_000)) / 1000);
+      assert.ok(Math.abs(wait - leftOfMinute) <= 1, `Retry-After ${wait}, ${leftOfMinute} s left`);
     });
 
     await t.step("mentions: members only, a mentioned DM and notification each", async () => {

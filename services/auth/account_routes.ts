@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { body, err, json } from "../../shared/http/openapi.ts";
+import { body, err, json, tooMany } from "../../shared/http/openapi.ts";
 import type { ServiceApp } from "../../shared/http/service_app.ts";
 import { clientAddress } from "../../shared/http/client_address.ts";
 import type { Accounts } from "./accounts.ts";
@@ -81,7 +81,7 @@ export function mountAccountRoutes(app: ServiceApp, accounts: Accounts): void {
           "A field is missing or invalid, the password breaks the policy, or the reCAPTCHA token failed",
         ),
         409: err("A confirmed account with this email exists"),
-        429: err("This signup replaces an unconfirmed account, and its code mails are used up"),
+        429: tooMany("This signup replaces an unconfirmed account, and its code mails are used up"),
         502: err(
           "The reCAPTCHA verification service could not be reached or gave no usable answer",
         ),
@@ -109,7 +109,7 @@ export function mountAccountRoutes(app: ServiceApp, accounts: Accounts): void {
         200: json(messageSchema, "Confirmed; pending invites became memberships"),
         400: err("Wrong or expired code"),
         404: err("Unknown email"),
-        429: err(
+        429: tooMany(
           `More than ${CONFIRM_TRIES_PER_ADDRESS} wrong codes or unknown emails from this client ` +
             `address in ${MAIL_WINDOW_MS / 60_000} minutes`,
         ),
@@ -139,7 +139,7 @@ export function mountAccountRoutes(app: ServiceApp, accounts: Accounts): void {
         responses: {
           200: json(messageSchema, "Answered whether or not the account exists"),
           400: err("email missing or invalid"),
-          429: err("Over the limit for this email or client address; nothing was sent"),
+          429: tooMany("Over the limit for this email or client address; nothing was sent"),
         },
       }),
       async (c) => {

@@ -1,5 +1,5 @@
 import type { OutgoingMessage } from "../../shared/delivery/message.ts";
-import { AppError } from "../../shared/http/app_error.ts";
+import { AppError, tooManyRequests } from "../../shared/http/app_error.ts";
 import { randomToken } from "../../shared/crypto/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { AuthConfig } from "./config.ts";
@@ -112,12 +112,12 @@ export class Accounts {
   async authenticate(email: string, password: string, address: string): Promise<UserRecord> {
     const { store } = this.deps;
     const attempt = await store.throttle.beginLoginTry(email, address);
-    if (!attempt) throw new AppError(429, LOCKED_OUT);
+    if (!attempt.allowed) throw tooManyRequests(LOCKED_OUT, attempt.waitMs);
     const user = await store.users.getUserByEmail(email);
     const hash = user?.password_hash ?? await dummyHash();
     const matches = await verifyPassword(password, hash);
     if (!matches || !user?.password_hash) throw new AppError(401, INVALID_CREDENTIALS);
-    await store.throttle.endLoginTry(attempt);
+    await store.throttle.endLoginTry(attempt.value);
     this.requireUsable(user);
     return user;
   }

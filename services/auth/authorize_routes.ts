@@ -1,8 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ZodError } from "zod";
-import { AppError } from "../../shared/http/app_error.ts";
+import { AppError, errorHeaders } from "../../shared/http/app_error.ts";
 import { clientAddress } from "../../shared/http/client_address.ts";
+import { retryAfterHeader } from "../../shared/http/openapi.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import type { Accounts } from "./accounts.ts";
 import type { GoogleSignIn } from "./google.ts";
@@ -97,7 +98,10 @@ export function mountAuthorizeRoutes(
         403: htmlPage(
           "Posted from another site (Origin), or a form token (or `Origin: null`) not matching the page's cookie; email not confirmed, or account disabled or rejected",
         ),
-        429: htmlPage("Too many login tries for this account or from this address"),
+        429: {
+          ...htmlPage("Too many login tries for this account or from this address"),
+          headers: retryAfterHeader,
+        },
         503: htmlPage("Too many sign-ins being checked at once; try again"),
       },
     }),
@@ -114,6 +118,8 @@ export function mountAuthorizeRoutes(
       } catch (err) {
         if (err instanceof AppError && [401, 403, 429, 503].includes(err.status)) {
           const status = err.status as 401 | 403 | 429 | 503;
+          // The throttle's delay goes with the page as it goes with the JSON refusal.
+          for (const [name, value] of Object.entries(errorHeaders(err))) c.header(name, value);
           return await form(c, checked, status, { email, error: err.message });
         }
         throw err;

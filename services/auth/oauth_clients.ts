@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { randomToken } from "../../shared/crypto/ids.ts";
 import { toIso } from "../../shared/time.ts";
-import { AppError } from "../../shared/http/app_error.ts";
+import { AppError, tooManyRequests } from "../../shared/http/app_error.ts";
 import type { AuthConfig } from "./config.ts";
 import type { AuthStore } from "./store.ts";
 import { UNUSED_CLIENT_TTL_MS } from "./store/clients.ts";
@@ -162,8 +162,11 @@ export class OAuthClients {
       created_at: toIso(new Date(now)),
       expires_at: now + UNUSED_CLIENT_TTL_MS,
     }, address);
-    if (!stored) {
-      throw new AppError(429, "Too many client registrations from this address; try again later");
+    if (!stored.allowed) {
+      throw tooManyRequests(
+        "Too many client registrations from this address; try again later",
+        stored.waitMs,
+      );
     }
     return {
       client_id: clientId,

@@ -8,9 +8,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { AppError } from "../../shared/http/app_error.ts";
+import { AppError, errorHeaders } from "../../shared/http/app_error.ts";
 import { clientAddress } from "../../shared/http/client_address.ts";
-import { json } from "../../shared/http/openapi.ts";
+import { json, retryAfterHeader } from "../../shared/http/openapi.ts";
 import {
   describeZodError,
   type ServiceApp,
@@ -36,8 +36,13 @@ const oauthError = (description: string) => json(oauthErrorSchema, description);
  * A refusal in the OAuth error format (RFC 6749 5.2, RFC 7591 3.2.2), thrown: the service's
  * error mapping answers an HTTPException that carries its own response with that response.
  */
-function oauthRefusal(status: 400 | 401 | 429, code: string, description: string) {
-  const headers: Record<string, string> = { "cache-control": "no-store" };
+function oauthRefusal(
+  status: 400 | 401 | 429,
+  code: string,
+  description: string,
+  extraHeaders: Record<string, string> = {},
+) {
+  const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders };
   if (status === 401) headers["www-authenticate"] = 'Basic realm="oauth"';
   const body = { error: code, error_description: description };
   return new HTTPException(status, { res: Response.json(body, { status, headers }) });
@@ -122,7 +127,10 @@ export function mountOAuthRoutes(app: ServiceApp, accounts: Accounts, clients: O
       responses: {
         201: json(registeredClientSchema, "The registered client"),
         400: oauthError("`invalid_redirect_uri` or `invalid_client_metadata`"),
-        429: oauthError("Too many registrations from this address"),
+        429: {
+          ...oauthError("Too many registrations from this address"),
+          headers: retryAfterHeader,
+        },
       },
     }),
     async (c) => {
@@ -132,7 +140,7 @@ export function mountOAuthRoutes(app: ServiceApp, accounts: Accounts, clients: O
         return c.json(registered, 201);
       } catch (err) {
         if (!(err instanceof AppError) || err.status !== 429) throw err;
-        throw oauthRefusal(429, "slow_down", err.message);
+        throw oauthRefusal(429, "slow_down", err.message, errorHeaders(err));
       }
     },
     (result) => result.success ? undefined : refusedRegistration(result.error),

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
 import type { OutgoingMessage } from "../../shared/delivery/message.ts";
-import { AppError } from "../../shared/http/app_error.ts";
+import { AppError, tooManyRequests } from "../../shared/http/app_error.ts";
 import { timingSafeEqual } from "../../shared/crypto/ids.ts";
 import { type Accounts, confirmationCode, INVALID_REFRESH } from "./accounts.ts";
 import { hashPassword } from "./passwords.ts";
@@ -62,8 +62,12 @@ async function takeMailAllowance(
   email: string,
   address: string,
 ): Promise<void> {
-  if (!(await accounts.deps.store.codes.takeMailAllowance(kind, email, address))) {
-    throw new AppError(429, "Too many requests for this email or address; try again later");
+  const taken = await accounts.deps.store.codes.takeMailAllowance(kind, email, address);
+  if (!taken.allowed) {
+    throw tooManyRequests(
+      "Too many requests for this email or address; try again later",
+      taken.waitMs,
+    );
   }
 }
 
@@ -122,13 +126,16 @@ export async function confirmEmail(
 ): Promise<"confirmed" | "already"> {
   const { store } = accounts.deps;
   const window = await store.codes.takeConfirmTry(address);
-  if (window === null) {
-    throw new AppError(429, "Too many confirmation tries from this address; try again later");
+  if (!window.allowed) {
+    throw tooManyRequests(
+      "Too many confirmation tries from this address; try again later",
+      window.waitMs,
+    );
   }
   const result = await store.codes.confirmEmail(email, code, await pendingAnnouncer(accounts));
   if (result.kind === "unknown") throw new AppError(404, "User not found");
   if (result.kind === "invalid") throw new AppError(400, "Invalid or expired confirmation code");
-  await store.codes.giveBackConfirmTry(address, window);
+  await store.codes.giveBackConfirmTry(address, window.value);
   return result.kind === "already" ? "already" : "confirmed";
 }
 

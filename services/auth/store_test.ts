@@ -11,6 +11,7 @@ import {
   LOGIN_LIMITS,
   LOGIN_TRIES_OVER_ACCOUNT_CAP,
 } from "./store.ts";
+import { loginTriesKeys } from "./keys.ts";
 import { TokenIssuer } from "./tokens.ts";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 
@@ -22,6 +23,12 @@ async function withStore(fn: (store: AuthStore, kv: Deno.Kv) => Promise<void>) {
   } finally {
     kv.close();
   }
+}
+
+/** A counted login try, or null when the throttle refused it. */
+async function tryLogin(store: AuthStore, email: string, address: string) {
+  const decision = await store.throttle.beginLoginTry(email, address);
+  return decision.allowed ? decision.value : null;
 }
 
 const member = (email: string): NewUser => ({
@@ -146,19 +153,19 @@ Deno.test("login tries are counted per account and address, per address and per 
   await withStore(async (store) => {
     const tries = [];
     for (let i = 0; i < LOGIN_LIMITS.account_address; i++) {
-      tries.push(await store.throttle.beginLoginTry("e@x.test", "10.0.0.1"));
+      tries.push(await tryLogin(store, "e@x.test", "10.0.0.1"));
     }
     assert.ok(tries.every(Boolean));
-    assert.equal(await store.throttle.beginLoginTry("e@x.test", "10.0.0.1"), null);
+    assert.equal(await tryLogin(store, "e@x.test", "10.0.0.1"), null);
     // Another address still gets its own tries at the account; the address, at other accounts.
-    const fromElsewhere = await store.throttle.beginLoginTry("e@x.test", "10.0.0.2");
+    const fromElsewhere = await tryLogin(store, "e@x.test", "10.0.0.2");
     assert.ok(fromElsewhere);
-    assert.ok(await store.throttle.beginLoginTry("other@x.test", "10.0.0.1"));
+    assert.ok(await tryLogin(store, "other@x.test", "10.0.0.1"));
     // A success starts the account's count from that address again.
     await store.throttle.endLoginTry(tries[0]!);
-    assert.ok(await store.throttle.beginLoginTry("e@x.test", "10.0.0.1"));
+    assert.ok(await tryLogin(store, "e@x.test", "10.0.0.1"));
     await store.throttle.clearLoginFailures("e@x.test");
-    assert.ok(await store.throttle.beginLoginTry("e@x.test", "10.0.0.1"));
+    assert.ok(await tryLogin(store, "e@x.test", "10.0.0.1"));
   });
 });
 
@@ -166,33 +173,60 @@ Deno.test("an account at its cap holds each address to 3 tries instead of lockin
   await withStore(async (store) => {
     for (let a = 0; a < LOGIN_LIMITS.account / LOGIN_LIMITS.account_address; a++) {
       for (let i = 0; i < LOGIN_LIMITS.account_address; i++) {
-        assert.ok(await store.throttle.beginLoginTry("cap@x.test", `10.1.0.${a}`));
+        assert.ok(await tryLogin(store, "cap@x.test", `10.1.0.${a}`));
       }
     }
     for (let i = 0; i < LOGIN_TRIES_OVER_ACCOUNT_CAP; i++) {
-      assert.ok(await store.throttle.beginLoginTry("cap@x.test", "10.2.0.1"));
+      assert.ok(await tryLogin(store, "cap@x.test", "10.2.0.1"));
     }
-    assert.equal(await store.throttle.beginLoginTry("cap@x.test", "10.2.0.1"), null);
-    assert.ok(await store.throttle.beginLoginTry("cap@x.test", "10.2.0.2"));
+    assert.equal(await tryLogin(store, "cap@x.test", "10.2.0.1"), null);
+    assert.ok(await tryLogin(store, "cap@x.test", "10.2.0.2"));
   });
 });
 
 Deno.test("the per-address allowance spans every email; IPv6 counts by /64", async () => {
   await withStore(async (store) => {
     for (let i = 0; i < LOGIN_LIMITS.address; i++) {
-      assert.ok(await store.throttle.beginLoginTry(`u${i}@x.test`, "2001:db8:1:2::1"));
+      assert.ok(await tryLogin(store, `u${i}@x.test`, "2001:db8:1:2::1"));
     }
-    assert.equal(await store.throttle.beginLoginTry("fresh@x.test", "2001:db8:1:2:ffff::9"), null);
-    assert.ok(await store.throttle.beginLoginTry("fresh@x.test", "2001:db8:1:3::1"));
+    assert.equal(await tryLogin(store, "fresh@x.test", "2001:db8:1:2:ffff::9"), null);
+    assert.ok(await tryLogin(store, "fresh@x.test", "2001:db8:1:3::1"));
     assert.equal(addressBucket("::ffff:192.0.2.7"), "192.0.2.7");
     assert.equal(addressBucket("[2001:DB8:0:0:1::1]"), "2001:db8:0:0::/64");
+  });
+});
+
+Deno.test("a refused login try says how long until a used-up window ends", async () => {
+  await withStore(async (store, kv) => {
+    const MINUTE = 60_000;
+    const now = Date.now();
+    const keys = loginTriesKeys("wait@x.test", "10.3.0.1");
+    const waitOf = async () => {
+      const decision = await store.throttle.beginLoginTry("wait@x.test", "10.3.0.1");
+      assert.equal(decision.allowed, false);
+      return decision.allowed ? 0 : decision.waitMs;
+    };
+    const near = (actual: number, expected: number) =>
+      assert.ok(Math.abs(actual - expected) < 5_000, `${actual} is not about ${expected}`);
+    // The account's own count from this address is full: its window ends in 13 minutes.
+    await kv.set(keys.account_address, { count: 10, window_start: now - 2 * MINUTE });
+    near(await waitOf(), 13 * MINUTE);
+    // The address is full too, until 1 minute from now: the later end is the wait.
+    await kv.set(keys.address, { count: LOGIN_LIMITS.address, window_start: now - 14 * MINUTE });
+    near(await waitOf(), 13 * MINUTE);
+    await kv.delete(keys.address);
+    // Held to 3 tries only by the account's cap: free once either window ends (the account's,
+    // started 10 minutes ago, ends first).
+    await kv.set(keys.account, { count: LOGIN_LIMITS.account, window_start: now - 10 * MINUTE });
+    await kv.set(keys.account_address, { count: 3, window_start: now - MINUTE });
+    near(await waitOf(), 5 * MINUTE);
   });
 });
 
 Deno.test("40 concurrent login tries at one account from one address: exactly 10 counted", async () => {
   await withStore(async (store) => {
     const answers = await Promise.all(
-      Array.from({ length: 40 }, () => store.throttle.beginLoginTry("burst@x.test", "10.9.9.9")),
+      Array.from({ length: 40 }, () => tryLogin(store, "burst@x.test", "10.9.9.9")),
     );
     assert.equal(answers.filter(Boolean).length, LOGIN_LIMITS.account_address);
   });

@@ -3,7 +3,7 @@ import { decodeJwt, type JSONWebKeySet } from "jose";
 import type { ServiceName } from "../../shared/config.ts";
 import { SERVICE_NAMES } from "../../shared/config.ts";
 import { AccessCache, effectiveRole, tokenSessionLive } from "../../shared/http/access_cache.ts";
-import { AppError } from "../../shared/http/app_error.ts";
+import { AppError, errorHeaders } from "../../shared/http/app_error.ts";
 import {
   type Caller,
   CALLER_HEADER,
@@ -282,7 +282,10 @@ function nextRequestId(): string {
 /** The error mapping of `errorResponse`, for a routed request that threw. */
 function plainErrorResponse(err: unknown, req: Request, path: string, logger: Logger): Response {
   if (err instanceof AppError) {
-    return Response.json({ error: err.message }, { status: err.status });
+    return Response.json({ error: err.message }, {
+      status: err.status,
+      headers: errorHeaders(err),
+    });
   }
   logger.error("unhandled error", { method: req.method, path, error: errorMessage(err) });
   return Response.json({ error: "Internal server error" }, { status: 500 });

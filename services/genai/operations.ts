@@ -186,6 +186,7 @@ export class GenaiOperations {
         429,
         `Too many AI calls: at most ${this.deps.aiCallsPerMinute} a minute; try again in ` +
           `${decision.retryAfterSeconds} s`,
+        { retryAfterSeconds: decision.retryAfterSeconds },
       );
     }
   }

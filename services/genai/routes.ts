@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
+import { bearer as security, body, err, json, tooMany } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { GenaiOperations } from "./operations.ts";
 import {
@@ -20,7 +20,7 @@ const tags = ["GenAI"];
 const common = {
   401: err("Missing or invalid access token"),
   403: err(MESSAGES.notMember),
-  429: err("The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows"),
+  429: tooMany("The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows"),
   502: err(
     "`AI backend failed: <reason>`: the backend could not be reached, refused the key, does " +
       "not know the model, timed out or answered an error; the reason names what to check " +

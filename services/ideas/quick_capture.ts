@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AccessCache } from "../../shared/http/access_cache.ts";
 import { AppError, badRequest, notFound, unauthorized } from "../../shared/http/app_error.ts";
-import { bearer, body, err, json } from "../../shared/http/openapi.ts";
+import { bearer, body, err, json, tooMany } from "../../shared/http/openapi.ts";
 import {
   bodyChecks,
   describeZodError,
@@ -135,7 +135,7 @@ export function mountQuickCapture(
       401: err("Header missing, or token unknown or revoked, or its user disabled or rejected"),
       403: err(MESSAGES.notMember),
       404: err("The token's workspace is soft-deleted"),
-      429: err("Too many captures with this token in this minute"),
+      429: tooMany("Too many captures with this token in this minute"),
     },
   });
 
@@ -154,8 +154,9 @@ export function mountQuickCapture(
     await store.touchCaptureToken(entry);
     const decision = await store.takeCapture(tokenHash, capturesPerMinute);
     if (!decision.allowed) {
-      c.header("Retry-After", String(decision.retryAfterSeconds));
-      throw new AppError(429, tooManyCaptures(capturesPerMinute, decision.retryAfterSeconds));
+      throw new AppError(429, tooManyCaptures(capturesPerMinute, decision.retryAfterSeconds), {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
     }
     await workspaces.requireMember(record.workspace_id, record.user_id);
     // The gateway leaves this route's 415 to it, and the service app its body limit (413) and

@@ -1,4 +1,4 @@
-import { AppError, conflict, forbidden, notFound } from "../../shared/http/app_error.ts";
+import { conflict, forbidden, notFound, tooManyRequests } from "../../shared/http/app_error.ts";
 import type { Caller } from "../../shared/http/identity.ts";
 import { newId, randomToken, sha256Hex } from "../../shared/crypto/ids.ts";
 import { nowIso, toIso } from "../../shared/time.ts";
@@ -197,8 +197,12 @@ export class ReviewLinkOperations {
     const { store, posts } = this.deps;
     if (!TOKEN.test(token)) throw notFound(REVIEW_LINK_GONE);
     const hash = await sha256Hex(token);
-    if (await store.reviewLinks.hit(hash) > REVIEW_LINK_RATE) {
-      throw new AppError(429, "Too many requests for this review link; try again in a minute");
+    const hits = await store.reviewLinks.hit(hash);
+    if (hits.count > REVIEW_LINK_RATE) {
+      throw tooManyRequests(
+        "Too many requests for this review link; try again in a minute",
+        hits.windowEndsInMs,
+      );
     }
     const link = await store.reviewLinks.get(hash);
     if (

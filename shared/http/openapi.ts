@@ -18,9 +18,27 @@ export function err(description: string) {
   return json(errorSchema, description);
 }
 
+/**
+ * The `Retry-After` header every 429 carries: whole seconds until the limit that refused the
+ * request lets it through again (the one error mapping sets it from the limiter's own window).
+ */
+export const retryAfterHeader = {
+  "Retry-After": {
+    description: "Seconds (at least 1) until the limit lets the client try again",
+    schema: { type: "integer" as const, minimum: 1 },
+  },
+};
+
+/** A 429 `{"error"}` response with its `Retry-After`, described by when it happens. */
+export function tooMany(description: string) {
+  return { ...err(description), headers: retryAfterHeader };
+}
+
 /** The error responses of `codes`, each described as `Error` (the route's summary says when). */
 export function errors(...codes: number[]) {
-  return Object.fromEntries(codes.map((code) => [code, err("Error")]));
+  return Object.fromEntries(
+    codes.map((code) => [code, code === 429 ? tooMany("Error") : err("Error")]),
+  );
 }
 
 /** A required JSON request body of `schema`, for a route's `request`. */

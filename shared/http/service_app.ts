@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { errorMessage, type Logger } from "../log.ts";
 import { timingSafeEqual } from "../crypto/ids.ts";
-import { AppError } from "./app_error.ts";
+import { AppError, errorHeaders } from "./app_error.ts";
 import { rejectMalformedStrings, urlStringsCheck } from "./input_guard.ts";
 import { documentedMethods, serviceOpenApiDocument } from "./openapi_document.ts";
 import { exportKv, importKv, readLineChunks } from "../archive/kv_backup.ts";
@@ -43,9 +43,12 @@ export function describeZodError(error: ZodError): string {
   return `${field}: ${message}`;
 }
 
-/** Maps any thrown value to the wire format `{"error": message}`, once for every app. */
+/**
+ * Maps any thrown value to the wire format `{"error": message}`, once for every app; an
+ * AppError's delay becomes `Retry-After`.
+ */
 export function errorResponse(err: unknown, c: Context, logger: Logger): Response {
-  if (err instanceof AppError) return c.json({ error: err.message }, err.status);
+  if (err instanceof AppError) return c.json({ error: err.message }, err.status, errorHeaders(err));
   if (err instanceof HTTPException) {
     // A refusal in another format than `{"error"}` (OAuth's) carries its own response.
     if (err.res) return err.getResponse();

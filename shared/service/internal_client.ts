@@ -24,7 +24,8 @@ export interface InternalRequestOptions {
 export interface InternalCallOptions extends InternalRequestOptions {
   /**
    * The peer's refusals to pass on: an answer with one of these statuses and an `{error}` body
-   * is thrown as `AppError(status, error)`, so the caller's client sees the peer's own answer.
+   * is thrown as `AppError(status, error)` (with the peer's `Retry-After`), so the caller's
+   * client sees the peer's own answer.
    */
   passOn?: readonly PassedOnStatus[];
 }
@@ -109,7 +110,12 @@ export class InternalClient {
     const text = await res.text();
     if ((passOn as readonly number[]).includes(res.status)) {
       const message = errorMessageOf(text);
-      if (message !== null) return new AppError(res.status as PassedOnStatus, message);
+      // A peer's delay (its `Retry-After`) goes on with its refusal.
+      const retryAfter = Number(res.headers.get("retry-after"));
+      const options = Number.isInteger(retryAfter) && retryAfter >= 1
+        ? { retryAfterSeconds: retryAfter }
+        : {};
+      if (message !== null) return new AppError(res.status as PassedOnStatus, message, options);
     }
     return new AppError(
       502,

@@ -1,6 +1,6 @@
 import { retryCommit } from "../../../shared/kv/kv.ts";
 import { clientRegistrationsKey, oauthClientKey } from "../keys.ts";
-import { addressBucket, HOUR, type WindowCount } from "./common.ts";
+import { addressBucket, type Allowance, HOUR, type WindowCount } from "./common.ts";
 
 /** A client registered by RFC 7591 dynamic registration: public (no secret), PKCE only. */
 export interface OAuthClientRecord {
@@ -26,17 +26,20 @@ export class ClientStore {
 
   /**
    * Stores a new registration (kept UNUSED_CLIENT_TTL_MS until a sign-in uses it), counted
-   * against the address's hourly allowance; false, and nothing stored, beyond it.
+   * against the address's hourly allowance; beyond it refused, nothing stored, with the wait
+   * until the address's hour is over.
    */
-  async register(record: OAuthClientRecord, address: string): Promise<boolean> {
+  async register(record: OAuthClientRecord, address: string): Promise<Allowance> {
     const limitKey = clientRegistrationsKey(addressBucket(address));
-    return await retryCommit<boolean>(async () => {
+    return await retryCommit<Allowance>(async () => {
       const entry = await this.kv.get<WindowCount>(limitKey);
       const now = Date.now();
       const live = entry.value && now - entry.value.window_start < HOUR
         ? entry.value
         : { count: 0, window_start: now };
-      if (live.count >= CLIENT_REGISTRATIONS_PER_HOUR) return { ok: true, value: false };
+      if (live.count >= CLIENT_REGISTRATIONS_PER_HOUR) {
+        return { ok: true, value: { allowed: false, waitMs: live.window_start + HOUR - now } };
+      }
       const res = await this.kv.atomic()
         .check(entry)
         .set(limitKey, { count: live.count + 1, window_start: live.window_start }, {
@@ -44,7 +47,7 @@ export class ClientStore {
         })
         .set(oauthClientKey(record.client_id), record, { expireIn: UNUSED_CLIENT_TTL_MS })
         .commit();
-      return res.ok ? { ok: true, value: true } : { ok: false };
+      return res.ok ? { ok: true, value: { allowed: true, value: undefined } } : { ok: false };
     });
   }
 

@@ -13,6 +13,7 @@ import {
 } from "../keys.ts";
 import {
   addressBucket,
+  type Allowance,
   CONFIRM_CODE_MAX_ATTEMPTS,
   CONFIRM_CODE_TTL_MS,
   CONFIRM_TRIES_PER_ADDRESS,
@@ -154,28 +155,29 @@ export class CodeStore {
 
   /**
    * Counts one confirmation or reset email against both its email's and its client address's
-   * allowance (MAIL_LIMIT_PER_EMAIL, MAIL_LIMIT_PER_ADDRESS per MAIL_WINDOW_MS). False, and
+   * allowance (MAIL_LIMIT_PER_EMAIL, MAIL_LIMIT_PER_ADDRESS per MAIL_WINDOW_MS). Refused, and
    * nothing counted, when either is used up. Emails without an account count too, so the
    * answer says nothing about whether one exists.
    */
-  async takeMailAllowance(kind: MailKind, email: string, address: string): Promise<boolean> {
-    return (await this.#takeWindowed([
+  async takeMailAllowance(kind: MailKind, email: string, address: string): Promise<Allowance> {
+    const taken = await this.#takeWindowed([
       { key: mailLimitKey(kind, "email", email), limit: MAIL_LIMIT_PER_EMAIL },
       { key: mailLimitKey(kind, "address", address), limit: MAIL_LIMIT_PER_ADDRESS },
-    ])) !== null;
+    ]);
+    return taken.allowed ? { allowed: true, value: undefined } : taken;
   }
 
   /**
    * Counts one confirmation-code try against the client address's allowance
    * (CONFIRM_TRIES_PER_ADDRESS per MAIL_WINDOW_MS), before the code is checked, so concurrent
    * tries cannot outrun it. The window the try was counted in, to give it back with
-   * `giveBackConfirmTry`; null, and nothing counted, when the allowance is used up.
+   * `giveBackConfirmTry`; refused, and nothing counted, when the allowance is used up.
    */
-  async takeConfirmTry(address: string): Promise<number | null> {
-    const windows = await this.#takeWindowed([
+  async takeConfirmTry(address: string): Promise<Allowance<number>> {
+    const taken = await this.#takeWindowed([
       { key: confirmTriesKey(addressBucket(address)), limit: CONFIRM_TRIES_PER_ADDRESS },
     ]);
-    return windows ? windows[0] : null;
+    return taken.allowed ? { allowed: true, value: taken.value[0] } : taken;
   }
 
   /** A right code gives its try back (unless its window has ended since). */
@@ -198,17 +200,21 @@ export class CodeStore {
 
   /**
    * Counts one use against each fixed-window allowance (MAIL_WINDOW_MS) in one commit checked
-   * against what was read. Each count's window start, or null, and nothing counted, when any
-   * allowance is used up.
+   * against what was read. Each count's window start; or refused, nothing counted, when any
+   * allowance is used up, with the wait until the last used-up window ends.
    */
   async #takeWindowed(
     allowances: { key: Deno.KvKey; limit: number }[],
-  ): Promise<number[] | null> {
-    return await retryCommit<number[] | null>(async () => {
+  ): Promise<Allowance<number[]>> {
+    return await retryCommit<Allowance<number[]>>(async () => {
       const entries = await this.kv.getMany<WindowCount[]>(allowances.map((a) => a.key));
       const now = Date.now();
       const lives = entries.map((e) => liveWindow(e.value, now));
-      if (lives.some((w, i) => w.count >= allowances[i].limit)) return { ok: true, value: null };
+      const full = lives.filter((w, i) => w.count >= allowances[i].limit);
+      if (full.length) {
+        const waitMs = Math.max(...full.map((w) => w.window_start + MAIL_WINDOW_MS - now));
+        return { ok: true, value: { allowed: false, waitMs } };
+      }
       const op = this.kv.atomic();
       for (const [i, w] of lives.entries()) {
         op.check(entries[i]).set(
@@ -218,7 +224,9 @@ export class CodeStore {
         );
       }
       const res = await op.commit();
-      return res.ok ? { ok: true, value: lives.map((w) => w.window_start) } : { ok: false };
+      return res.ok
+        ? { ok: true, value: { allowed: true, value: lives.map((w) => w.window_start) } }
+        : { ok: false };
     });
   }
 

@@ -142,6 +142,14 @@ export interface LoginTriesRecord {
   window_start: number;
 }
 
+/**
+ * A limiter's answer: the use was counted (with what giving it back needs), or it was refused,
+ * nothing counted, with the wait (ms) until the allowance lets the next use through.
+ */
+export type Allowance<T = undefined> =
+  | { allowed: true; value: T }
+  | { allowed: false; waitMs: number };
+
 /** A counted login try, handed back to `endLoginTry` once the password was checked. */
 export interface LoginTry {
   email: string;

@@ -2,6 +2,7 @@ import { retryCommit } from "../../../shared/kv/kv.ts";
 import { loginTriesKeys } from "../keys.ts";
 import {
   addressBucket,
+  type Allowance,
   liveLoginWindow,
   LOGIN_LIMITS,
   LOGIN_TRIES_OVER_ACCOUNT_CAP,
@@ -20,13 +21,14 @@ export class LoginThrottle {
   /**
    * Counts a login try against its three allowances (LOGIN_LIMITS) before the password is
    * verified, in one atomic commit checked against what was read: of any number of concurrent
-   * tries, only as many as the allowance holds get through. Null, and nothing counted, when an
-   * allowance is used up (the caller answers 429 without hashing).
+   * tries, only as many as the allowance holds get through. Refused, nothing counted, with the
+   * wait until every used-up allowance lets a try through again, when one is used up (the
+   * caller answers 429 without hashing).
    */
-  async beginLoginTry(email: string, address: string): Promise<LoginTry | null> {
+  async beginLoginTry(email: string, address: string): Promise<Allowance<LoginTry>> {
     const keys = loginTriesKeys(email, addressBucket(address));
     const scopes = Object.keys(keys) as LoginScope[];
-    return await retryCommit<LoginTry | null>(async () => {
+    return await retryCommit<Allowance<LoginTry>>(async () => {
       const entries = await this.kv.getMany<LoginTriesRecord[]>(scopes.map((s) => keys[s]));
       const now = Date.now();
       const op = this.kv.atomic();
@@ -40,10 +42,18 @@ export class LoginThrottle {
       const accountAddressLimit = byScope.account.count >= LOGIN_LIMITS.account
         ? LOGIN_TRIES_OVER_ACCOUNT_CAP
         : LOGIN_LIMITS.account_address;
-      if (
-        byScope.account_address.count >= accountAddressLimit ||
-        byScope.address.count >= LOGIN_LIMITS.address
-      ) return { ok: true, value: null };
+      const ends = (scope: LoginScope) => byScope[scope].window_start + LOGIN_WINDOW_MS - now;
+      const waits: number[] = [];
+      if (byScope.address.count >= LOGIN_LIMITS.address) waits.push(ends("address"));
+      if (byScope.account_address.count >= accountAddressLimit) {
+        // A count held only by the account's cap frees up as soon as either window ends.
+        waits.push(
+          byScope.account_address.count < LOGIN_LIMITS.account_address
+            ? Math.min(ends("account_address"), ends("account"))
+            : ends("account_address"),
+        );
+      }
+      if (waits.length) return { ok: true, value: { allowed: false, waitMs: Math.max(...waits) } };
       for (const [i, scope] of scopes.entries()) {
         const live = lives[i];
         windows[scope] = live.window_start;
@@ -54,7 +64,9 @@ export class LoginThrottle {
         );
       }
       const res = await op.commit();
-      return res.ok ? { ok: true, value: { email, keys, windows } } : { ok: false };
+      return res.ok
+        ? { ok: true, value: { allowed: true, value: { email, keys, windows } } }
+        : { ok: false };
     }, 200);
   }
 

@@ -141,9 +141,13 @@ export class ReviewLinkStore {
     });
   }
 
-  /** Counts one request to the link; answers the count in this minute. */
-  async hit(tokenHash: string): Promise<number> {
-    const minute = Math.floor(Date.now() / 60_000);
+  /**
+   * Counts one request to the link; answers the count in this minute and how long until the
+   * minute (the window the count is kept in) is over.
+   */
+  async hit(tokenHash: string): Promise<{ count: number; windowEndsInMs: number }> {
+    const now = Date.now();
+    const minute = Math.floor(now / 60_000);
     const key = reviewLinkHitsKey(tokenHash, minute);
     await this.kv.atomic().sum(key, 1n).commit();
     const count = (await this.kv.get<Deno.KvU64>(key)).value;
@@ -151,7 +155,7 @@ export class ReviewLinkStore {
     if (count && count.value === 1n) {
       await this.kv.set(key, count, { expireIn: 120_000 });
     }
-    return count ? Number(count.value) : 0;
+    return { count: count ? Number(count.value) : 0, windowEndsInMs: (minute + 1) * 60_000 - now };
   }
 
   /** Removes every link of a deleted post. */

@@ -76,6 +76,8 @@ export interface paths {
                 /** @description This signup replaces an unconfirmed account, and its code mails are used up */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -173,6 +175,8 @@ export interface paths {
                 /** @description More than 10 wrong codes or unknown emails from this client address in 15 minutes */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -252,6 +256,8 @@ export interface paths {
                 /** @description Over the limit for this email or client address; nothing was sent */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -331,6 +337,8 @@ export interface paths {
                 /** @description Over the limit for this email or client address; nothing was sent */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -603,6 +611,8 @@ export interface paths {
                 /** @description Too many login tries in 15 minutes for this account from this address (10, or 3 once the account has had 100 tries from all addresses), or from this address (50) */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1252,6 +1262,8 @@ export interface paths {
                 /** @description Too many login tries for this account or from this address */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1478,6 +1490,8 @@ export interface paths {
                 /** @description Too many registrations from this address */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3533,6 +3547,8 @@ export interface paths {
                 /** @description Too many captures with this token in this minute */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6289,6 +6305,8 @@ export interface paths {
                 /** @description Error */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6393,6 +6411,8 @@ export interface paths {
                 /** @description Error */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8710,6 +8730,8 @@ export interface paths {
                 /** @description The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8836,6 +8858,8 @@ export interface paths {
                 /** @description The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8962,6 +8986,8 @@ export interface paths {
                 /** @description The caller made more AI calls this minute than `AI_CALLS_PER_MINUTE` allows */
                 429: {
                     headers: {
+                        /** @description Seconds (at least 1) until the limit lets the client try again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
