@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { randomToken } from "../../shared/crypto/ids.ts";
 import { toIso } from "../../shared/time.ts";
-import { AppError, tooManyRequests } from "../../shared/http/app_error.ts";
+import { tooManyRequests } from "../../shared/http/app_error.ts";
 import type { AuthConfig } from "./config.ts";
 import type { AuthStore } from "./store.ts";
 import { UNUSED_CLIENT_TTL_MS } from "./store/clients.ts";
