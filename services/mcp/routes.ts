@@ -19,25 +19,33 @@ function toolCallParamsProblem(params: unknown): string | null {
 }
 
 /**
- * A single `tools/call` request whose `params` are malformed (arguments not an object, no tool
- * name) is a JSON-RPC Invalid params error (-32602) naming what is wrong. The SDK would parse it
- * before its own check and answer an Internal error (-32603) holding a validation dump. Only a
- * request the transport would otherwise accept (JSON body, an Accept of both JSON and event
- * streams) is looked at; the transport answers the rest (406, 415, parse errors, batches).
+ * The request's JSON-RPC message, read once for both the check below and the transport
+ * (`parsedBody`); null when the transport answers the request itself without reading a message
+ * (not a JSON body, or an Accept without both JSON and event streams: 406, 415), and the body
+ * text, unparsed, when it is not JSON (the transport answers its parse error).
  */
-async function malformedToolCall(req: Request): Promise<Response | null> {
+async function readMessage(req: Request): Promise<{ message: unknown } | { text: string } | null> {
   const accept = req.headers.get("accept") ?? "";
   const type = req.headers.get("content-type") ?? "";
   if (
     !type.includes("application/json") || !accept.includes("application/json") ||
     !accept.includes("text/event-stream")
   ) return null;
-  let message: unknown;
+  const text = await req.text();
   try {
-    message = JSON.parse(await req.clone().text());
+    return { message: JSON.parse(text) };
   } catch {
-    return null;
+    return { text };
   }
+}
+
+/**
+ * A single `tools/call` request whose `params` are malformed (arguments not an object, no tool
+ * name) is a JSON-RPC Invalid params error (-32602) naming what is wrong. The SDK would parse it
+ * before its own check and answer an Internal error (-32603) holding a validation dump. Batches
+ * and the rest are the transport's.
+ */
+function malformedToolCall(message: unknown): Response | null {
   if (!isObject(message) || message.method !== "tools/call" || !("id" in message)) return null;
   const problem = toolCallParamsProblem(message.params);
   if (!problem) return null;
@@ -57,7 +65,8 @@ async function malformedToolCall(req: Request): Promise<Response | null> {
 export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
   app.post(MCP_PATH, async (c) => {
     const caller = requireCaller(c);
-    const malformed = await malformedToolCall(c.req.raw);
+    const read = await readMessage(c.req.raw);
+    const malformed = read && "message" in read ? malformedToolCall(read.message) : null;
     if (malformed) return malformed;
     const server = buildMcpServer(caller, deps);
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -66,7 +75,12 @@ export function mountMcpRoutes(app: ServiceApp, deps: ToolDeps): void {
     });
     try {
       await server.connect(transport);
-      return await transport.handleRequest(c.req.raw);
+      if (read === null) return await transport.handleRequest(c.req.raw);
+      if ("message" in read) {
+        return await transport.handleRequest(c.req.raw, { parsedBody: read.message });
+      }
+      // Not JSON: the transport reads the text again and answers its parse error.
+      return await transport.handleRequest(new Request(c.req.raw, { body: read.text }));
     } finally {
       // The JSON answer is complete by now; the per-request server has nothing left to do.
       await server.close().catch(() => {});

@@ -88,8 +88,8 @@ export const toolInputs = {
     post_id: id("post_id", "The post whose text is rewritten"),
     instruction: text("instruction").trim().min(1, "instruction is required")
       .describe("What to change, e.g. `make it shorter` or `add a call to action`"),
-    // One that names no prompt (an id longer than any id included) edits as the default
-    // editor persona, without error.
+    // Unchecked here: genai edits as the default editor persona when it names no prompt (an id
+    // longer than any id included), without error.
     prompt_id: text("prompt_id").trim().optional()
       .describe("A saved prompt whose persona edits the text; optional"),
   },

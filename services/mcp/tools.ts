@@ -10,7 +10,6 @@ import type { PostsClient } from "../posts/client.ts";
 import type { WorkspacesClient } from "../workspaces/client.ts";
 import {
   type Annotation,
-  ID_MAX,
   toolAnnotations,
   toolDescriptions,
   toolInputs,
@@ -231,7 +230,7 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
       post_id,
       instruction,
       current_content: post.content,
-      ...(prompt_id && prompt_id.length <= ID_MAX ? { prompt_id } : {}),
+      ...(prompt_id ? { prompt_id } : {}),
     });
     const updated = await posts.setContent(post_id, suggestion, workspace_id, caller.user_id);
     return { post_id: updated.post_id, content: updated.content };

@@ -30,11 +30,6 @@ export class AppError extends Error {
   }
 }
 
-/** A wait in milliseconds as `Retry-After` seconds: rounded up, at least 1. */
-export function waitSeconds(waitMs: number): number {
-  return Math.max(1, Math.ceil(waitMs / 1000));
-}
-
 /** The response headers an AppError's answer carries (`Retry-After` when it has a delay). */
 export function errorHeaders(err: AppError): Record<string, string> {
   return err.retryAfterSeconds === undefined
@@ -49,4 +44,4 @@ export const notFound = (message: string) => new AppError(404, message);
 export const conflict = (message: string) => new AppError(409, message);
 /** 429 from a limiter that lets the client try again in `waitMs` (`Retry-After`). */
 export const tooManyRequests = (message: string, waitMs: number) =>
-  new AppError(429, message, { retryAfterSeconds: waitSeconds(waitMs) });
+  new AppError(429, message, { retryAfterSeconds: waitMs / 1000 });
