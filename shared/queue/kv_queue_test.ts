@@ -175,8 +175,11 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-Deno.test("kv queue: close waits for a handler in flight, which completes its message", async () => {
-  const kv = await Deno.openKv(":memory:");
+/**
+ * A driver on `kv` whose handler records each message's id and holds it until `release.open()`,
+ * with one message `id` enqueued and taken by the handler.
+ */
+async function holdingOne(kv: Deno.Kv, id: string) {
   const driver = kvQueue(kv, { backoffSchedule: [10] });
   const started = gate();
   const release = gate();
@@ -186,8 +189,14 @@ Deno.test("kv queue: close waits for a handler in flight, which completes its me
     started.open();
     await release.promise;
   });
-  await driver.enqueue(kv.atomic(), envelope("busy"), { keysIfUndelivered: [] }).commit();
+  await driver.enqueue(kv.atomic(), envelope(id), { keysIfUndelivered: [] }).commit();
   await started.promise;
+  return { driver, release, runs, listening };
+}
+
+Deno.test("kv queue: close waits for a handler in flight, which completes its message", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const { driver, release, runs, listening } = await holdingOne(kv, "busy");
   let closed = false;
   const closing = driver.close({ graceMs: 60_000 }).then((all) => {
     closed = true;
@@ -207,15 +216,7 @@ Deno.test("kv queue: close waits for a handler in flight, which completes its me
 Deno.test("kv queue: a handler slower than the close grace does not hold close past it", async () => {
   const path = `${await Deno.makeTempDir()}/queue.sqlite`;
   const kv = await Deno.openKv(path);
-  const driver = kvQueue(kv, { backoffSchedule: [10] });
-  const started = gate();
-  const release = gate();
-  const listening = driver.listen(async () => {
-    started.open();
-    await release.promise;
-  });
-  await driver.enqueue(kv.atomic(), envelope("stuck"), { keysIfUndelivered: [] }).commit();
-  await started.promise;
+  const { driver, release, listening } = await holdingOne(kv, "stuck");
   const before = Date.now();
   const all = await driver.close({ graceMs: 300 });
   const took = Date.now() - before;
@@ -237,17 +238,7 @@ Deno.test("kv queue: a handler slower than the close grace does not hold close p
 
 Deno.test("kv queue: once close begins no message is claimed, by the listener or a drain", async () => {
   const kv = await Deno.openKv(":memory:");
-  const driver = kvQueue(kv, { backoffSchedule: [10] });
-  const started = gate();
-  const release = gate();
-  const runs: string[] = [];
-  const listening = driver.listen(async (v) => {
-    runs.push((v as QueueEnvelope).id);
-    started.open();
-    await release.promise;
-  });
-  await driver.enqueue(kv.atomic(), envelope("first"), { keysIfUndelivered: [] }).commit();
-  await started.promise;
+  const { driver, release, runs, listening } = await holdingOne(kv, "first");
   const closing = driver.close({ graceMs: 60_000 });
   await driver.enqueue(kv.atomic(), envelope("late"), { keysIfUndelivered: [] }).commit();
   // A listener still claiming takes a new message within milliseconds of its enqueue.
