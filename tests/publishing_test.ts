@@ -157,6 +157,14 @@ Deno.test("LinkedIn connection and scheduling", e2e, async (t) => {
       assert.equal((await schedule(id, at)).status, 200, "an editor schedules it");
       const unschedule = await asViewer("DELETE", `/api/posts/${id}/schedule?workspaceId=${wsId}`);
       assert.deepEqual({ status: unschedule.status, error: unschedule.body.error }, refused);
+      // Moving a scheduled post's status elsewhere cancels its publication: unscheduling too.
+      for (const status of ["draft", "in_review", "approved", "published"]) {
+        const moved = await asViewer("PUT", `/api/posts/${id}/status`, {
+          workspace_id: wsId,
+          status,
+        });
+        assert.deepEqual({ status: moved.status, error: moved.body.error }, refused, status);
+      }
       const after = await api(stack, "GET", `/api/posts/${id}?workspaceId=${wsId}`, {
         token: viewer.access_token,
       });

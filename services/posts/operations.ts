@@ -7,7 +7,7 @@ import type { IdeasClient } from "../ideas/client.ts";
 import type { PostsJob } from "./jobs.ts";
 import type { LiveDocs } from "./live_docs.ts";
 import { IDEA_NOT_FOUND, type Post, POST_NOT_FOUND, type PostRecord } from "./schemas.ts";
-import { type PostsStore, type PostUpdate, withContent } from "./store.ts";
+import { type PostsStore, type PostUpdate, type StoredPost, withContent } from "./store.ts";
 
 export interface NewPost {
   workspace_id: string;
@@ -153,7 +153,10 @@ export class PostOperations {
     workspaceId: string,
     postId: string,
     update: PostUpdate,
-    { guard, actorId }: { guard?: (current: PostRecord) => void; actorId?: string } = {},
+    { guard, actorId }: {
+      guard?: (current: PostRecord, stored: StoredPost) => void;
+      actorId?: string;
+    } = {},
   ): Promise<Post> {
     const { store, liveDocs } = this.deps;
     if (update.content !== undefined) {

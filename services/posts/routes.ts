@@ -22,8 +22,8 @@ import {
   updatePostBody,
   workspaceQuery,
 } from "./schemas.ts";
-import type { PostsStore } from "./store.ts";
-import type { PostStatus } from "./schemas.ts";
+import type { PostsStore, StoredPost } from "./store.ts";
+import type { PostRecord, PostStatus } from "./schemas.ts";
 import { MESSAGES } from "../../shared/http/messages.ts";
 
 export interface PostsRouteDeps {
@@ -191,6 +191,9 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       summary: "Change a post's status (any to any; `published` stamps `published_at`). " +
         "When the workspace requires approval: `approved` only through a review (409), " +
         "`scheduled` and `published` only from `approved` (409)",
+      description: "Moving a post that is scheduled for publishing (it has a publish job) to " +
+        "another status cancels its publication, so it needs the owner or editor role, as " +
+        "unscheduling does (403 `Owner or editor role required`).",
       request: { params: postIdParam, ...body(postStatusBody) },
       responses: { 200: json(postSchema, "The post"), ...errors(400, 401, 403, 404, 409) },
     }),
@@ -198,9 +201,19 @@ export function mountPostRoutes(app: ServiceApp, deps: PostsRouteDeps): void {
       const caller = requireCaller(c);
       const { id } = c.req.valid("param");
       const { workspace_id, status } = c.req.valid("json");
-      await workspaces.requireMember(workspace_id, caller.user_id);
+      const membership = await workspaces.requireMember(workspace_id, caller.user_id);
       await posts.require(workspace_id, id);
-      const guard = await deps.review?.statusGuard(workspace_id, status);
+      const approval = await deps.review?.statusGuard(workspace_id, status);
+      const guard = (current: PostRecord, stored: StoredPost) => {
+        // Moving a post with a publish job out of `scheduled` cancels its publication: that is
+        // unscheduling (owner or editor), as DELETE /api/posts/{id}/schedule is.
+        const leavesSchedule = current.status === "scheduled" && !!stored.schedule_id &&
+          status !== "scheduled";
+        if (leavesSchedule && !canPublish(membership.role)) {
+          throw forbidden(PUBLISH_MESSAGES.editorRole);
+        }
+        approval?.(current);
+      };
       return c.json(await posts.update(workspace_id, id, { status }, { guard }), 200);
     },
   );

@@ -338,8 +338,11 @@ export class PostsStore {
     postId: string,
     update: PostUpdate,
     now: string,
-    /** re-checked on every attempt against what was read; throws (an AppError) to refuse */
-    guard?: (current: PostRecord) => void,
+    /**
+     * re-checked on every attempt against what was read (also given with its private fields);
+     * throws (an AppError) to refuse
+     */
+    guard?: (current: PostRecord, stored: StoredPost) => void,
   ): Promise<{ before: PostRecord; after: PostRecord } | null> {
     const key = postKey(workspaceId, postId);
     return await retryCommit(
@@ -347,7 +350,7 @@ export class PostsStore {
         const entry = await this.kv.get<StoredPost>(key);
         if (!entry.value) return { ok: true, value: null };
         const before = entry.value;
-        guard?.(publicRecord(before));
+        guard?.(publicRecord(before), before);
         const after: StoredPost = { ...before, updated_at: now };
         if (update.title !== undefined) after.title = update.title;
         if (update.tags !== undefined) after.tags = update.tags;

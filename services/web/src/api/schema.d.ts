@@ -5546,7 +5546,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change a post's status (any to any; `published` stamps `published_at`). When the workspace requires approval: `approved` only through a review (409), `scheduled` and `published` only from `approved` (409) */
+        /**
+         * Change a post's status (any to any; `published` stamps `published_at`). When the workspace requires approval: `approved` only through a review (409), `scheduled` and `published` only from `approved` (409)
+         * @description Moving a post that is scheduled for publishing (it has a publish job) to another status cancels its publication, so it needs the owner or editor role, as unscheduling does (403 `Owner or editor role required`).
+         */
         put: {
             parameters: {
                 query?: never;
