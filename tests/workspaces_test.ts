@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { api, e2e, startTestStack, TEST_INTERNAL_SECRET, type TestStack } from "./helpers/stack.ts";
 import { createUser, loginAdmin, type TestUser, uniqueEmail } from "./helpers/users.ts";
+import { waitFor } from "./helpers/wait.ts";
 import { AppError } from "../shared/http/app_error.ts";
 import { ServiceDirectory } from "../shared/service/service_directory.ts";
 import { WorkspacesClient } from "../services/workspaces/client.ts";
@@ -251,6 +252,36 @@ Deno.test("workspaces service", e2e, async (t) => {
         ]),
       );
       assert.deepEqual(roles, { [wsId]: "editor", [second.body.workspace_id]: "viewer" });
+      // Each invite that became a membership tells the new member, as adding an account does.
+      const told = await waitFor(async () => {
+        const res = await as(stack, joiner)("GET", "/api/notifications");
+        const added = res.body.items.filter((n: { template: string }) =>
+          n.template === "member_added"
+        );
+        return added.length >= 2 ? added : false;
+      }, "a member_added notification for each invite");
+      assert.deepEqual(
+        told.map((n: { data: Record<string, unknown> }) => n.data).sort((
+          a: Record<string, unknown>,
+          b: Record<string, unknown>,
+        ) => String(a.role).localeCompare(String(b.role))),
+        [
+          {
+            workspace_id: wsId,
+            workspace_name: "Launch Team",
+            actor_name: "Olive Owner",
+            role: "editor",
+            url: `${stack.url}/workspaces/${wsId}`,
+          },
+          {
+            workspace_id: second.body.workspace_id,
+            workspace_name: "Second",
+            actor_name: "Olive Owner",
+            role: "viewer",
+            url: `${stack.url}/workspaces/${second.body.workspace_id}`,
+          },
+        ],
+      );
       const members = await O("GET", `/api/workspaces/${wsId}/members`);
       const jo = members.body.members.find((m: { user_id: string }) =>
         m.user_id === joiner.user_id

@@ -46,7 +46,7 @@ export function mountInternalRoutes(
 
   app.post("/internal/invites/accept", async (c) => {
     const { email, user_id } = await internalBody(c, acceptInvitesBodySchema);
-    await store.invites.accept(email, user_id);
+    await claims.accept(email, user_id);
     return c.body(null, 204);
   });
 

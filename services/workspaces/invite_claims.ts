@@ -1,4 +1,5 @@
 import type { AuthClient } from "../auth/client.ts";
+import type { MemberNews } from "./member_news.ts";
 import type { WorkspacesStore } from "./store.ts";
 
 /** How long a user found with no pending invite is not looked at again by this process. */
@@ -19,20 +20,35 @@ const CHECKED_MAX = 10_000;
  *
  * An invite is only ever made for an email no confirmed account holds, so once a confirmed user
  * was found with none, none appears for them later (the minute bounds a race with a concurrent
- * invite). Claiming is idempotent (`InvitesStore.accept`).
+ * invite). Claiming is idempotent (`InvitesStore.accept`), and each membership it makes sends
+ * the new member one `member_added` DM, as adding an existing account does.
  */
 export class InviteClaims {
   /** user id → when they were last found with no pending invite */
   readonly #checked = new Map<string, number>();
 
-  constructor(private readonly store: WorkspacesStore, private readonly auth: AuthClient) {}
+  constructor(
+    private readonly store: WorkspacesStore,
+    private readonly auth: AuthClient,
+    private readonly news: MemberNews,
+  ) {}
+
+  /** Turns the pending invites for `email` into memberships of `userId`, telling them of each. */
+  async accept(email: string, userId: string): Promise<void> {
+    const joined = await this.store.invites.accept(email, userId);
+    await Promise.all(
+      joined.map((invite) =>
+        this.news.added(invite.workspace_id, userId, invite.role, { userId: invite.invited_by })
+      ),
+    );
+  }
 
   /** Claims the pending invites of a caller's verified email for them. */
   async forCaller(userId: string, email: string): Promise<void> {
     if (this.#recentlyChecked(userId)) return;
     const normalized = email.trim().toLowerCase();
     if (await this.store.invites.existFor(normalized)) {
-      await this.store.invites.accept(normalized, userId);
+      await this.accept(normalized, userId);
     }
     this.#markChecked(userId);
   }
@@ -53,7 +69,7 @@ export class InviteClaims {
     if (invites.length === 0) return;
     await Promise.all(invites.map(async (invite) => {
       const user = await this.auth.getUserByEmail(invite.email);
-      if (user?.confirmed) await this.store.invites.accept(invite.email, user.user_id);
+      if (user?.confirmed) await this.accept(invite.email, user.user_id);
     }));
   }
 

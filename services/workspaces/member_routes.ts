@@ -18,9 +18,9 @@ import { MESSAGES } from "../../shared/http/messages.ts";
 /** The members and pending invites of a workspace (spec: Workspaces). */
 export function mountMemberRoutes(
   app: ServiceApp,
-  { store, auth, claims, publicUrl, logger }: RouteDeps,
+  { store, auth, claims, news }: RouteDeps,
 ): void {
-  const members = new MemberOperations(store, auth, claims, publicUrl, logger);
+  const members = new MemberOperations(store, auth, claims, news);
 
   app.openapi(
     createRoute({

@@ -5,6 +5,7 @@ import { withReadCache } from "../../shared/kv/kv_cache.ts";
 import type { ServiceFactory } from "../../shared/service/service.ts";
 import { AuthClient } from "../auth/client.ts";
 import { InviteClaims } from "./invite_claims.ts";
+import { MemberNews } from "./member_news.ts";
 import { mountInternalRoutes } from "./internal_routes.ts";
 import { mountWorkspaceRoutes } from "./routes.ts";
 import { mountMemberRoutes } from "./member_routes.ts";
@@ -25,7 +26,8 @@ export const createWorkspacesService: ServiceFactory = async (
   const app = createServiceApp({ logger, internalSecret: base.internalSecret });
   let ready = false;
   mountServiceInternals(app, () => ready, { kv, keys: KEY_FAMILIES });
-  const claims = new InviteClaims(store, auth);
+  const news = new MemberNews(store, auth, base.publicUrl, logger);
+  const claims = new InviteClaims(store, auth, news);
   mountInternalRoutes(app, store, claims);
   // A caller's pending invites are theirs before any public route answers about memberships.
   app.use("/api/*", async (c, next) => {
@@ -33,9 +35,10 @@ export const createWorkspacesService: ServiceFactory = async (
     if (caller) await claims.forCaller(caller.user_id, caller.email);
     await next();
   });
-  mountWorkspaceRoutes(app, { store, auth, claims });
-  mountMemberRoutes(app, { store, auth, claims, publicUrl: base.publicUrl, logger });
-  mountListRoutes(app, { store, auth, claims });
+  const deps = { store, auth, claims, news };
+  mountWorkspaceRoutes(app, deps);
+  mountMemberRoutes(app, deps);
+  mountListRoutes(app, deps);
   return {
     name: "workspaces",
     fetch: app.fetch,

@@ -1,6 +1,6 @@
 import type { AuthClient } from "../auth/client.ts";
-import type { Logger } from "../../shared/log.ts";
 import type { InviteClaims } from "./invite_claims.ts";
+import type { MemberNews } from "./member_news.ts";
 import { requireActiveMember } from "./rules.ts";
 import type { MembershipRecord, PendingInvite } from "./schemas.ts";
 import type { WorkspacesStore } from "./store.ts";
@@ -20,8 +20,7 @@ export class MemberOperations {
     private readonly store: WorkspacesStore,
     private readonly auth: AuthClient,
     private readonly claims: InviteClaims,
-    private readonly publicUrl = "",
-    private readonly logger?: Logger,
+    private readonly news: MemberNews,
   ) {}
 
   /**
@@ -47,27 +46,11 @@ export class MemberOperations {
         email,
         role,
       });
-      await this.#tellAdded(workspaceId, user.user_id, role, callerName);
+      await this.news.added(workspaceId, user.user_id, role, { name: callerName });
       return { kind: "member", membership };
     }
     await this.store.invites.record({ workspaceId, callerId, email, role });
     return { kind: "invited", email, role };
-  }
-
-  /** A `member_added` DM to whoever was added (a failure costs the DM, never the request). */
-  async #tellAdded(workspaceId: string, userId: string, role: string, actorName: string) {
-    try {
-      const ws = await this.store.getWorkspace(workspaceId);
-      await this.auth.sendDm(userId, "member_added", {
-        workspace_id: workspaceId,
-        workspace_name: ws?.name,
-        actor_name: actorName || undefined,
-        role,
-        url: `${this.publicUrl}/workspaces/${workspaceId}`,
-      });
-    } catch (err) {
-      this.logger?.warn("could not send member_added", { error: String(err) });
-    }
   }
 
   /** The members with their email and name, for any member of an active workspace. */

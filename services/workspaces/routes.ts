@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/log.ts";
+import type { MemberNews } from "./member_news.ts";
 import { createRoute } from "@hono/zod-openapi";
 import { bearer as security, body, err, json } from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
@@ -20,9 +20,8 @@ export interface RouteDeps {
   store: WorkspacesStore;
   auth: AuthClient;
   claims: InviteClaims;
-  /** `PUBLIC_URL`: DMs link into the web app under it */
-  publicUrl?: string;
-  logger?: Logger;
+  /** the `member_added` DMs */
+  news: MemberNews;
 }
 
 /** The public workspace routes (spec: Workspaces); members and invites are in member_routes.ts. */

@@ -51,7 +51,9 @@ Deno.test("member count follows adds, removes and accepted invites", async () =>
       email: "new@x.test",
       role: "editor",
     });
-    assert.deepEqual(await store.invites.accept("new@x.test", "n"), [id]);
+    assert.deepEqual(await store.invites.accept("new@x.test", "n"), [
+      { workspace_id: id, role: "editor", invited_by: "o" },
+    ]);
     assert.deepEqual(
       await store.invites.accept("new@x.test", "n"),
       [],

@@ -21,6 +21,13 @@ import {
 } from "../keys.ts";
 import { COMMIT_TRIES, outcome } from "./commit.ts";
 
+/** An invite that became a membership: where, with which role, and who made it. */
+export interface AcceptedInvite {
+  workspace_id: string;
+  role: InviteRecord["role"];
+  invited_by: string;
+}
+
 /**
  * Pending invites of emails that have no account yet: `["invites", workspaceId, email]` and its
  * index `["invites_by_email", email, workspaceId]`, always written and removed together.
@@ -115,14 +122,14 @@ export class InvitesStore {
   /**
    * Turns every pending invite for `email` into a membership of `userId` and removes the
    * invites. Idempotent: an invite already accepted is gone, a membership already held stays.
-   * Returns the workspace ids that gained the member.
+   * Returns the invites that made a membership (each once: an invite accepted before is gone).
    */
-  async accept(email: string, userId: string): Promise<string[]> {
+  async accept(email: string, userId: string): Promise<AcceptedInvite[]> {
     const wsIds: string[] = [];
     for await (const e of this.kv.list<string>({ prefix: emailInvitesPrefix(email) })) {
       wsIds.push(e.key[2] as string);
     }
-    const joined: string[] = [];
+    const joined: AcceptedInvite[] = [];
     for (const workspaceId of wsIds) {
       const added = await retryCommit(async () => {
         const [inviteEntry, memberEntry] = await this.kv.getMany<[InviteRecord, MembershipRecord]>(
@@ -147,9 +154,11 @@ export class InvitesStore {
             .sum(memberCountKey(workspaceId), 1n);
         }
         const res = await op.commit();
-        return outcome(res, add);
+        return outcome(res, add ? invite : null);
       }, COMMIT_TRIES);
-      if (added) joined.push(workspaceId);
+      if (added) {
+        joined.push({ workspace_id: workspaceId, role: added.role, invited_by: added.invited_by });
+      }
     }
     return joined;
   }
