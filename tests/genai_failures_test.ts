@@ -40,7 +40,7 @@ Deno.test(
       const ws = await createWorkspace(stack, user, "Failures");
       const { ideaId, postId } = await ideaAndPost(stack, user, ws);
       const every = async (answer: Parameters<typeof ai.script>[0]) => {
-        const out: { status: number; body: { error: string } }[] = [];
+        const out: { status: number; body: { error: string }; headers: Headers }[] = [];
         for (const op of ["generate", "iterate", "proofread"]) {
           ai.reset();
           ai.setDefault(answer);
@@ -100,8 +100,22 @@ Deno.test(
           assert.deepEqual([res.status, res.body], [503, {
             error: "AI backend is busy; try again shortly",
           }]);
+          // The backend asked for 1 ms (`retry-after-ms`): the least whole second.
+          assert.equal(res.headers.get("retry-after"), "1");
         }
       });
+
+      await t.step(
+        "the 503 passes on the wait the backend asked for, or suggests 5 s",
+        async () => {
+          for (const res of await every({ status: 429, headers: { "retry-after": "42" } })) {
+            assert.deepEqual([res.status, res.headers.get("retry-after")], [503, "42"]);
+          }
+          for (const res of await every({ status: 429, headers: {} })) {
+            assert.deepEqual([res.status, res.headers.get("retry-after")], [503, "5"]);
+          }
+        },
+      );
 
       await t.step("the OpenAPI document lists 502 and 503 and no bare 500", async () => {
         const doc = await api(stack, "GET", "/api/openapi.json");

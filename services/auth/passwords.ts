@@ -109,7 +109,8 @@ export class Argon2Pool {
 
   #run(job: Job): Promise<Answer> {
     if (this.#queue.length >= this.maxQueued) {
-      return Promise.reject(new AppError(503, HASHING_BUSY));
+      // Each queued job takes a worker for about a hash's time: a second clears most of them.
+      return Promise.reject(new AppError(503, HASHING_BUSY, { retryAfterSeconds: 1 }));
     }
     this.#closing = false;
     if (this.#idleTimer !== null) {

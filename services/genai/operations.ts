@@ -30,6 +30,8 @@ export const POST_NOT_FOUND = MESSAGES.postNotFound;
 /** A failed backend call: what failed and which setting to check (`AiBackendError.reason`). */
 export const backendFailed = (reason: string) => `AI backend failed: ${reason}`;
 export const BACKEND_BUSY = "AI backend is busy; try again shortly";
+/** The wait a 503 for a busy backend suggests when the backend named none. */
+const BACKEND_BUSY_RETRY_SECONDS = 5;
 
 export type GenType = "generate" | "iterate" | "proofread";
 
@@ -205,7 +207,11 @@ export class GenaiOperations {
         kind: failure?.kind ?? null,
         error: err instanceof Error ? err.message : String(err),
       });
-      if (failure?.kind === "throttled") throw new AppError(503, BACKEND_BUSY);
+      if (failure?.kind === "throttled") {
+        // The client may try again when the backend said it would take calls again.
+        const wait = failure.retryAfterSeconds ?? BACKEND_BUSY_RETRY_SECONDS;
+        throw new AppError(503, BACKEND_BUSY, { retryAfterSeconds: wait });
+      }
       throw new AppError(502, backendFailed(failure?.reason ?? "unexpected error (see the log)"));
     } finally {
       recordMetric("GenAILatencyMs", performance.now() - started, { gen_type: genType });

@@ -28,6 +28,15 @@ const common = {
   ),
 };
 const BUSY = "`AI backend is busy; try again shortly`: it kept throttling (429) after 3 retries";
+/** A 503 of a busy backend says when to try again. */
+const busyHeaders = {
+  "Retry-After": {
+    description:
+      "With `AI backend is busy`: seconds (at least 1) until trying again makes sense: " +
+      "the wait the backend asked for, or 5 when it named none",
+    schema: { type: "integer" as const, minimum: 1 },
+  },
+};
 
 const generate = createRoute({
   method: "post",
@@ -50,7 +59,7 @@ const generate = createRoute({
         "that generation does not fill (the message names it)",
     ),
     404: err("Idea not found, or `prompt_id` given but no such prompt"),
-    503: err(`\`AI backend not configured\`, or ${BUSY}`),
+    503: { ...err(`\`AI backend not configured\`, or ${BUSY}`), headers: busyHeaders },
     ...common,
   },
 });
@@ -68,7 +77,7 @@ const iterate = createRoute({
     200: json(iterateResponse, "The rewritten text"),
     400: err("workspace_id, post_id or instruction missing"),
     404: err("Post not found (none with post_id in workspace_id)"),
-    503: err(`\`AI backend not configured\`, or ${BUSY}`),
+    503: { ...err(`\`AI backend not configured\`, or ${BUSY}`), headers: busyHeaders },
     ...common,
   },
 });
@@ -92,7 +101,7 @@ const proofread = createRoute({
     200: json(proofreadResponse, "The annotations"),
     400: err("workspace_id or post_id missing"),
     404: err("Post not found (none with post_id in workspace_id)"),
-    503: err(BUSY),
+    503: { ...err(BUSY), headers: busyHeaders },
     ...common,
   },
 });

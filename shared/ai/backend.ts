@@ -30,11 +30,27 @@ export class AiBackendError extends Error {
     readonly status: number | null = null,
     readonly kind: AiFailureKind = "refused",
     reason?: string,
+    /** a throttled call: the seconds the backend asked to wait (its `Retry-After`), if it said */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
     this.name = "AiBackendError";
     this.reason = reason ?? message;
   }
+}
+
+/**
+ * The wait a throttled answer asks for, in seconds: its `retry-after-ms` (OpenAI's), else its
+ * `Retry-After` (seconds or an HTTP date); null when it names none that can be read.
+ */
+export function retryAfterSeconds(headers: Headers | undefined, now = Date.now()): number | null {
+  const ms = headers?.get("retry-after-ms")?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms) / 1000;
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return null;
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 /** The backend's own words from an error answer, cut short and on one line. */
@@ -69,7 +85,13 @@ export function describeFailure(err: unknown, model: string): AiBackendError {
       );
     }
     if (status === 429) {
-      return new AiBackendError(failed, status, "throttled", "the server kept throttling");
+      return new AiBackendError(
+        failed,
+        status,
+        "throttled",
+        "the server kept throttling",
+        retryAfterSeconds(err.headers),
+      );
     }
     if ((status === 404 || status === 400) && (code === "model_not_found" || /model/i.test(said))) {
       return new AiBackendError(
@@ -185,6 +207,7 @@ export class AiBackend {
             failure.status,
             "throttled",
             "the server kept throttling after 3 retries",
+            failure.retryAfterSeconds,
           );
         }
         throw failure;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { startFakeChatCompletions } from "../../tests/fakes/chat_completions.ts";
 import { createLogger } from "../log.ts";
-import { AiBackend, AiBackendError } from "./backend.ts";
+import { AiBackend, AiBackendError, retryAfterSeconds } from "./backend.ts";
 
 const logger = createLogger("genai-test");
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -71,4 +71,16 @@ Deno.test("the AI backend client", opts, async (t) => {
   } finally {
     await fake.close();
   }
+});
+
+Deno.test("a throttled answer's wait: retry-after-ms, else Retry-After in seconds or as a date", () => {
+  const now = Date.parse("2026-11-28T12:00:00Z");
+  const wait = (headers: Record<string, string>) => retryAfterSeconds(new Headers(headers), now);
+  assert.equal(wait({ "retry-after-ms": "1500", "retry-after": "9" }), 1.5);
+  assert.equal(wait({ "retry-after": "42" }), 42);
+  assert.equal(wait({ "retry-after": "Sat, 28 Nov 2026 12:00:30 GMT" }), 30);
+  assert.equal(wait({ "retry-after": "Sat, 28 Nov 2026 11:00:00 GMT" }), 0, "a past date");
+  assert.equal(wait({ "retry-after": "soon" }), null);
+  assert.equal(wait({}), null);
+  assert.equal(retryAfterSeconds(undefined), null);
 });

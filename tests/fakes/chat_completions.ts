@@ -15,6 +15,8 @@ export interface FakeAnswer {
    * `{message: 'model "x" not found, try pulling it first'}`); a generic one by default.
    */
   error?: { message: string; type?: string; code?: string | null };
+  /** The headers of a non-200 answer; by default `retry-after-ms: 1`, as OpenAI sends one. */
+  headers?: Record<string, string>;
 }
 
 export interface RecordedChatRequest {
@@ -75,7 +77,7 @@ export function startFakeChatCompletions(
         const error = answer.error ?? { message: `fake error ${status}`, type, code: type };
         return Response.json({ error }, {
           status,
-          headers: { "retry-after-ms": "1" },
+          headers: answer.headers ?? { "retry-after-ms": "1" },
         });
       }
       const lastUser = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";

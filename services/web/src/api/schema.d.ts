@@ -8753,6 +8753,8 @@ export interface paths {
                 /** @description `AI backend not configured`, or `AI backend is busy; try again shortly`: it kept throttling (429) after 3 retries */
                 503: {
                     headers: {
+                        /** @description With `AI backend is busy`: seconds (at least 1) until trying again makes sense: the wait the backend asked for, or 5 when it named none */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8881,6 +8883,8 @@ export interface paths {
                 /** @description `AI backend not configured`, or `AI backend is busy; try again shortly`: it kept throttling (429) after 3 retries */
                 503: {
                     headers: {
+                        /** @description With `AI backend is busy`: seconds (at least 1) until trying again makes sense: the wait the backend asked for, or 5 when it named none */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9009,6 +9013,8 @@ export interface paths {
                 /** @description `AI backend is busy; try again shortly`: it kept throttling (429) after 3 retries */
                 503: {
                     headers: {
+                        /** @description With `AI backend is busy`: seconds (at least 1) until trying again makes sense: the wait the backend asked for, or 5 when it named none */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
