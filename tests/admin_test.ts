@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
+import { decodeJwt } from "jose";
 import { readOutbox, settledOutboxLength, waitForOutbox } from "./helpers/outbox.ts";
 import { api, e2e, startTestStack, TEST_ADMIN } from "./helpers/stack.ts";
-import { createUser, login, loginAdmin, signupConfirmed } from "./helpers/users.ts";
+import {
+  createUser,
+  GOOD_PASSWORD,
+  login,
+  loginAdmin,
+  signupConfirmed,
+  uniqueEmail,
+} from "./helpers/users.ts";
 
 const ADMIN_ROUTES: [string, string, unknown?][] = [
   ["GET", "/api/admin/users"],
@@ -110,6 +118,116 @@ Deno.test("admin: users, workspaces, metrics and the backup routes' checks", e2e
         const tokens = await login(stack, pending.email, pending.password);
         const ws = await api(stack, "GET", "/api/workspaces", { token: tokens.access_token });
         assert.equal(ws.status, 200, "a new token of an approved user passes the gateway");
+      },
+    );
+
+    await t.step(
+      "the approval flow end to end: signup, confirm, account_pending to every enabled admin, " +
+        "only /api/auth/* before approval, user_approved, the rest with a new token",
+      async () => {
+        // A second admin gets the announcement too; a disabled and a demoted one do not.
+        const promoted = async (name: string) => {
+          const user = await createUser(stack, { name });
+          const res = await asAdmin("PUT", `/api/admin/users/${user.user_id}/role`, {
+            role: "admin",
+          });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          return user;
+        };
+        const second = await promoted("Second Admin");
+        const disabled = await promoted("Disabled Admin");
+        const demoted = await promoted("Demoted Admin");
+        assert.equal(
+          (await asAdmin("PUT", `/api/admin/users/${disabled.user_id}/status`, { enabled: false }))
+            .status,
+          200,
+        );
+        assert.equal(
+          (await asAdmin("PUT", `/api/admin/users/${demoted.user_id}/role`, { role: "member" }))
+            .status,
+          200,
+        );
+
+        const email = uniqueEmail("flow");
+        const signup = await api(stack, "POST", "/api/auth/signup", {
+          body: { email, password: GOOD_PASSWORD, name: "Flo Flow", recaptcha_token: "t" },
+        });
+        assert.equal(signup.status, 200, JSON.stringify(signup.body));
+        const mail = await waitForOutbox(
+          stack.outboxFile,
+          (l) => l.template === "confirm_email" && l.to === email,
+        );
+        const unconfirmed = await api(stack, "POST", "/api/auth/login", {
+          body: { email, password: GOOD_PASSWORD },
+        });
+        assert.equal(unconfirmed.status, 403, "no sign-in before the email is confirmed");
+        const before = await settledOutboxLength(stack.outboxFile);
+        const confirm = await api(stack, "POST", "/api/auth/confirm", {
+          body: { email, code: mail.data.code },
+        });
+        assert.equal(confirm.status, 200, JSON.stringify(confirm.body));
+        await waitForOutbox(
+          stack.outboxFile,
+          (l) => l.template === "account_pending" && l.to === second.email,
+        );
+        await settledOutboxLength(stack.outboxFile);
+        const announced = (await readOutbox(stack.outboxFile)).slice(before).filter((l) =>
+          l.template === "account_pending"
+        );
+        assert.deepEqual(
+          announced.map((l) => l.to).sort(),
+          [TEST_ADMIN.email, second.email].sort(),
+        );
+        for (const line of announced) {
+          assert.equal(line.channel, "dm");
+          assert.equal(line.data.email, email);
+          assert.equal(line.data.name, "Flo Flow");
+        }
+
+        // Before approval: tokens that say so, /api/auth/* only.
+        const pending = await login(stack, email, GOOD_PASSWORD);
+        assert.equal(decodeJwt(pending.access_token)["custom:approved"], "false");
+        const me = await api(stack, "GET", "/api/auth/me", { token: pending.access_token });
+        assert.equal(me.status, 200, JSON.stringify(me.body));
+        assert.equal(me.body.status, "pending");
+        const userId = me.body.user_id as string;
+        const listed = await asAdmin("GET", "/api/admin/users?status=pending");
+        assert.ok(listed.body.users.some((u: { user_id: string }) => u.user_id === userId));
+        for (
+          const [method, path] of [
+            ["GET", "/api/workspaces"],
+            ["POST", "/api/ws/ticket"],
+            ["GET", "/api/notifications"],
+            ["GET", "/api/admin/users"],
+          ]
+        ) {
+          const res = await api(stack, method, path, { token: pending.access_token });
+          assert.equal(res.status, 401, `${method} ${path} before approval`);
+        }
+
+        const approved = await asAdmin("POST", `/api/admin/users/${userId}/approve`);
+        assert.deepEqual(approved.body, { status: "approved", user_id: userId });
+        const dm = await waitForOutbox(
+          stack.outboxFile,
+          (l) => l.template === "user_approved" && l.to === email,
+        );
+        assert.equal(dm.channel, "dm");
+        // Approval grants rights from the next token on (the spec's rule).
+        const stale = await api(stack, "GET", "/api/workspaces", { token: pending.access_token });
+        assert.equal(stale.status, 401, "a token issued before approval stays unapproved");
+        const fresh = await api(stack, "POST", "/api/auth/refresh", {
+          body: { refresh_token: pending.refresh_token },
+        });
+        assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
+        assert.equal(decodeJwt(fresh.body.access_token)["custom:approved"], "true");
+        const works = await api(stack, "GET", "/api/workspaces", {
+          token: fresh.body.access_token,
+        });
+        assert.equal(works.status, 200, JSON.stringify(works.body));
+        assert.equal(
+          (await api(stack, "GET", "/api/auth/me", { token: fresh.body.access_token })).body.status,
+          "approved",
+        );
       },
     );
 

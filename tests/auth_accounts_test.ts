@@ -563,6 +563,53 @@ Deno.test("first run: the logged setup URL creates the first admin once", e2e, a
   }
 });
 
+Deno.test(
+  "first run: setup over an unconfirmed signup of that email makes the admin of the setup's name and password",
+  e2e,
+  async () => {
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => {
+      lines.push(args.map(String).join(" "));
+    };
+    let stack: TestStack;
+    try {
+      stack = await startTestStack({ ADMIN_EMAIL: "", ADMIN_PASSWORD: "", ADMIN_NAME: "" });
+    } finally {
+      console.log = log;
+    }
+    try {
+      const token = /\/setup\?token=([A-Za-z0-9_-]+)/.exec(
+        lines.find((l) => l.includes("/setup?token="))!,
+      )![1];
+      const email = uniqueEmail("first");
+      // Someone signed up with the address first and never confirmed it: the account does not
+      // own the email (CONTRACT 11), so setup makes the admin it is asked for.
+      const early = await api(stack, "POST", "/api/auth/signup", {
+        body: { email, password: GOOD_PASSWORD, name: "Mallory", recaptcha_token: "t" },
+      });
+      assert.equal(early.status, 200, JSON.stringify(early.body));
+      const admin = { email, name: "First Admin", password: "Adm1n-Passw0rd!" };
+      const created = await api(stack, "POST", "/api/setup", { body: { ...admin, token } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const old = await api(stack, "POST", "/api/auth/login", {
+        body: { email, password: GOOD_PASSWORD },
+      });
+      assert.equal(old.status, 401, "the unconfirmed signup's password is gone");
+      const tokens = await login(stack, email, admin.password);
+      const me = await api(stack, "GET", "/api/auth/me", { token: tokens.access_token });
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      assert.deepEqual([me.body.name, me.body.role, me.body.status], [
+        "First Admin",
+        "admin",
+        "approved",
+      ]);
+    } finally {
+      await stack.close();
+    }
+  },
+);
+
 Deno.test("first run: no setup URL when ADMIN_EMAIL makes the admin", e2e, async () => {
   const lines: string[] = [];
   const log = console.log;

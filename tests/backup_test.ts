@@ -399,6 +399,18 @@ Deno.test("backup and restore", e2e, async (t) => {
         ],
         ["zip bomb", await zipBomb(manifest, 64 * 1024 * 1024), /decompresses to more than/],
         ["not a ZIP", strToU8("just some text, not a zip at all"), /not a ZIP archive/],
+        // Lines KV itself would refuse: caught before anything is replaced, not by the
+        // import of that keyspace after it was wiped and earlier ones were replaced.
+        [
+          "a key longer than KV allows",
+          kvArchive("workspaces", { k: ["workspaces", "x".repeat(2040)], v: {} }),
+          /kv\/workspaces\.ndjson line 1 cannot be restored: its key is 2054 bytes, more than the 2048 KV allows/,
+        ],
+        [
+          "a value larger than KV allows",
+          kvArchive("workspaces", { k: ["workspaces", "big"], v: { name: "z".repeat(65536) } }),
+          /kv\/workspaces\.ndjson line 1 cannot be restored: its value is \d+ bytes, more than the 65536 KV allows/,
+        ],
         [
           "unknown manifest",
           zipSync({ "manifest.json": strToU8('{"format":"other","version":9}') }),
@@ -423,6 +435,23 @@ Deno.test("backup and restore", e2e, async (t) => {
     await b.close();
   }
 });
+
+/** An archive that passes every check but KV's own limits: one keyspace of one `line`. */
+function kvArchive(service: string, line: { k: unknown[]; v: unknown }): Uint8Array {
+  return zipSync({
+    [`kv/${service}.ndjson`]: strToU8(JSON.stringify(line) + "\n"),
+    "manifest.json": strToU8(JSON.stringify({
+      format: "content-pipeline-backup",
+      version: 1,
+      timestamp: "x",
+      created_at: "x",
+      item_count: 1,
+      asset_count: 0,
+      services: { [service]: { entries: 1 } },
+      assets: [],
+    })),
+  });
+}
 
 /** A small ZIP whose one asset inflates to `size` zero bytes. */
 function zipBomb(manifest: Uint8Array, size: number): Promise<Uint8Array> {

@@ -181,11 +181,19 @@ Deno.test(
             401,
             () => api(stack, "POST", "/api/ws/ticket", { token: user.access_token }),
           );
+          await refusedWithin(since, "POST /mcp", 401, () => mcpInitialize(stack, user));
+          await refusedWithin(
+            since,
+            "GET /api/auth/me",
+            401,
+            () => api(stack, "GET", "/api/auth/me", { token: user.access_token }),
+          );
         },
       );
 
       await t.step(
-        "a demoted admin gets 403 Admin access required within 5 s, without a new token",
+        "a demoted admin gets 403 Admin access required within 5 s, without a new token, " +
+          "and loses the admin claim's privileges in workspaces",
         async () => {
           const user = await createUser(stack, { name: "Short-lived admin" });
           const promoted = await api(stack, "PUT", `/api/admin/users/${user.user_id}/role`, {
@@ -202,6 +210,23 @@ Deno.test(
             token: asAdmin.access_token,
           });
           assert.equal(listed.status, 200, JSON.stringify(listed.body));
+          // The admin claim's privilege in a workspace they belong to: deleting others' posts.
+          await addMember(stack, owner, ws, user);
+          const ownersPost = async () => {
+            const res = await api(stack, "POST", "/api/posts", {
+              token: owner.access_token,
+              body: { workspace_id: ws, title: "Owner's", content: "Text" },
+            });
+            assert.equal(res.status, 201, JSON.stringify(res.body));
+            return res.body.post_id as string;
+          };
+          const deletePost = (postId: string) =>
+            api(stack, "DELETE", `/api/posts/${postId}?workspaceId=${ws}`, {
+              token: asAdmin.access_token,
+            });
+          const asPlatformAdmin = await deletePost(await ownersPost());
+          assert.equal(asPlatformAdmin.status, 200, JSON.stringify(asPlatformAdmin.body));
+          const kept = await ownersPost();
 
           const demoted = await api(stack, "PUT", `/api/admin/users/${user.user_id}/role`, {
             token: admin.access_token,
@@ -221,6 +246,13 @@ Deno.test(
           });
           assert.equal(backup.status, 403, JSON.stringify(backup.body));
           assert.deepEqual(backup.body, { error: "Admin access required" });
+          const notDeleted = await refusedWithin(
+            since,
+            "DELETE /api/posts/{id} as a platform admin",
+            403,
+            () => deletePost(kept),
+          );
+          assert.deepEqual(notDeleted.body, { error: "Not authorized to delete this post" });
           // Still an approved member: the ordinary routes keep working.
           const me = await api(stack, "GET", "/api/auth/me", { token: asAdmin.access_token });
           assert.equal(me.status, 200, JSON.stringify(me.body));

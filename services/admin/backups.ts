@@ -8,8 +8,8 @@
  *
  * A restore reads the archive twice, streamed. The first pass validates all of it and changes
  * nothing: every path (no absolute path, no `..`, only known top-level folders and services), a
- * bound on the decompressed size, every KV line decodable, the manifest understood and agreeing
- * with what the archive holds. The second pass replaces each keyspace wholesale (user ids
+ * bound on the decompressed size, every KV line decodable and within KV's limits on a key and a
+ * value, the manifest understood and agreeing with what the archive holds. The second pass replaces each keyspace wholesale (user ids
  * rewritten to the accounts that have the same email here), re-uploads the assets and removes
  * assets the backup does not have. Both are idempotent, so a restore cut short by a crash can
  * run again to the same end state.
@@ -17,7 +17,12 @@
 import { z } from "zod";
 import { SERVICE_NAMES, type ServiceName } from "../../shared/config.ts";
 import { type AssetStore, keyProblem } from "../../shared/assets/store.ts";
-import { decodeLine, LineSplitter, remapLine } from "../../shared/archive/kv_backup.ts";
+import {
+  decodeLine,
+  entryProblem,
+  LineSplitter,
+  remapLine,
+} from "../../shared/archive/kv_backup.ts";
 import { errorText } from "../../shared/log.ts";
 import type { UserProfile } from "../auth/client.ts";
 import type { KeyspaceClient } from "./peers.ts";
@@ -254,6 +259,12 @@ export async function validateArchive(
           } catch (err) {
             throw new RestoreValidationError(
               `kv/${service}.ndjson line ${count} cannot be read: ${errorText(err)}`,
+            );
+          }
+          const problem = entryProblem(decoded.key, decoded.value, line.length);
+          if (problem) {
+            throw new RestoreValidationError(
+              `kv/${service}.ndjson line ${count} cannot be restored: ${problem}`,
             );
           }
           if (service === "auth") collectUser(decoded, backupUsers);

@@ -172,7 +172,8 @@ export class Accounts {
 
   /**
    * The account for `email` exists, is confirmed, approved, enabled and admin, with this
-   * password. An existing account whose password changes loses its sessions.
+   * password. An existing account whose password changes loses its sessions. One that was never
+   * confirmed did not own the email (CONTRACT 11), so it also takes this name.
    */
   async ensureAdmin(admin: { email: string; name: string; password: string }): Promise<void> {
     const { store } = this.deps;
@@ -211,9 +212,10 @@ export class Accounts {
         confirmed: true,
         enabled: true,
         password_hash: passwordHash,
+        name: u.confirmed ? u.name : admin.name,
       };
       if (next.password_hash !== u.password_hash) next.sessions_revoked_at = Date.now() + 1;
-      const same = next.role === u.role && next.approved === u.approved &&
+      const same = next.name === u.name && next.role === u.role && next.approved === u.approved &&
         next.status === u.status && next.confirmed === u.confirmed &&
         next.enabled === u.enabled && next.password_hash === u.password_hash;
       return same ? null : { user: next };

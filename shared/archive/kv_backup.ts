@@ -1,3 +1,4 @@
+import { serialize } from "node:v8";
 import type { BackupClass, KeyFamilies } from "../kv/kv_keys.ts";
 
 /**
@@ -203,6 +204,78 @@ export function decodeLine(line: string): { key: Deno.KvKey; value: unknown } {
   const key = decodeKey(k);
   if (key.length === 0) throw new TypeError("key is empty");
   return { key, value: decodeValue(v) };
+}
+
+// ------------------------------------------------------------------ KV's limits on one entry
+
+/** KV refuses to write a key longer than this, as it encodes the key. */
+export const KV_MAX_KEY_BYTES = 2048;
+/** KV refuses to write a value larger than this, as it serializes the value. */
+export const KV_MAX_VALUE_BYTES = 65536;
+/**
+ * A line shorter than this cannot hold a value over KV's limit: V8's serialization of a value
+ * takes at most 3 bytes per character of its JSON line (a double such as `0.5,` is 9 bytes),
+ * so only longer lines are serialized to be measured.
+ */
+const VALUE_MEASURED_FROM = Math.floor(KV_MAX_VALUE_BYTES / 4);
+
+/**
+ * What KV would refuse about writing this entry (a key over 2048 bytes, a value over 64 KiB),
+ * or null: checked for every line of an archive before a restore replaces anything, so a
+ * keyspace is never wiped for a line that could not be written back. `lineLength` is the
+ * length of the line the entry was decoded from.
+ */
+export function entryProblem(key: Deno.KvKey, value: unknown, lineLength: number): string | null {
+  const keyBytes = encodedKeyBytes(key);
+  if (keyBytes > KV_MAX_KEY_BYTES) {
+    return `its key is ${keyBytes} bytes, more than the ${KV_MAX_KEY_BYTES} KV allows`;
+  }
+  if (lineLength < VALUE_MEASURED_FROM) return null;
+  const valueBytes = serializedValueBytes(value);
+  if (valueBytes > KV_MAX_VALUE_BYTES) {
+    return `its value is ${valueBytes} bytes, more than the ${KV_MAX_VALUE_BYTES} KV allows`;
+  }
+  return null;
+}
+
+/**
+ * The bytes of `key` as KV encodes it (the tuple encoding: a type byte per part, strings and
+ * bytes NUL-escaped and terminated, integers in as many bytes as they need, floats in 8).
+ */
+export function encodedKeyBytes(key: Deno.KvKey): number {
+  let size = 0;
+  for (const part of key) {
+    if (typeof part === "string") size += escapedUtf8Length(part) + 2;
+    else if (part instanceof Uint8Array) size += part.length + zeroBytes(part) + 2;
+    else if (typeof part === "bigint") size += bigintKeyBytes(part);
+    else if (typeof part === "number") size += 9;
+    else size += 1;
+  }
+  return size;
+}
+
+function zeroBytes(bytes: Uint8Array): number {
+  let n = 0;
+  for (const b of bytes) if (b === 0) n++;
+  return n;
+}
+
+/** 0 is one byte; up to 8 bytes of magnitude follow a type byte, more also a length byte. */
+function bigintKeyBytes(n: bigint): number {
+  let magnitude = n < 0n ? -n : n;
+  let bytes = 0;
+  while (magnitude > 0n) {
+    bytes++;
+    magnitude >>= 8n;
+  }
+  return bytes === 0 ? 1 : bytes <= 8 ? bytes + 1 : bytes + 2;
+}
+
+/** The bytes KV stores `value` in: raw bytes, a u64, or V8's serialization of anything else. */
+function serializedValueBytes(value: unknown): number {
+  if (value instanceof Uint8Array) return value.length;
+  if (value instanceof Deno.KvU64) return 8;
+  return serialize(value).length;
 }
 
 /**

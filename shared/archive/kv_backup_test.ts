@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import {
   decodeLine,
+  encodedKeyBytes,
   encodeLine,
+  entryProblem,
   exportKv,
   importKv,
+  KV_MAX_KEY_BYTES,
+  KV_MAX_VALUE_BYTES,
   LineSplitter,
   readLineChunks,
   readLines,
@@ -104,6 +108,80 @@ Deno.test("a malformed line is refused with its line number", async () => {
     })();
     await assert.rejects(() => importKv(kv, lines, KEYS), /line 2: line is not JSON/);
     assert.throws(() => decodeLine(JSON.stringify({ k: [{ $x: 1 }], v: 1 })), /unsupported key/);
+  } finally {
+    kv.close();
+  }
+});
+
+/** Whether KV writes `key` and `value`, the oracle the limits below must agree with. */
+async function kvWrites(kv: Deno.Kv, key: Deno.KvKey, value: unknown): Promise<boolean> {
+  try {
+    await kv.set(key, value);
+    return true;
+  } catch (err) {
+    if (/too large/i.test(String(err))) return false;
+    throw err;
+  }
+}
+
+Deno.test("encodedKeyBytes is KV's own measure: a key of 2048 bytes is written, 2049 is not", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const shapes: Deno.KvKey[] = [
+      ["ideas"],
+      ["ideas", "naïve \u0000 中"],
+      ["doc_updates", 7, -0.5, true, false],
+      ["n", 0n, 255n, -256n, 2n ** 63n, 2n ** 64n, -(2n ** 70n)],
+      ["b", new Uint8Array([0, 1, 0, 255]), new Uint8Array(0)],
+    ];
+    for (const shape of shapes) {
+      const filler = KV_MAX_KEY_BYTES - encodedKeyBytes([...shape, ""]);
+      const at = [...shape, "x".repeat(filler)];
+      const over = [...shape, "x".repeat(filler + 1)];
+      assert.equal(encodedKeyBytes(at), KV_MAX_KEY_BYTES);
+      assert.ok(await kvWrites(kv, at, 1), `${String(shape[0])}: 2048 bytes are written`);
+      assert.ok(!(await kvWrites(kv, over, 1)), `${String(shape[0])}: 2049 bytes are refused`);
+      assert.equal(entryProblem(at, 1, 0), null);
+      assert.match(
+        entryProblem(over, 1, 0)!,
+        /^its key is 2049 bytes, more than the 2048 KV allows$/,
+      );
+    }
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("entryProblem refuses exactly the values KV refuses", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const shapes: ((n: number) => unknown)[] = [
+      (n) => ({ name: "z".repeat(n) }),
+      (n) => "中".repeat(n),
+      (n) => new Uint8Array(n),
+      (n) => [new Map([["k", "q".repeat(n)]]), new Date(0), 12n],
+    ];
+    for (const shape of shapes) {
+      // The largest n KV still writes, found by bisection.
+      let lo = 0;
+      let hi = KV_MAX_VALUE_BYTES;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (await kvWrites(kv, ["v"], shape(mid))) lo = mid;
+        else hi = mid - 1;
+      }
+      const line = (n: number) => encodeLine(["v"], shape(n)).length;
+      assert.equal(entryProblem(["v"], shape(lo), line(lo)), null);
+      assert.match(
+        entryProblem(["v"], shape(lo + 1), line(lo + 1))!,
+        new RegExp(`^its value is \\d+ bytes, more than the ${KV_MAX_VALUE_BYTES} KV allows$`),
+      );
+    }
+    // The lines left unmeasured are short enough never to hold too large a value: doubles,
+    // the most bytes per character of JSON, fill a line just under the bound to far less.
+    const doubles = Array.from({ length: 4090 }, () => 0.5);
+    assert.ok(encodeLine(["v"], doubles).length < KV_MAX_VALUE_BYTES / 4);
+    assert.ok(await kvWrites(kv, ["v"], doubles));
   } finally {
     kv.close();
   }
