@@ -604,3 +604,104 @@ Deno.test("MCP AI tools answer a tool error when no AI backend is configured", e
     await stack.close();
   }
 });
+
+Deno.test(
+  "MCP optional arguments given as empty or null mean what they mean over REST",
+  e2e,
+  async (t) => {
+    const ai = startFakeChatCompletions({ defaultAnswer: { content: "A drafted post." } });
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
+    });
+    let client: Client | undefined;
+    try {
+      const owner = await createUser(stack);
+      const ws = await createWorkspace(stack, owner, "Optional arguments");
+      client = await connect(stack, owner);
+      const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
+      assert.equal(idea.isError, false, idea.text);
+      const ideaId = idea.json.idea_id;
+      const post = await api(stack, "POST", "/api/posts", {
+        token: owner.access_token,
+        body: { workspace_id: ws, title: "A post", content: "Some text." },
+      });
+      assert.equal(post.status, 201, JSON.stringify(post.body));
+      const postId = post.body.post_id;
+      /** What the model was last sent. */
+      const lastPrompt = () => JSON.stringify(ai.requests.at(-1)?.messages);
+
+      await t.step(
+        "generate_post: a blank or null prompt_id and null options are not given",
+        async () => {
+          const rest = await api(stack, "POST", "/api/genai/generate", {
+            token: owner.access_token,
+            body: { workspace_id: ws, idea_id: ideaId },
+          });
+          assert.equal(rest.status, 200, JSON.stringify(rest.body));
+          const plain = lastPrompt();
+          const cases = [
+            { prompt_id: "" },
+            { prompt_id: "   " },
+            { prompt_id: null },
+            { audience: null, tone: null, language: null, length: null },
+          ];
+          for (const extra of cases) {
+            const body = { workspace_id: ws, idea_id: ideaId, ...extra };
+            const viaRest = await api(stack, "POST", "/api/genai/generate", {
+              token: owner.access_token,
+              body,
+            });
+            assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+            assert.equal(lastPrompt(), plain, `REST ${JSON.stringify(extra)}`);
+            const viaMcp = await call(client!, "generate_post", body);
+            assert.equal(viaMcp.isError, false, `${JSON.stringify(extra)}: ${viaMcp.text}`);
+            assert.equal(lastPrompt(), plain, `MCP ${JSON.stringify(extra)}`);
+          }
+        },
+      );
+
+      await t.step("iterate_post: a null prompt_id edits as the editor persona", async () => {
+        const body = { workspace_id: ws, post_id: postId, instruction: "Shorter", prompt_id: null };
+        const viaRest = await api(stack, "POST", "/api/genai/iterate", {
+          token: owner.access_token,
+          body,
+        });
+        assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+        const viaMcp = await call(client!, "iterate_post", body);
+        assert.equal(viaMcp.isError, false, viaMcp.text);
+        assert.ok(lastPrompt().includes("You are a careful editor"), lastPrompt());
+      });
+
+      await t.step(
+        "schedule_post: an empty at is refused as REST refuses it, null is none",
+        async () => {
+          for (const at of ["", null]) {
+            const viaRest = await api(stack, "POST", `/api/posts/${postId}/schedule`, {
+              token: owner.access_token,
+              body: { workspace_id: ws, at },
+            });
+            assert.ok(viaRest.status >= 400, JSON.stringify(viaRest.body));
+            const viaMcp = await call(client!, "schedule_post", {
+              workspace_id: ws,
+              post_id: postId,
+              at,
+            });
+            assert.equal(viaMcp.isError, true, viaMcp.text);
+            assert.equal(viaMcp.text, viaRest.body.error, `at ${JSON.stringify(at)}`);
+          }
+          const after = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${ws}`, {
+            token: owner.access_token,
+          });
+          assert.equal(after.body.status, "draft");
+          assert.equal(after.body.scheduled_at, null);
+        },
+      );
+    } finally {
+      await client?.close().catch(() => {});
+      await stack.close();
+      await ai.close();
+    }
+  },
+);

@@ -270,7 +270,10 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
 
   register("schedule_post", async ({ workspace_id, post_id, at }) => {
     await member(workspace_id);
-    const post = await posts.schedule(caller, post_id, { workspace_id, ...(at ? { at } : {}) });
+    const post = await posts.schedule(caller, post_id, {
+      workspace_id,
+      ...(at !== undefined ? { at } : {}),
+    });
     return { ...post, media_count: post.media.length };
   });
 
