@@ -674,6 +674,20 @@ Deno.test(
         assert.ok(lastPrompt().includes("You are a careful editor"), lastPrompt());
       });
 
+      await t.step("list_posts: an empty status is no filter, as `?status=` is", async () => {
+        const viaRest = await api(stack, "GET", `/api/posts?workspaceId=${ws}&status=`, {
+          token: owner.access_token,
+        });
+        assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+        const viaMcp = await call(client!, "list_posts", { workspace_id: ws, status: "" });
+        assert.equal(viaMcp.isError, false, viaMcp.text);
+        assert.deepEqual(
+          viaMcp.json.posts.map((p: { post_id: string }) => p.post_id),
+          viaRest.body.items.map((p: { post_id: string }) => p.post_id),
+        );
+        assert.ok(viaMcp.json.posts.length >= 1);
+      });
+
       await t.step(
         "schedule_post: an empty at is refused as REST refuses it, null is none",
         async () => {

@@ -110,9 +110,10 @@ export const toolInputs = {
   },
   list_posts: {
     workspace_id: workspaceId(),
-    status: z.enum(["draft", "in_review", "approved", "scheduled", "published"], {
+    // Empty is no filter, as `GET /api/posts?status=` is.
+    status: z.enum(["", "draft", "in_review", "approved", "scheduled", "published"], {
       error: "status must be one of: draft, in_review, approved, scheduled, published",
-    }).optional().describe("Only posts with this status; omitted for every post"),
+    }).optional().describe("Only posts with this status; omitted or empty for every post"),
   },
   request_review: {
     workspace_id: workspaceId(),
