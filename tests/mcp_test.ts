@@ -719,3 +719,54 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "concurrent generate_post calls on one new idea each draft a post, one of them linked",
+  e2e,
+  async () => {
+    // The model takes a while: every call has read the idea as `new` before any post exists.
+    const ai = startFakeChatCompletions({ defaultAnswer: { content: "A draft.", delayMs: 300 } });
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
+    });
+    const clients: Client[] = [];
+    try {
+      const owner = await createUser(stack);
+      const ws = await createWorkspace(stack, owner, "Concurrent drafts");
+      for (let i = 0; i < 3; i++) clients.push(await connect(stack, owner));
+      const idea = await call(clients[0], "create_idea", { workspace_id: ws, title: "One idea" });
+      assert.equal(idea.isError, false, idea.text);
+      const ideaId = idea.json.idea_id;
+      const answers = await Promise.all(
+        clients.map((client) =>
+          call(client, "generate_post", { workspace_id: ws, idea_id: ideaId })
+        ),
+      );
+      for (const answer of answers) assert.equal(answer.isError, false, answer.text);
+      const postIds = answers.map((a) => a.json.post_id as string);
+      assert.equal(new Set(postIds).size, 3, "three drafts");
+      const listed = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.deepEqual(
+        listed.body.items.map((p: { post_id: string }) => p.post_id).sort(),
+        [...postIds].sort(),
+      );
+      const linked = listed.body.items.filter((p: { source_idea_id: string | null }) =>
+        p.source_idea_id === ideaId
+      );
+      assert.equal(linked.length, 1, "exactly one draft is the idea's post");
+      const read = await api(stack, "GET", `/api/ideas/${ideaId}?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(read.body.status, "converted");
+      assert.equal(read.body.linked_post_id, linked[0].post_id);
+    } finally {
+      for (const client of clients) await client.close().catch(() => {});
+      await stack.close();
+      await ai.close();
+    }
+  },
+);
