@@ -580,30 +580,68 @@ Deno.test("MCP tools: bearer auth, the list and each tool's answers", e2e, async
   }
 });
 
-Deno.test("MCP AI tools answer a tool error when no AI backend is configured", e2e, async () => {
-  const stack = await startTestStack();
-  let client: Client | undefined;
-  try {
-    const owner = await createUser(stack);
-    const ws = await createWorkspace(stack, owner, "No AI");
-    client = await connect(stack, owner);
-    const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
-    assert.equal(idea.isError, false, idea.text);
-    await refused(
-      client,
-      "generate_post",
-      { workspace_id: ws, idea_id: idea.json.idea_id },
-      "AI backend not configured",
-    );
-    const posts = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
-      token: owner.access_token,
-    });
-    assert.equal(posts.body.count, 0, "no post is created without generated text");
-  } finally {
-    await client?.close().catch(() => {});
-    await stack.close();
-  }
-});
+Deno.test(
+  "MCP without an AI backend: generate and iterate refused, proofread by the checker",
+  e2e,
+  async () => {
+    const stack = await startTestStack();
+    let client: Client | undefined;
+    try {
+      const owner = await createUser(stack);
+      const ws = await createWorkspace(stack, owner, "No AI");
+      client = await connect(stack, owner);
+      const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
+      assert.equal(idea.isError, false, idea.text);
+      await refused(
+        client,
+        "generate_post",
+        { workspace_id: ws, idea_id: idea.json.idea_id },
+        "AI backend not configured",
+      );
+      const posts = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(posts.body.count, 0, "no post is created without generated text");
+
+      // Iterate needs the model too; proofread answers from the built-in checker alone, as REST.
+      const text = "This is an test of the the service.";
+      const post = await api(stack, "POST", "/api/posts", {
+        token: owner.access_token,
+        body: { workspace_id: ws, title: "Offline", content: text },
+      });
+      assert.equal(post.status, 201, JSON.stringify(post.body));
+      const postId = post.body.post_id;
+      await refused(
+        client,
+        "iterate_post",
+        { workspace_id: ws, post_id: postId, instruction: "Shorter" },
+        "AI backend not configured",
+      );
+      const proofread = await call(client, "proofread_post", { workspace_id: ws, post_id: postId });
+      assert.equal(proofread.isError, false, proofread.text);
+      const rest = await api(stack, "POST", "/api/genai/proofread", {
+        token: owner.access_token,
+        body: { workspace_id: ws, post_id: postId, content: text },
+      });
+      assert.equal(rest.status, 200, JSON.stringify(rest.body));
+      assert.deepEqual(proofread.json, { post_id: postId, annotations: rest.body.annotations });
+      assert.deepEqual(
+        proofread.json.annotations.map((a: { type: string; suggestion: string }) => [
+          a.type,
+          a.suggestion,
+        ]),
+        [["grammar", "a"], ["grammar", "the"]],
+      );
+      const after = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(after.body.content, text, "nothing changed the post");
+    } finally {
+      await client?.close().catch(() => {});
+      await stack.close();
+    }
+  },
+);
 
 Deno.test(
   "MCP optional arguments given as empty or null mean what they mean over REST",
@@ -765,6 +803,62 @@ Deno.test(
       assert.equal(read.body.linked_post_id, linked[0].post_id);
     } finally {
       for (const client of clients) await client.close().catch(() => {});
+      await stack.close();
+      await ai.close();
+    }
+  },
+);
+
+Deno.test(
+  "MCP AI tools answer a failing or busy AI backend with REST's messages, changing nothing",
+  e2e,
+  async () => {
+    const ai = startFakeChatCompletions();
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
+      AI_RETRY_BACKOFF_MS: "1",
+    });
+    let client: Client | undefined;
+    try {
+      const owner = await createUser(stack);
+      const ws = await createWorkspace(stack, owner, "Failing AI");
+      client = await connect(stack, owner);
+      const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
+      const post = await api(stack, "POST", "/api/posts", {
+        token: owner.access_token,
+        body: { workspace_id: ws, title: "A post", content: "Kept text." },
+      });
+      const postId = post.body.post_id;
+      const ops: [string, string, Record<string, unknown>][] = [
+        ["generate", "generate_post", { workspace_id: ws, idea_id: idea.json.idea_id }],
+        ["iterate", "iterate_post", { workspace_id: ws, post_id: postId, instruction: "x" }],
+        ["proofread", "proofread_post", { workspace_id: ws, post_id: postId }],
+      ];
+      for (const [answer, status] of [[{ status: 500 }, 502], [{ status: 429 }, 503]] as const) {
+        ai.reset();
+        ai.setDefault(answer);
+        for (const [op, tool, args] of ops) {
+          const rest = await api(stack, "POST", `/api/genai/${op}`, {
+            token: owner.access_token,
+            body: { ...args, content: "Kept text." },
+          });
+          assert.equal(rest.status, status, `${op}: ${JSON.stringify(rest.body)}`);
+          await refused(client, tool, args, rest.body.error);
+        }
+      }
+      const posts = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(posts.body.count, 1, "no draft without generated text");
+      assert.equal(posts.body.items[0].content, "Kept text.");
+      const read = await api(stack, "GET", `/api/ideas/${idea.json.idea_id}?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(read.body.status, "new", "the idea is not converted");
+    } finally {
+      await client?.close().catch(() => {});
       await stack.close();
       await ai.close();
     }
