@@ -580,27 +580,287 @@ Deno.test("MCP tools: bearer auth, the list and each tool's answers", e2e, async
   }
 });
 
-Deno.test("MCP AI tools answer a tool error when no AI backend is configured", e2e, async () => {
-  const stack = await startTestStack();
-  let client: Client | undefined;
-  try {
-    const owner = await createUser(stack);
-    const ws = await createWorkspace(stack, owner, "No AI");
-    client = await connect(stack, owner);
-    const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
-    assert.equal(idea.isError, false, idea.text);
-    await refused(
-      client,
-      "generate_post",
-      { workspace_id: ws, idea_id: idea.json.idea_id },
-      "AI backend not configured",
-    );
-    const posts = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
-      token: owner.access_token,
+Deno.test(
+  "MCP without an AI backend: generate and iterate refused, proofread by the checker",
+  e2e,
+  async () => {
+    const stack = await startTestStack();
+    let client: Client | undefined;
+    try {
+      const owner = await createUser(stack);
+      const ws = await createWorkspace(stack, owner, "No AI");
+      client = await connect(stack, owner);
+      const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
+      assert.equal(idea.isError, false, idea.text);
+      await refused(
+        client,
+        "generate_post",
+        { workspace_id: ws, idea_id: idea.json.idea_id },
+        "AI backend not configured",
+      );
+      const posts = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(posts.body.count, 0, "no post is created without generated text");
+
+      // Iterate needs the model too; proofread answers from the built-in checker alone, as REST.
+      const text = "This is an test of the the service.";
+      const post = await api(stack, "POST", "/api/posts", {
+        token: owner.access_token,
+        body: { workspace_id: ws, title: "Offline", content: text },
+      });
+      assert.equal(post.status, 201, JSON.stringify(post.body));
+      const postId = post.body.post_id;
+      await refused(
+        client,
+        "iterate_post",
+        { workspace_id: ws, post_id: postId, instruction: "Shorter" },
+        "AI backend not configured",
+      );
+      const proofread = await call(client, "proofread_post", { workspace_id: ws, post_id: postId });
+      assert.equal(proofread.isError, false, proofread.text);
+      const rest = await api(stack, "POST", "/api/genai/proofread", {
+        token: owner.access_token,
+        body: { workspace_id: ws, post_id: postId, content: text },
+      });
+      assert.equal(rest.status, 200, JSON.stringify(rest.body));
+      assert.deepEqual(proofread.json, { post_id: postId, annotations: rest.body.annotations });
+      assert.deepEqual(
+        proofread.json.annotations.map((a: { type: string; suggestion: string }) => [
+          a.type,
+          a.suggestion,
+        ]),
+        [["grammar", "a"], ["grammar", "the"]],
+      );
+      const after = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(after.body.content, text, "nothing changed the post");
+    } finally {
+      await client?.close().catch(() => {});
+      await stack.close();
+    }
+  },
+);
+
+Deno.test(
+  "MCP optional arguments given as empty or null mean what they mean over REST",
+  e2e,
+  async (t) => {
+    const ai = startFakeChatCompletions({ defaultAnswer: { content: "A drafted post." } });
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
     });
-    assert.equal(posts.body.count, 0, "no post is created without generated text");
-  } finally {
-    await client?.close().catch(() => {});
-    await stack.close();
-  }
-});
+    let client: Client | undefined;
+    try {
+      const owner = await createUser(stack);
+      const ws = await createWorkspace(stack, owner, "Optional arguments");
+      client = await connect(stack, owner);
+      const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
+      assert.equal(idea.isError, false, idea.text);
+      const ideaId = idea.json.idea_id;
+      const post = await api(stack, "POST", "/api/posts", {
+        token: owner.access_token,
+        body: { workspace_id: ws, title: "A post", content: "Some text." },
+      });
+      assert.equal(post.status, 201, JSON.stringify(post.body));
+      const postId = post.body.post_id;
+      /** What the model was last sent. */
+      const lastPrompt = () => JSON.stringify(ai.requests.at(-1)?.messages);
+
+      await t.step(
+        "generate_post: a blank or null prompt_id and null options are not given",
+        async () => {
+          const rest = await api(stack, "POST", "/api/genai/generate", {
+            token: owner.access_token,
+            body: { workspace_id: ws, idea_id: ideaId },
+          });
+          assert.equal(rest.status, 200, JSON.stringify(rest.body));
+          const plain = lastPrompt();
+          const cases = [
+            { prompt_id: "" },
+            { prompt_id: "   " },
+            { prompt_id: null },
+            { audience: null, tone: null, language: null, length: null },
+          ];
+          for (const extra of cases) {
+            const body = { workspace_id: ws, idea_id: ideaId, ...extra };
+            const viaRest = await api(stack, "POST", "/api/genai/generate", {
+              token: owner.access_token,
+              body,
+            });
+            assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+            assert.equal(lastPrompt(), plain, `REST ${JSON.stringify(extra)}`);
+            const viaMcp = await call(client!, "generate_post", body);
+            assert.equal(viaMcp.isError, false, `${JSON.stringify(extra)}: ${viaMcp.text}`);
+            assert.equal(lastPrompt(), plain, `MCP ${JSON.stringify(extra)}`);
+          }
+        },
+      );
+
+      await t.step("iterate_post: a null prompt_id edits as the editor persona", async () => {
+        const body = { workspace_id: ws, post_id: postId, instruction: "Shorter", prompt_id: null };
+        const viaRest = await api(stack, "POST", "/api/genai/iterate", {
+          token: owner.access_token,
+          body,
+        });
+        assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+        const viaMcp = await call(client!, "iterate_post", body);
+        assert.equal(viaMcp.isError, false, viaMcp.text);
+        assert.ok(lastPrompt().includes("You are a careful editor"), lastPrompt());
+      });
+
+      await t.step("list_posts: an empty status is no filter, as `?status=` is", async () => {
+        const viaRest = await api(stack, "GET", `/api/posts?workspaceId=${ws}&status=`, {
+          token: owner.access_token,
+        });
+        assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+        const viaMcp = await call(client!, "list_posts", { workspace_id: ws, status: "" });
+        assert.equal(viaMcp.isError, false, viaMcp.text);
+        assert.deepEqual(
+          viaMcp.json.posts.map((p: { post_id: string }) => p.post_id),
+          viaRest.body.items.map((p: { post_id: string }) => p.post_id),
+        );
+        assert.ok(viaMcp.json.posts.length >= 1);
+      });
+
+      await t.step(
+        "schedule_post: an empty at is refused as REST refuses it, null is none",
+        async () => {
+          for (const at of ["", null]) {
+            const viaRest = await api(stack, "POST", `/api/posts/${postId}/schedule`, {
+              token: owner.access_token,
+              body: { workspace_id: ws, at },
+            });
+            assert.ok(viaRest.status >= 400, JSON.stringify(viaRest.body));
+            const viaMcp = await call(client!, "schedule_post", {
+              workspace_id: ws,
+              post_id: postId,
+              at,
+            });
+            assert.equal(viaMcp.isError, true, viaMcp.text);
+            assert.equal(viaMcp.text, viaRest.body.error, `at ${JSON.stringify(at)}`);
+          }
+          const after = await api(stack, "GET", `/api/posts/${postId}?workspaceId=${ws}`, {
+            token: owner.access_token,
+          });
+          assert.equal(after.body.status, "draft");
+          assert.equal(after.body.scheduled_at, null);
+        },
+      );
+    } finally {
+      await client?.close().catch(() => {});
+      await stack.close();
+      await ai.close();
+    }
+  },
+);
+
+Deno.test(
+  "concurrent generate_post calls on one new idea each draft a post, one of them linked",
+  e2e,
+  async () => {
+    // The model takes a while: every call has read the idea as `new` before any post exists.
+    const ai = startFakeChatCompletions({ defaultAnswer: { content: "A draft.", delayMs: 300 } });
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
+    });
+    const clients: Client[] = [];
+    try {
+      const owner = await createUser(stack);
+      const ws = await createWorkspace(stack, owner, "Concurrent drafts");
+      for (let i = 0; i < 3; i++) clients.push(await connect(stack, owner));
+      const idea = await call(clients[0], "create_idea", { workspace_id: ws, title: "One idea" });
+      assert.equal(idea.isError, false, idea.text);
+      const ideaId = idea.json.idea_id;
+      const answers = await Promise.all(
+        clients.map((client) =>
+          call(client, "generate_post", { workspace_id: ws, idea_id: ideaId })
+        ),
+      );
+      for (const answer of answers) assert.equal(answer.isError, false, answer.text);
+      const postIds = answers.map((a) => a.json.post_id as string);
+      assert.equal(new Set(postIds).size, 3, "three drafts");
+      const listed = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.deepEqual(
+        listed.body.items.map((p: { post_id: string }) => p.post_id).sort(),
+        [...postIds].sort(),
+      );
+      const linked = listed.body.items.filter((p: { source_idea_id: string | null }) =>
+        p.source_idea_id === ideaId
+      );
+      assert.equal(linked.length, 1, "exactly one draft is the idea's post");
+      const read = await api(stack, "GET", `/api/ideas/${ideaId}?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(read.body.status, "converted");
+      assert.equal(read.body.linked_post_id, linked[0].post_id);
+    } finally {
+      for (const client of clients) await client.close().catch(() => {});
+      await stack.close();
+      await ai.close();
+    }
+  },
+);
+
+Deno.test(
+  "MCP AI tools answer a failing or busy AI backend with REST's messages, changing nothing",
+  e2e,
+  async () => {
+    const ai = startFakeChatCompletions();
+    const stack = await startTestStack({
+      OPENAI_BASE_URL: ai.baseUrl,
+      OPENAI_API_KEY: "test-key",
+      OPENAI_MODEL: "fake-model",
+      AI_RETRY_BACKOFF_MS: "1",
+    });
+    let client: Client | undefined;
+    try {
+      const owner = await createUser(stack);
+      const ws = await createWorkspace(stack, owner, "Failing AI");
+      client = await connect(stack, owner);
+      const idea = await call(client, "create_idea", { workspace_id: ws, title: "An idea" });
+      const post = await api(stack, "POST", "/api/posts", {
+        token: owner.access_token,
+        body: { workspace_id: ws, title: "A post", content: "Kept text." },
+      });
+      const postId = post.body.post_id;
+      const ops: [string, string, Record<string, unknown>][] = [
+        ["generate", "generate_post", { workspace_id: ws, idea_id: idea.json.idea_id }],
+        ["iterate", "iterate_post", { workspace_id: ws, post_id: postId, instruction: "x" }],
+        ["proofread", "proofread_post", { workspace_id: ws, post_id: postId }],
+      ];
+      for (const [answer, status] of [[{ status: 500 }, 502], [{ status: 429 }, 503]] as const) {
+        ai.reset();
+        ai.setDefault(answer);
+        for (const [op, tool, args] of ops) {
+          const rest = await api(stack, "POST", `/api/genai/${op}`, {
+            token: owner.access_token,
+            body: { ...args, content: "Kept text." },
+          });
+          assert.equal(rest.status, status, `${op}: ${JSON.stringify(rest.body)}`);
+          await refused(client, tool, args, rest.body.error);
+        }
+      }
+      const posts = await api(stack, "GET", `/api/posts?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(posts.body.count, 1, "no draft without generated text");
+      assert.equal(posts.body.items[0].content, "Kept text.");
+      const read = await api(stack, "GET", `/api/ideas/${idea.json.idea_id}?workspaceId=${ws}`, {
+        token: owner.access_token,
+      });
+      assert.equal(read.body.status, "new", "the idea is not converted");
+    } finally {
+      await client?.close().catch(() => {});
+      await stack.close();
+      await ai.close();
+    }
+  },
+);

@@ -31,8 +31,20 @@ const workspaceId = () =>
 const tags = z.array(z.string().max(TAG_MAX, `each tag is at most ${TAG_MAX} characters`))
   .max(TAGS_MAX, `at most ${TAGS_MAX} tags`);
 
-/** Free text the genai service truncates to its own limits; never a reason to refuse a call. */
-const optionalText = (what: string) => z.string().optional().describe(what);
+/**
+ * An optional id: blank or null counts as not given, as in the REST body (`prompt_id` of
+ * `POST /api/genai/generate`).
+ */
+const optionalId = (field: string, what: string) =>
+  text(field).trim().max(ID_MAX, `${field} is at most ${ID_MAX} characters`).nullish()
+    .transform((v) => v || undefined).describe(what);
+
+/**
+ * Free text the genai service truncates to its own limits; never a reason to refuse a call.
+ * Null counts as not given, as in the REST body.
+ */
+const optionalText = (what: string) =>
+  z.string().nullish().transform((v) => v ?? undefined).describe(what);
 
 /**
  * The input schema of every tool, as raw zod shapes (what `McpServer.registerTool` takes).
@@ -72,8 +84,7 @@ export const toolInputs = {
   generate_post: {
     workspace_id: workspaceId(),
     idea_id: id("idea_id", "The idea to draft a post from"),
-    prompt_id: id("prompt_id", "A saved prompt of the workspace; omitted for the default")
-      .optional(),
+    prompt_id: optionalId("prompt_id", "A saved prompt of the workspace; omitted for the default"),
     audience: optionalText("Who the post is for; overrides the prompt's default audience"),
     tone: optionalText(
       "The tone: professional, casual, provocative, educational or storytelling",
@@ -90,7 +101,7 @@ export const toolInputs = {
       .describe("What to change, e.g. `make it shorter` or `add a call to action`"),
     // Unchecked here: genai edits as the default editor persona when it names no prompt (an id
     // longer than any id included), without error.
-    prompt_id: text("prompt_id").trim().optional()
+    prompt_id: text("prompt_id").trim().nullish().transform((v) => v ?? undefined)
       .describe("A saved prompt whose persona edits the text; optional"),
   },
   proofread_post: {
@@ -99,9 +110,10 @@ export const toolInputs = {
   },
   list_posts: {
     workspace_id: workspaceId(),
-    status: z.enum(["draft", "in_review", "approved", "scheduled", "published"], {
+    // Empty is no filter, as `GET /api/posts?status=` is.
+    status: z.enum(["", "draft", "in_review", "approved", "scheduled", "published"], {
       error: "status must be one of: draft, in_review, approved, scheduled, published",
-    }).optional().describe("Only posts with this status; omitted for every post"),
+    }).optional().describe("Only posts with this status; omitted or empty for every post"),
   },
   request_review: {
     workspace_id: workspaceId(),
@@ -118,7 +130,8 @@ export const toolInputs = {
   schedule_post: {
     workspace_id: workspaceId(),
     post_id: id("post_id", "The post to schedule for LinkedIn"),
-    at: z.string().optional().describe(
+    // Passed on as given (an empty one is refused as over REST); null is none, as over REST.
+    at: z.string().nullish().transform((v) => v ?? undefined).describe(
       "When to publish, an ISO 8601 timestamp with an offset in the future; omitted for the " +
         "workspace's next free publishing slot",
     ),

@@ -203,16 +203,23 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
       idea: { idea_id, title, description, tags },
     });
     // A new idea is linked (and so converted), as REST post creation does; an idea already
-    // converted keeps its post, and the new draft stands on its own rather than failing.
-    const post = await posts.createPost({
+    // converted keeps its post, and the new draft stands on its own rather than failing. So
+    // does a draft whose idea another call converted meanwhile (409 from the conversion).
+    const draft = {
       workspace_id: args.workspace_id,
       title: idea.title,
       content,
       tags: idea.tags,
       author_id: caller.user_id,
       author_name: caller.name,
-      source_idea_id: idea.status === "new" ? idea.idea_id : null,
-    });
+    };
+    const linked = idea.status === "new"
+      ? await posts.createPost({ ...draft, source_idea_id: idea.idea_id }).catch((err) => {
+        if (err instanceof AppError && err.status === 409) return null;
+        throw err;
+      })
+      : null;
+    const post = linked ?? await posts.createPost({ ...draft, source_idea_id: null });
     return {
       post_id: post.post_id,
       workspace_id: post.workspace_id,
@@ -270,7 +277,10 @@ export function buildMcpServer(caller: Caller, deps: ToolDeps): McpServer {
 
   register("schedule_post", async ({ workspace_id, post_id, at }) => {
     await member(workspace_id);
-    const post = await posts.schedule(caller, post_id, { workspace_id, ...(at ? { at } : {}) });
+    const post = await posts.schedule(caller, post_id, {
+      workspace_id,
+      ...(at !== undefined ? { at } : {}),
+    });
     return { ...post, media_count: post.media.length };
   });
 
