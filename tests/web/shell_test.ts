@@ -274,6 +274,52 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "keyboard: a button pressed with Enter keeps the focus while it is disabled for its request (settings Save, the editor's Publish now with its error)",
+  e2e,
+  async () => {
+    const web = await startWebTest();
+    try {
+      const user = await signupConfirmed(web.stack, { name: "Robin Writer" });
+      await approve(web.stack, user.user_id);
+      const tokens = await login(web.stack, user.email, user.password);
+      const created = await api(web.stack, "POST", "/api/workspaces", {
+        token: tokens.access_token,
+        body: { name: "Launch team" },
+      });
+      assert.equal(created.status, 201);
+      const workspaceId = created.body.workspace_id;
+      const post = await api(web.stack, "POST", "/api/posts", {
+        token: tokens.access_token,
+        body: { workspace_id: workspaceId, title: "Launch notes", content: "Hello" },
+      });
+      assert.equal(post.status, 201);
+      const page = await web.newPage();
+      const focused = () => page.evaluate("document.activeElement?.textContent?.trim() ?? null");
+
+      await page.goto(`${web.stack.url}/workspaces/${workspaceId}/settings`);
+      await signIn(page, user.email, user.password);
+      const save = page.getByRole("button", { name: "Save settings" });
+      await save.focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("status").filter({ hasText: /^Saved$/ }).waitFor();
+      assert.equal(await focused(), "Save settings", "the focus is back on Save settings");
+
+      await page.goto(`${web.stack.url}/workspaces/${workspaceId}/posts/${post.body.post_id}`);
+      await page.getByRole("status", { name: "Connection" }).filter({ hasText: "Live" }).waitFor();
+      await page.getByRole("button", { name: "Publish now" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByText("LinkedIn is not connected").waitFor();
+      await page.waitForFunction(`[...document.querySelectorAll("button")]
+        .some((b) => b.textContent.trim() === "Publish now" && !b.disabled)`);
+      assert.equal(await focused(), "Publish now", "the focus is back on Publish now");
+      assert.deepEqual(web.pageErrors, []);
+    } finally {
+      await web.close();
+    }
+  },
+);
+
 /**
  * The top bar's visible controls: how many rows they take (a control whose middle is below the
  * bottom of the row above starts a new one), which ones cover another, which ones stick out of
