@@ -321,6 +321,23 @@ Deno.test(
       const pat = list.body.users.find((u: { email: string }) => u.email === waiting.email);
       assert.equal(pat.status, "rejected");
 
+      // the filter is kept in the URL: a reload or Back from another tab shows the same list
+      await page.getByLabel("Filter users").pressSequentially("morgan");
+      await page.waitForFunction(`location.search === "?tab=users&q=morgan"`);
+      await users.getByRole("listitem").filter({ hasText: "Pat Pending" }).waitFor({
+        state: "detached",
+      });
+      await page.getByRole("link", { name: "Metrics" }).click();
+      await page.getByRole("button", { name: "Refresh" }).waitFor();
+      await page.goBack();
+      await users.getByRole("listitem").filter({ hasText: "Morgan Member" }).waitFor();
+      assert.equal(await page.getByLabel("Filter users").inputValue(), "morgan");
+      assert.equal(await users.getByRole("listitem").count(), 1);
+      await page.reload();
+      await users.getByRole("listitem").filter({ hasText: "Morgan Member" }).waitFor();
+      assert.equal(await page.getByLabel("Filter users").inputValue(), "morgan");
+      assert.equal(await users.getByRole("listitem").count(), 1);
+
       // workspaces: delete asks, the deleted one stays listed and can be recovered
       await page.goto(`${web.stack.url}/admin?tab=workspaces`);
       await page.getByRole("list", { name: "Workspaces" }).getByRole("listitem")

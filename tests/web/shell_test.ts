@@ -237,6 +237,89 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "web shell: Back after signing in leads to the hosted login; signing in there again carries on signed in (not 'stale')",
+  e2e,
+  async () => {
+    const web = await startWebTest();
+    try {
+      const user = await signupConfirmed(web.stack, { name: "Robin Writer" });
+      await approve(web.stack, user.user_id);
+      const tokens = await login(web.stack, user.email, user.password);
+      const created = await api(web.stack, "POST", "/api/workspaces", {
+        token: tokens.access_token,
+        body: { name: "Launch team" },
+      });
+      assert.equal(created.status, 201);
+      const page = await web.newPage();
+      await page.goto(`${web.stack.url}/workspaces/${created.body.workspace_id}/posts`);
+      await signIn(page, user.email, user.password);
+      await page.getByRole("heading", { name: "Posts", exact: true }).waitFor();
+
+      // Back: the hosted login form again (its entry stays in the history), with the state of
+      // the sign-in that already finished
+      await page.goBack();
+      await signIn(page, user.email, user.password);
+      // the session is still there: the app carries on with it instead of an error
+      await page.getByRole("heading", { name: "Ideas", exact: true }).waitFor();
+      assert.equal(
+        new URL(page.url()).pathname,
+        `/workspaces/${created.body.workspace_id}/ideas`,
+      );
+      assert.equal(await page.getByText(/sign-in link is stale/).count(), 0);
+      assert.deepEqual(web.pageErrors, []);
+    } finally {
+      await web.close();
+    }
+  },
+);
+
+Deno.test(
+  "keyboard: a button pressed with Enter keeps the focus while it is disabled for its request (settings Save, the editor's Publish now with its error)",
+  e2e,
+  async () => {
+    const web = await startWebTest();
+    try {
+      const user = await signupConfirmed(web.stack, { name: "Robin Writer" });
+      await approve(web.stack, user.user_id);
+      const tokens = await login(web.stack, user.email, user.password);
+      const created = await api(web.stack, "POST", "/api/workspaces", {
+        token: tokens.access_token,
+        body: { name: "Launch team" },
+      });
+      assert.equal(created.status, 201);
+      const workspaceId = created.body.workspace_id;
+      const post = await api(web.stack, "POST", "/api/posts", {
+        token: tokens.access_token,
+        body: { workspace_id: workspaceId, title: "Launch notes", content: "Hello" },
+      });
+      assert.equal(post.status, 201);
+      const page = await web.newPage();
+      const focused = () => page.evaluate("document.activeElement?.textContent?.trim() ?? null");
+
+      await page.goto(`${web.stack.url}/workspaces/${workspaceId}/settings`);
+      await signIn(page, user.email, user.password);
+      const save = page.getByRole("button", { name: "Save settings" });
+      await save.focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("status").filter({ hasText: /^Saved$/ }).waitFor();
+      assert.equal(await focused(), "Save settings", "the focus is back on Save settings");
+
+      await page.goto(`${web.stack.url}/workspaces/${workspaceId}/posts/${post.body.post_id}`);
+      await page.getByRole("status", { name: "Connection" }).filter({ hasText: "Live" }).waitFor();
+      await page.getByRole("button", { name: "Publish now" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByText("LinkedIn is not connected").waitFor();
+      await page.waitForFunction(`[...document.querySelectorAll("button")]
+        .some((b) => b.textContent.trim() === "Publish now" && !b.disabled)`);
+      assert.equal(await focused(), "Publish now", "the focus is back on Publish now");
+      assert.deepEqual(web.pageErrors, []);
+    } finally {
+      await web.close();
+    }
+  },
+);
+
 /**
  * The top bar's visible controls: how many rows they take (a control whose middle is below the
  * bottom of the row above starts a new one), which ones cover another, which ones stick out of

@@ -37,8 +37,11 @@ function boot(): Promise<void> {
         const back = await completeSignIn(code, state);
         navigate(back, { replace: true });
       } catch (err) {
-        bootError.current = err;
         navigate("/", { replace: true });
+        // A return that cannot be finished (the hosted login reached again with Back after a
+        // sign-in: its state is spent) while the browser still has a session: carry on with it.
+        if (await refreshSession()) return;
+        bootError.current = err;
         status.value = "signed-out";
       }
       return;

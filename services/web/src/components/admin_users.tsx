@@ -12,6 +12,7 @@ import {
   setUserEnabled,
   setUserRole,
 } from "../state/admin.ts";
+import { navigate, url } from "../router.tsx";
 import { claims } from "../state/session.ts";
 import { formatDateTime } from "./admin_format.ts";
 import { useConfirm } from "./confirm_dialog.tsx";
@@ -158,7 +159,10 @@ export function AllUsers() {
   const users = useResource(() => loadUsers(), []);
   const rows = useRowAction();
   const [dialog, ask] = useConfirm();
-  const [filter, setFilter] = useState("");
+  // kept in the URL (`?tab=users&q=`): a reload, a shared link or Back shows the same list
+  const filter = url.value.search.get("q") ?? "";
+  const setFilter = (q: string) =>
+    navigate(`/admin?tab=users${q ? `&q=${encodeURIComponent(q)}` : ""}`, { replace: true });
   const [done, setDone] = useState<string | null>(null);
   const me = claims.value?.sub;
 
