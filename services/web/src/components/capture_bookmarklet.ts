@@ -10,6 +10,9 @@
 /** The most selected text the bookmarklet carries (URLs stay well under browser limits). */
 export const MAX_SELECTION = 8000;
 
+/** The longest text `POST /api/quick-capture` takes as its `title` (the ideas service's limit). */
+export const CAPTURE_TEXT_MAX = 20_000;
+
 /** The bookmarklet's JavaScript (before it becomes a `javascript:` URL). */
 export function bookmarkletCode(origin: string, token: string): string {
   const target = JSON.stringify(`${origin}/capture/new#t=${encodeURIComponent(token)}`);
@@ -60,5 +63,9 @@ export function captureText(page: Omit<CapturedPage, "token">): string {
   if (page.text && page.title) lines.push(page.title);
   if (page.url) lines.push(`Source: ${page.url}`);
   const head = page.text || page.title;
-  return [head, lines.join("\n")].filter(Boolean).join("\n\n");
+  const text = [head, lines.join("\n")].filter(Boolean).join("\n\n");
+  // The page's address is the one part without a bound (selection and title are cut by the
+  // bookmarklet): a very long one is shortened, so that the capture stays within what the API
+  // takes instead of being refused.
+  return text.length <= CAPTURE_TEXT_MAX ? text : `${text.slice(0, CAPTURE_TEXT_MAX - 1)}…`;
 }
