@@ -44,25 +44,33 @@ export function redirectOrigins(redirectUris: readonly string[], publicOrigin: s
   return [...origins];
 }
 
+/**
+ * The web app's signed-out look (services/web/src/styles/tokens.css and components/auth.css): the
+ * same colours, type, card and focus ring, so signing in does not feel like another site.
+ */
 const STYLE = `
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f5f7;margin:0;
-display:flex;min-height:100vh;align-items:center;justify-content:center;color:#1f2328}
-main{background:#fff;padding:2rem 2.25rem;border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.08);
-width:100%;max-width:360px}
-h1{font-size:1.35rem;margin:0 0 1.25rem}
-label{display:block;font-size:.9rem;margin:.75rem 0 .25rem}
-input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;
-border:1px solid #c9ccd1;border-radius:6px;font-size:1rem}
-button,.button{display:block;width:100%;box-sizing:border-box;margin-top:1.25rem;padding:.65rem;
-border:0;border-radius:6px;background:#2450d6;color:#fff;font-size:1rem;cursor:pointer;
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
+background:#f6f7f9;color:#1b1f24;margin:0;padding:0 1rem;line-height:1.5}
+.frame{max-width:26rem;margin:2rem auto}
+.brand{font-weight:700;font-size:1.125rem;margin:0 0 1rem;text-align:center}
+main{background:#fff;border:1px solid #d9dde3;border-radius:6px;padding:1.5rem}
+h1{font-size:1.375rem;margin:0 0 1rem}
+button,input{font:inherit}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}
+input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.5rem .75rem;
+border:1px solid #d9dde3;border-radius:6px;background:#fff;color:#1b1f24}
+button,.button{display:block;width:100%;box-sizing:border-box;margin-top:1.5rem;padding:.5rem 1rem;
+border:1px solid #1d4fb0;border-radius:6px;background:#1d4fb0;color:#fff;cursor:pointer;
 text-align:center;text-decoration:none}
-.google{background:#fff;color:#1f2328;border:1px solid #c9ccd1}
-.error{background:#fdecea;color:#a4161a;padding:.6rem .75rem;border-radius:6px;font-size:.9rem}
-.notice{background:#eef3fd;color:#1f2328;padding:.6rem .75rem;border-radius:6px;font-size:.9rem}
-.or{text-align:center;color:#6a737d;font-size:.85rem;margin-top:1.25rem}
+.google{background:#fff;color:#1d4fb0}
+:focus-visible{outline:none;box-shadow:0 0 0 3px #fff,0 0 0 5px #1d4fb0;border-radius:6px}
+a{color:#1d4fb0}
+.error{background:#fdecea;color:#b42318;padding:.5rem .75rem;border-radius:6px;font-size:.875rem}
+.notice{background:#e7effc;color:#1b1f24;padding:.5rem .75rem;border-radius:6px;font-size:.875rem}
+.or{text-align:center;color:#57606a;font-size:.875rem;margin:1rem 0 0}
+.or+.button{margin-top:.75rem}
 .links{display:flex;justify-content:space-between;flex-wrap:wrap;gap:.5rem;margin:1.25rem 0 0;
-font-size:.9rem}
-.links a{color:#1d4fb0}`;
+font-size:.875rem}`;
 
 function layout(title: string, body: Markup): Markup {
   return html`
@@ -75,9 +83,12 @@ function layout(title: string, body: Markup): Markup {
         <style>${raw(STYLE)}</style>
       </head>
       <body>
-        <main>
+        <div class="frame">
+          <header class="brand">Content Pipeline</header>
+          <main>
     ${body}
-        </main>
+          </main>
+        </div>
       </body>
     </html>
   `;
@@ -139,7 +150,7 @@ export function loginPage(options: LoginPageOptions): Markup {
     : "";
   return layout(
     "Sign in - Content Pipeline",
-    html`<h1>Sign in to Content Pipeline</h1>
+    html`<h1>Sign in</h1>
 ${requester}${error}
 <form method="post" action="/oauth/authorize">
 ${fields}<label for="email">Email</label>

@@ -3,6 +3,7 @@ import { e2e } from "../helpers/stack.ts";
 import { approve, signupConfirmed } from "../helpers/users.ts";
 import {
   checkA11y,
+  DESKTOP,
   type Page,
   PHONE,
   screenshot,
@@ -71,6 +72,15 @@ Deno.test(
         assert.deepEqual(seen.consoleErrors, []);
         assert.equal(seen.refreshes, 0);
         await screenshot(page, "signed-out-login-375");
+        // The hosted sign-in page has the app's signed-out look: the brand above a card with
+        // room on both sides, and passes the same accessibility check.
+        const card = await page.locator("main").boundingBox();
+        assert.ok(card && card.x >= 8 && card.x + card.width <= PHONE.width - 8, "card margins");
+        await page.getByText("Content Pipeline", { exact: true }).waitFor();
+        await checkA11y(page);
+        await page.setViewportSize(DESKTOP);
+        await screenshot(page, "signed-out-login-1440");
+        await page.setViewportSize(PHONE);
       });
 
       await t.step("signed in, a reload keeps the session with one refresh call", async () => {
