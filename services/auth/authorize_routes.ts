@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { ZodError } from "zod";
 import { AppError, errorHeaders } from "../../shared/http/app_error.ts";
 import { clientAddress } from "../../shared/http/client_address.ts";
-import { retryAfterHeader } from "../../shared/http/openapi.ts";
+import { retryAfter, retryAfterHeader } from "../../shared/http/openapi.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import type { Accounts } from "./accounts.ts";
 import type { GoogleSignIn } from "./google.ts";
@@ -102,7 +102,10 @@ export function mountAuthorizeRoutes(
           ...htmlPage("Too many login tries for this account or from this address"),
           headers: retryAfterHeader,
         },
-        503: htmlPage("Too many sign-ins being checked at once; try again"),
+        503: {
+          ...htmlPage("Too many sign-ins being checked at once; try again"),
+          headers: retryAfter("1: the sign-ins queued ahead are checked by then"),
+        },
       },
     }),
     async (c) => {

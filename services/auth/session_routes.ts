@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { AppError } from "../../shared/http/app_error.ts";
-import { bearer, body, err, json, tooMany } from "../../shared/http/openapi.ts";
+import { bearer, body, err, json, retryAfter, tooMany } from "../../shared/http/openapi.ts";
 import type { ServiceApp, ServiceEnv } from "../../shared/http/service_app.ts";
 import { clientAddress } from "../../shared/http/client_address.ts";
 import { type Accounts, INVALID_REFRESH } from "./accounts.ts";
@@ -70,7 +70,10 @@ export function mountSessionRoutes(app: ServiceApp, accounts: Accounts): void {
         429: tooMany(
           "Too many login tries in 15 minutes for this account from this address (10, or 3 once the account has had 100 tries from all addresses), or from this address (50)",
         ),
-        503: err("Too many sign-ins are being checked at once; try again shortly"),
+        503: {
+          ...err("Too many sign-ins are being checked at once; try again shortly"),
+          headers: retryAfter("1: the sign-ins queued ahead are checked by then"),
+        },
       },
     }),
     async (c) => {

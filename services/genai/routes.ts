@@ -1,5 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
-import { bearer as security, body, err, json, tooMany } from "../../shared/http/openapi.ts";
+import {
+  bearer as security,
+  body,
+  err,
+  json,
+  retryAfter,
+  tooMany,
+} from "../../shared/http/openapi.ts";
 import { requireCaller, type ServiceApp } from "../../shared/http/service_app.ts";
 import type { GenaiOperations } from "./operations.ts";
 import {
@@ -29,14 +36,10 @@ const common = {
 };
 const BUSY = "`AI backend is busy; try again shortly`: it kept throttling (429) after 3 retries";
 /** A 503 of a busy backend says when to try again. */
-const busyHeaders = {
-  "Retry-After": {
-    description:
-      "With `AI backend is busy`: seconds (at least 1) until trying again makes sense: " +
-      "the wait the backend asked for, or 5 when it named none",
-    schema: { type: "integer" as const, minimum: 1 },
-  },
-};
+const busyHeaders = retryAfter(
+  "With `AI backend is busy`: seconds (at least 1) until trying again makes sense: the wait " +
+    "the backend asked for, or 5 when it named none",
+);
 
 const generate = createRoute({
   method: "post",

@@ -31,6 +31,10 @@ const workspaceId = () =>
 const tags = z.array(z.string().max(TAG_MAX, `each tag is at most ${TAG_MAX} characters`))
   .max(TAGS_MAX, `at most ${TAGS_MAX} tags`);
 
+/** `schema`, optional, with null counting as not given (as in the REST bodies). */
+const orNone = <T extends z.ZodType>(schema: T) =>
+  schema.nullish().transform((v) => v ?? undefined);
+
 /**
  * An optional id: blank or null counts as not given, as in the REST body (`prompt_id` of
  * `POST /api/genai/generate`).
@@ -43,8 +47,7 @@ const optionalId = (field: string, what: string) =>
  * Free text the genai service truncates to its own limits; never a reason to refuse a call.
  * Null counts as not given, as in the REST body.
  */
-const optionalText = (what: string) =>
-  z.string().nullish().transform((v) => v ?? undefined).describe(what);
+const optionalText = (what: string) => orNone(z.string()).describe(what);
 
 /**
  * The input schema of every tool, as raw zod shapes (what `McpServer.registerTool` takes).
@@ -101,8 +104,9 @@ export const toolInputs = {
       .describe("What to change, e.g. `make it shorter` or `add a call to action`"),
     // Unchecked here: genai edits as the default editor persona when it names no prompt (an id
     // longer than any id included), without error.
-    prompt_id: text("prompt_id").trim().nullish().transform((v) => v ?? undefined)
-      .describe("A saved prompt whose persona edits the text; optional"),
+    prompt_id: orNone(text("prompt_id").trim()).describe(
+      "A saved prompt whose persona edits the text; optional",
+    ),
   },
   proofread_post: {
     workspace_id: workspaceId(),
@@ -131,7 +135,7 @@ export const toolInputs = {
     workspace_id: workspaceId(),
     post_id: id("post_id", "The post to schedule for LinkedIn"),
     // Passed on as given (an empty one is refused as over REST); null is none, as over REST.
-    at: z.string().nullish().transform((v) => v ?? undefined).describe(
+    at: orNone(z.string()).describe(
       "When to publish, an ISO 8601 timestamp with an offset in the future; omitted for the " +
         "workspace's next free publishing slot",
     ),

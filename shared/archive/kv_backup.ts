@@ -483,21 +483,6 @@ class Batcher {
   }
 }
 
-/**
- * An upper bound of the bytes KV encodes `key` in (each part's bytes, escaped, plus a tag and
- * a terminator), worked out without allocating.
- */
-function keySize(key: Deno.KvKey): number {
-  let size = 0;
-  for (const part of key) {
-    if (typeof part === "string") size += escapedUtf8Length(part) + 2;
-    else if (part instanceof Uint8Array) size += 2 * part.length + 2;
-    else if (typeof part === "bigint") size += part.toString(16).length + 10;
-    else size += 10;
-  }
-  return size;
-}
-
 /** UTF-8 bytes of `s`, a NUL counted twice (KV escapes it). */
 function escapedUtf8Length(s: string): number {
   let n = s.length;
@@ -517,7 +502,7 @@ export async function wipeKv(kv: Deno.Kv, families: KeyFamilies) {
   for await (const e of kv.list({ prefix: [] }, { batchSize: 100 })) {
     letGo(e);
     if (treat(e.key) === "local") continue;
-    const size = keySize(e.key);
+    const size = encodedKeyBytes(e.key);
     const wait = batch.add(e.key, undefined, size, size);
     if (wait) await wait;
   }
@@ -551,7 +536,7 @@ export async function importKv(
         throw new TypeError(`line ${n}: ${err instanceof Error ? err.message : String(err)}`);
       }
       if (treat(decoded.key) !== "data") continue;
-      const ks = keySize(decoded.key);
+      const ks = encodedKeyBytes(decoded.key);
       const wait = batch.add(decoded.key, decoded.value, line.length * 2 + ks, ks);
       if (wait) await wait;
     }

@@ -3,8 +3,8 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 /** What an AppError may carry beside its status and message. */
 export interface AppErrorOptions {
   /**
-   * For a 429: whole seconds (at least 1) until the limit lets the client try again, answered
-   * as the `Retry-After` header beside the unchanged `{"error"}` body.
+   * For a 429 or a passing 503: whole seconds (at least 1) until trying again makes sense,
+   * answered as the `Retry-After` header beside the unchanged `{"error"}` body.
    */
   retryAfterSeconds?: number;
 }

@@ -18,16 +18,18 @@ export function err(description: string) {
   return json(errorSchema, description);
 }
 
+/** A response's `Retry-After` header (whole seconds, at least 1), described by when it comes. */
+export function retryAfter(description: string) {
+  return { "Retry-After": { description, schema: { type: "integer" as const, minimum: 1 } } };
+}
+
 /**
  * The `Retry-After` header every 429 carries: whole seconds until the limit that refused the
  * request lets it through again (the one error mapping sets it from the limiter's own window).
  */
-export const retryAfterHeader = {
-  "Retry-After": {
-    description: "Seconds (at least 1) until the limit lets the client try again",
-    schema: { type: "integer" as const, minimum: 1 },
-  },
-};
+export const retryAfterHeader = retryAfter(
+  "Seconds (at least 1) until the limit lets the client try again",
+);
 
 /** A 429 `{"error"}` response with its `Retry-After`, described by when it happens. */
 export function tooMany(description: string) {

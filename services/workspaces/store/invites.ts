@@ -22,11 +22,7 @@ import {
 import { COMMIT_TRIES, outcome } from "./commit.ts";
 
 /** An invite that became a membership: where, with which role, and who made it. */
-export interface AcceptedInvite {
-  workspace_id: string;
-  role: InviteRecord["role"];
-  invited_by: string;
-}
+export type AcceptedInvite = Pick<InviteRecord, "workspace_id" | "role" | "invited_by">;
 
 /**
  * Pending invites of emails that have no account yet: `["invites", workspaceId, email]` and its

@@ -622,6 +622,8 @@ export interface paths {
                 /** @description Too many sign-ins are being checked at once; try again shortly */
                 503: {
                     headers: {
+                        /** @description 1: the sign-ins queued ahead are checked by then */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1273,6 +1275,8 @@ export interface paths {
                 /** @description Too many sign-ins being checked at once; try again */
                 503: {
                     headers: {
+                        /** @description 1: the sign-ins queued ahead are checked by then */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
